@@ -1,0 +1,78 @@
+"""What graders score: the record of one run, taken at the provider and tool boundaries.
+
+The list of recorded calls is the canonical fact of dispatch. Tool names, counts and
+aggregate success are derived from it when grading; nothing keeps a second summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class RecordedCall:
+    """One tool dispatch as it crossed the tool boundary."""
+
+    turn: int
+    call_id: str
+    name: str
+    #: The arguments as the tool received them: an object, or the raw text when the
+    #: model sent arguments that are not a JSON object.
+    arguments: Any
+    #: The result as the tool returned it (for a failed call: the failure message).
+    result: str
+    success: bool
+
+
+@dataclass
+class ModelStep:
+    """One provider reply, as it crossed the provider boundary."""
+
+    turn: int
+    content: str | None
+    #: Each requested call as `{"id", "name", "arguments"}` (arguments as raw text).
+    tool_calls: list[dict[str, str]]
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class TurnRecord:
+    """One user turn and the answer the agent returned for it (None if it never did)."""
+
+    index: int
+    user_input: str
+    response: str | None = None
+
+
+@dataclass
+class RunRecord:
+    """Everything one run of a case produced."""
+
+    turns: list[TurnRecord] = field(default_factory=list)
+    steps: list[ModelStep] = field(default_factory=list)
+    calls: list[RecordedCall] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def final_response(self) -> str:
+        """The last turn's answer as the agent returned it; "" when it gave none."""
+        if not self.turns:
+            return ""
+        return self.turns[-1].response or ""
+
+    @property
+    def input_tokens(self) -> int:
+        """Sum of the input tokens the provider reported."""
+        return sum(step.input_tokens for step in self.steps)
+
+    @property
+    def output_tokens(self) -> int:
+        """Sum of the output tokens the provider reported."""
+        return sum(step.output_tokens for step in self.steps)
+
+    @property
+    def llm_calls(self) -> int:
+        """Number of provider requests answered."""
+        return len(self.steps)

@@ -1,0 +1,12 @@
+"""The `json` format: the versioned report shape (see `report.report_to_dict`)."""
+
+from __future__ import annotations
+
+import json
+
+from zeroclaw_eval.report import SuiteReport, report_to_dict
+
+
+def render(report: SuiteReport, *, color: bool = False) -> str:
+    """The report as indented JSON, non-ASCII text kept, ending in a newline."""
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,57 @@
+"""The `table` format: one line per case, each failure beneath it, a summary line."""
+
+from __future__ import annotations
+
+from zeroclaw_eval.location import FieldRef
+from zeroclaw_eval.report import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
+
+_MARKS = {PASSED: ("✓", "green"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
+_ANSI = {"green": "32", "red": "31", "yellow": "33", "dim": "2", "bold": "1"}
+
+
+def _paint(text: str, colour: str, color: bool) -> str:
+    return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m" if color else text
+
+
+def where(path: str, field: FieldRef) -> str:
+    """`path:line:col` of a field (just `path` when the position is unknown)."""
+    if field.line is None:
+        return path
+    return f"{path}:{field.line}:{field.col}"
+
+
+def _case_lines(case: CaseReport, color: bool) -> list[str]:
+    mark, colour = _MARKS.get(case.status, ("✗", "red"))
+    label = case.model_name or ""
+    checks = f"{len(case.grades)} check{'s' if len(case.grades) != 1 else ''}"
+    status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
+    lines = [f"{_paint(mark, colour, color)} {case.name}  {_paint(label, 'dim', color)}  ({status})"]
+    for problem in case.problems:
+        lines.append(f"    {where(case.path, problem.field)}: {problem.field.pointer}: {problem.message}")
+    if case.error is not None:
+        lines.append(f"    {where(case.path, case.error.field)}: run error: {case.error.message}")
+        if case.grades:
+            lines.append("    (checks below were graded on the partial run)")
+    for grade in case.failed_grades:
+        lines.append(f"    {_paint('✗', 'red', color)} {grade.check_id} [{grade.category}]  {where(case.path, grade.field)}")
+        lines.append(f"      {grade.detail}")
+    return lines
+
+
+def render(report: SuiteReport, *, color: bool = False) -> str:
+    """The console table for `report`."""
+    lines = [f"zeroclaw eval: {report.suite} ({report.mode}, {len(report.cases)} cases)", ""]
+    for case in report.cases:
+        lines.extend(_case_lines(case, color))
+    counts = report.counts()
+    verdict = "PASSED" if report.exit_code() == 0 else "FAILED"
+    parts = [f"{counts['passed']} passed", f"{counts['failed']} failed"]
+    if counts[ERROR]:
+        parts.append(f"{counts[ERROR]} errors")
+    if counts[REJECTED]:
+        parts.append(f"{counts[REJECTED]} rejected")
+    summary = f"{verdict}: {len(report.cases)} cases ({', '.join(parts)}) in {report.duration_ms / 1000:.2f}s"
+    if not report.cases:
+        summary = f"FAILED: no fixtures found in {report.suite} (a gate that ran nothing certifies nothing)"
+    lines.extend(["", _paint(summary, "green" if verdict == "PASSED" else "red", color)])
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,167 @@
+"""Run cases: load a suite, replay each case through an agent in isolation, grade it.
+
+The only module that imports everything. A failure inside one case (a rejected fixture,
+a divergence from the script, an agent that raises, a timeout) is data in that case's
+report; the suite always runs to the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zeroclaw_eval import __version__
+from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
+from zeroclaw_eval.agent import AgentContext, AgentFactory, reference_agent
+from zeroclaw_eval.errors import EvalError, RunError, UsageError
+from zeroclaw_eval.grader import GradeResult, grade
+from zeroclaw_eval.location import FieldRef
+from zeroclaw_eval.provider import RecordingProvider
+from zeroclaw_eval.record import RunRecord, TurnRecord
+from zeroclaw_eval.replay import ReplayProvider
+from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, ToolBox, tools_for_case
+from zeroclaw_eval.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run cases (the CLI builds this from config and flags)."""
+
+    mode: str = "replay"
+    agent_factory: AgentFactory = field(default=reference_agent)
+    case_timeout_secs: float = 120.0
+    max_tool_iterations: int = 10
+
+
+def discover(suite_dir: Path) -> list[Path]:
+    """The fixture files of a suite: direct `*.json` children, sorted by name."""
+    if not suite_dir.is_dir():
+        raise UsageError(
+            f"suite folder not found: {suite_dir} (pass --suite DIR or set [eval].suite_dir)"
+        )
+    return sorted(p for p in suite_dir.iterdir() if p.suffix == ".json" and p.is_file())
+
+
+def load_suite(suite_dir: Path) -> list[Case | RejectedFixture]:
+    """Admit every fixture of a suite; rejected fixtures are kept, not dropped."""
+    return [load_fixture(path, BUILTIN_TOOLS) for path in discover(suite_dir)]
+
+
+def display_path(path: Path) -> str:
+    """`path` relative to the working directory when inside it, in POSIX form."""
+    try:
+        return Path(os.path.relpath(path)).as_posix() if path.is_absolute() else path.as_posix()
+    except ValueError:  # another drive on Windows
+        return path.as_posix()
+
+
+def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport:
+    """Load and run a whole suite; the report lists cases in fixture order."""
+    options = options or RunOptions()
+    fixtures = load_suite(suite_dir)
+    started = time.perf_counter()
+    cases = asyncio.run(_run_all(fixtures, options))
+    duration = (time.perf_counter() - started) * 1000
+    return SuiteReport(display_path(suite_dir), options.mode, cases, duration, __version__)
+
+
+async def _run_all(fixtures: list[Case | RejectedFixture], options: RunOptions) -> list[CaseReport]:
+    reports = []
+    for fixture in fixtures:
+        if isinstance(fixture, RejectedFixture):
+            reports.append(CaseReport(fixture.name, display_path(fixture.path), problems=fixture.problems))
+        else:
+            reports.append(await run_case(fixture, options))
+    return reports
+
+
+async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
+    """Replay one admitted case in a fresh workspace with a fresh agent, and grade it."""
+    options = options or RunOptions()
+    trace = case.trace
+    workspace = None
+    if trace.needs_workspace(WORKSPACE_TOOLS):
+        workspace = Workspace.create(trace.setup.workspace_files if trace.setup else None)
+    try:
+        record = RunRecord()
+        error = await _replay(case, options, record, workspace)
+        grades = grade(trace.expects, record, workspace)
+    finally:
+        if workspace is not None:
+            workspace.cleanup()
+    return CaseReport(
+        name=case.name,
+        path=display_path(case.path),
+        model_name=trace.model_name,
+        grades=[_located(case, g) for g in grades],
+        error=CaseError(error.message, case.locate(error.pointer, at_key=True)) if error else None,
+        duration_ms=record.duration_ms,
+        record=record,
+    )
+
+
+def _located(case: Case, result: GradeResult) -> GradeResult:
+    if result.passed:
+        return result
+    field_ref: FieldRef = case.locate(result.field.pointer, at_key=True)
+    return GradeResult(
+        result.check_id, result.category, False, result.detail, field_ref, result.expected, result.actual
+    )
+
+
+async def _replay(case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None) -> RunError | None:
+    provider = ReplayProvider(case.trace)
+    recording = RecordingProvider(provider, record)
+    toolbox = ToolBox(tools_for_case(case.trace.tools), record, workspace)
+    started = time.perf_counter()
+    try:
+        try:
+            agent = options.agent_factory(
+                AgentContext(recording, toolbox, options.max_tool_iterations)
+            )
+        except Exception as exc:
+            return RunError(f"the agent factory raised {type(exc).__name__}: {exc}")
+        for index, turn in enumerate(case.trace.turns):
+            provider.begin_turn(index)
+            recording.turn = toolbox.turn = index
+            turn_record = TurnRecord(index, turn.user_input)
+            record.turns.append(turn_record)
+            try:
+                answer = await asyncio.wait_for(
+                    agent.run_turn(turn.user_input), options.case_timeout_secs
+                )
+            except asyncio.TimeoutError:
+                return RunError(
+                    f"turn {index + 1} timed out after {options.case_timeout_secs:g}s"
+                    " (case_timeout_secs)",
+                    f"/turns/{index}",
+                )
+            except Exception as exc:
+                # A divergence the provider saw explains the exception better than the
+                # agent's own wrapping of it.
+                if provider.divergence is not None:
+                    return provider.divergence
+                return RunError(f"turn {index + 1}: {_describe(exc)}", f"/turns/{index}")
+            if not isinstance(answer, str):
+                return RunError(
+                    f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
+                    " not the answer text (str)",
+                    f"/turns/{index}",
+                )
+            turn_record.response = answer
+            leftover = provider.finish_turn()
+            if leftover is not None:
+                return leftover
+        return None
+    finally:
+        record.duration_ms = (time.perf_counter() - started) * 1000
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, EvalError):
+        return str(exc)
+    return f"the agent raised {type(exc).__name__}: {exc}"
