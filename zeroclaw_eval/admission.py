@@ -75,15 +75,15 @@ def load_fixture(path: Path, known_tools: Iterable[str] | None = None) -> Case |
     return admit_bytes(raw, path, known_tools)
 
 
-def admit_bytes(
-    raw: bytes, path: Path, known_tools: Iterable[str] | None = None
-) -> Case | RejectedFixture:
+def admit_bytes(raw: bytes, path: Path, known_tools: Iterable[str] | None = None) -> Case | RejectedFixture:
     """Admit fixture bytes that claim to come from `path`."""
     parsed = parse_json(raw)
     if parsed.fatal:
         # No data to look inside: the syntax error's own offset is the position.
         return RejectedFixture(
-            path.name, path, [_at_offset(parsed.text, p.pointer, p.offset, p.message) for p in parsed.problems]
+            path.name,
+            path,
+            [_at_offset(parsed.text, p.pointer, p.offset, p.message) for p in parsed.problems],
         )
     # Text-level problems (duplicate keys, NaN, lone surrogates) are located already;
     # validation goes on so that every problem of the fixture is reported together.
@@ -293,7 +293,11 @@ def _setup_problems(setup: Setup) -> Iterator[_Raw]:
 
 def _expects_problems(expects: Expects, raw: dict[str, Any]) -> Iterator[_Raw]:
     if not expects.declares_a_check():
-        yield "/expects", False, "expects declares no check: a case that checks nothing always passes"
+        yield (
+            "/expects",
+            False,
+            "expects declares no check: a case that checks nothing always passes",
+        )
     if expects.min_tool_calls == 0:
         message = "min_tool_calls: 0 is vacuous (every run makes at least 0 calls); remove it"
         yield "/expects/min_tool_calls", False, message

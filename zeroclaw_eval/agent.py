@@ -81,8 +81,7 @@ class ReferenceAgent:
                 return answer
             if rounds >= self._cap:
                 raise IterationCapReached(
-                    f"iteration cap reached: the model still asked for tools after"
-                    f" {self._cap} tool rounds"
+                    f"iteration cap reached: the model still asked for tools after {self._cap} tool rounds"
                 )
             rounds += 1
             await self._dispatch(response)

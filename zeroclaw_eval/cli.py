@@ -99,8 +99,7 @@ def run_command(suite: Path | None, mode: str | None, fmt: str, output: str, con
         chosen_mode = mode or settings.mode
         if chosen_mode == "live":
             raise UsageError(
-                "live mode is not available yet; run the suite in replay mode"
-                " (--mode replay, the default)"
+                "live mode is not available yet; run the suite in replay mode (--mode replay, the default)"
             )
         suite_dir = suite if suite is not None else loaded.resolve(settings.suite_dir)
         factory = load_agent_factory(settings.agent) if settings.agent else reference_agent

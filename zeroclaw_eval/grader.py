@@ -73,8 +73,15 @@ def _argument_text(arguments: Any) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text) - _SHOWN} more characters)"
 
 
-def _grade(check_id: str, category: str, pointer: str, passed: bool, detail: str,
-           expected: Any = None, actual: Any = None) -> GradeResult:  # fmt: skip
+def _grade(
+    check_id: str,
+    category: str,
+    pointer: str,
+    passed: bool,
+    detail: str,
+    expected: Any = None,
+    actual: Any = None,
+) -> GradeResult:
     return GradeResult(check_id, category, passed, detail, FieldRef(pointer), expected, actual)
 
 
@@ -95,13 +102,27 @@ def _response_checks(expects: Expects, response: str) -> Iterator[GradeResult]:
     for i, needle in enumerate(expects.response_contains):
         ok = needle in response
         detail = f"expected the final response to contain {quote(needle)}; {found}"
-        yield _grade(f"response_contains[{i}]", RESPONSE, f"/expects/response_contains/{i}",
-                     ok, detail, needle, response)  # fmt: skip
+        yield _grade(
+            f"response_contains[{i}]",
+            RESPONSE,
+            f"/expects/response_contains/{i}",
+            ok,
+            detail,
+            needle,
+            response,
+        )
     for i, needle in enumerate(expects.response_not_contains):
         ok = needle not in response
         detail = f"expected the final response not to contain {quote(needle)}; {found}"
-        yield _grade(f"response_not_contains[{i}]", RESPONSE,
-                     f"/expects/response_not_contains/{i}", ok, detail, needle, response)  # fmt: skip
+        yield _grade(
+            f"response_not_contains[{i}]",
+            RESPONSE,
+            f"/expects/response_not_contains/{i}",
+            ok,
+            detail,
+            needle,
+            response,
+        )
     for i, pattern in enumerate(expects.response_matches):
         pointer = f"/expects/response_matches/{i}"
         try:
@@ -135,12 +156,18 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeR
     made = ", ".join(names) if names else "none"
     for i, tool in enumerate(expects.tools_used):
         detail = f"expected {tool} to be called; calls made: {made}"
-        yield _grade(f"tools_used[{i}]", TOOL, f"/expects/tools_used/{i}", tool in names,
-                     detail, tool, names)  # fmt: skip
+        yield _grade(f"tools_used[{i}]", TOOL, f"/expects/tools_used/{i}", tool in names, detail, tool, names)
     for i, tool in enumerate(expects.tools_not_used):
         detail = f"expected {tool} not to be called; calls made: {made}"
-        yield _grade(f"tools_not_used[{i}]", TOOL, f"/expects/tools_not_used/{i}",
-                     tool not in names, detail, tool, names)  # fmt: skip
+        yield _grade(
+            f"tools_not_used[{i}]",
+            TOOL,
+            f"/expects/tools_not_used/{i}",
+            tool not in names,
+            detail,
+            tool,
+            names,
+        )
     bounds: list[tuple[str, int | None, Callable[[int, int], bool], str]] = [
         ("min_tool_calls", expects.min_tool_calls, lambda n, b: n >= b, "at least"),
         ("max_tool_calls", expects.max_tool_calls, lambda n, b: n <= b, "at most"),
@@ -149,8 +176,7 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeR
     for key, bound, holds, words in bounds:
         if bound is not None:
             detail = f"expected {words} {bound} tool call(s); found {len(calls)} ({made})"
-            yield _grade(key, TOOL, f"/expects/{key}", holds(len(calls), bound), detail,
-                         bound, len(calls))  # fmt: skip
+            yield _grade(key, TOOL, f"/expects/{key}", holds(len(calls), bound), detail, bound, len(calls))
     if expects.all_tools_succeeded is not None:
         failed = [c for c in calls if not c.success]
         listed = "; ".join(f"{c.name}: {quote(c.result)}" for c in failed) or "none"
@@ -159,15 +185,23 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeR
         else:
             ok, words = bool(failed), "at least one tool call to fail"
         detail = f"expected {words}; {len(calls)} call(s), failed: {listed}"
-        yield _grade("all_tools_succeeded", TOOL, "/expects/all_tools_succeeded", ok, detail,
-                     expects.all_tools_succeeded, not failed)  # fmt: skip
+        yield _grade(
+            "all_tools_succeeded",
+            TOOL,
+            "/expects/all_tools_succeeded",
+            ok,
+            detail,
+            expects.all_tools_succeeded,
+            not failed,
+        )
     for family, results in (("tool_arguments_contain", False), ("tool_results_contain", True)):
         for i, check in enumerate(getattr(expects, family)):
             yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, calls, results)
 
 
-def _dispatch_check(check_id: str, pointer: str, check: DispatchCheck,
-                    calls: list[RecordedCall], results: bool) -> GradeResult:  # fmt: skip
+def _dispatch_check(
+    check_id: str, pointer: str, check: DispatchCheck, calls: list[RecordedCall], results: bool
+) -> GradeResult:
     mine = [call for call in calls if call.name == check.tool]
     where = "result" if results else "arguments"
 
@@ -204,15 +238,34 @@ def _workspace_checks(expects: Expects, workspace: Workspace | None) -> Iterator
     for i, relative in enumerate(spec.file_exists):
         path, problem = where(relative)
         ok = path is not None and path.exists()
-        detail = problem or f"expected {relative} to exist in the workspace; {'it does' if ok else 'it does not'}"
-        yield _grade(f"workspace.file_exists[{i}]", SIDE_EFFECT,
-                     f"/expects/workspace/file_exists/{i}", ok, detail, relative, ok)  # fmt: skip
+        detail = (
+            problem or f"expected {relative} to exist in the workspace; {'it does' if ok else 'it does not'}"
+        )
+        yield _grade(
+            f"workspace.file_exists[{i}]",
+            SIDE_EFFECT,
+            f"/expects/workspace/file_exists/{i}",
+            ok,
+            detail,
+            relative,
+            ok,
+        )
     for i, relative in enumerate(spec.file_absent):
         path, problem = where(relative)
         ok = path is not None and not path.exists()
-        detail = problem or f"expected {relative} to be absent from the workspace; {'it is' if ok else 'it exists'}"
-        yield _grade(f"workspace.file_absent[{i}]", SIDE_EFFECT,
-                     f"/expects/workspace/file_absent/{i}", ok, detail, relative, not ok)  # fmt: skip
+        detail = (
+            problem
+            or f"expected {relative} to be absent from the workspace; {'it is' if ok else 'it exists'}"
+        )
+        yield _grade(
+            f"workspace.file_absent[{i}]",
+            SIDE_EFFECT,
+            f"/expects/workspace/file_absent/{i}",
+            ok,
+            detail,
+            relative,
+            not ok,
+        )
     for relative, needles in spec.file_contains.items():
         path, problem = where(relative)
         text: str | None = None
@@ -227,8 +280,15 @@ def _workspace_checks(expects: Expects, workspace: Workspace | None) -> Iterator
             ok = text is not None and needle in text
             found = problem or (f"found {quote(text)}" if text is not None else "")
             detail = f"expected {relative} to contain {quote(needle)}; {found}"
-            yield _grade(f"workspace.file_contains[{key}][{i}]", SIDE_EFFECT, pointer, ok,
-                         detail, needle, text)  # fmt: skip
+            yield _grade(
+                f"workspace.file_contains[{key}][{i}]",
+                SIDE_EFFECT,
+                pointer,
+                ok,
+                detail,
+                needle,
+                text,
+            )
 
 
 def _budget_checks(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
@@ -244,5 +304,12 @@ def _budget_checks(expects: Expects, record: RunRecord) -> Iterator[GradeResult]
         bound = getattr(expects.budget, key)
         if bound is not None:
             detail = f"expected at most {bound} {unit}; spent {value}"
-            yield _grade(f"budget.{key}", BUDGET, f"/expects/budget/{key}", value <= bound,
-                         detail, bound, value)  # fmt: skip
+            yield _grade(
+                f"budget.{key}",
+                BUDGET,
+                f"/expects/budget/{key}",
+                value <= bound,
+                detail,
+                bound,
+                value,
+            )

@@ -240,7 +240,6 @@ class SourceMap:
             i = self._skip(i + 1)
 
 
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 

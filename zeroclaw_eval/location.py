@@ -32,9 +32,7 @@ class FieldRef:
 
     def located(self, position: Position) -> FieldRef:
         """This field with its position filled in."""
-        return FieldRef(
-            self.pointer, position.line, position.col, position.end_line, position.end_col
-        )
+        return FieldRef(self.pointer, position.line, position.col, position.end_line, position.end_col)
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,7 @@ class RunOptions:
 def discover(suite_dir: Path) -> list[Path]:
     """The fixture files of a suite: direct `*.json` children, sorted by name."""
     if not suite_dir.is_dir():
-        raise UsageError(
-            f"suite folder not found: {suite_dir} (pass --suite DIR or set [eval].suite_dir)"
-        )
+        raise UsageError(f"suite folder not found: {suite_dir} (pass --suite DIR or set [eval].suite_dir)")
     return sorted(p for p in suite_dir.iterdir() if p.suffix == ".json" and p.is_file())
 
 
@@ -109,20 +107,26 @@ def _located(case: Case, result: GradeResult) -> GradeResult:
         return result
     field_ref: FieldRef = case.locate(result.field.pointer, at_key=True)
     return GradeResult(
-        result.check_id, result.category, False, result.detail, field_ref, result.expected, result.actual
+        result.check_id,
+        result.category,
+        False,
+        result.detail,
+        field_ref,
+        result.expected,
+        result.actual,
     )
 
 
-async def _replay(case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None) -> RunError | None:
+async def _replay(
+    case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None
+) -> RunError | None:
     provider = ReplayProvider(case.trace)
     recording = RecordingProvider(provider, record)
     toolbox = ToolBox(tools_for_case(case.trace.tools), record, workspace)
     started = time.perf_counter()
     try:
         try:
-            agent = options.agent_factory(
-                AgentContext(recording, toolbox, options.max_tool_iterations)
-            )
+            agent = options.agent_factory(AgentContext(recording, toolbox, options.max_tool_iterations))
         except Exception as exc:
             return RunError(f"the agent factory raised {type(exc).__name__}: {exc}")
         for index, turn in enumerate(case.trace.turns):
@@ -131,13 +135,10 @@ async def _replay(case: Case, options: RunOptions, record: RunRecord, workspace:
             turn_record = TurnRecord(index, turn.user_input)
             record.turns.append(turn_record)
             try:
-                answer = await asyncio.wait_for(
-                    agent.run_turn(turn.user_input), options.case_timeout_secs
-                )
+                answer = await asyncio.wait_for(agent.run_turn(turn.user_input), options.case_timeout_secs)
             except asyncio.TimeoutError:
                 return RunError(
-                    f"turn {index + 1} timed out after {options.case_timeout_secs:g}s"
-                    " (case_timeout_secs)",
+                    f"turn {index + 1} timed out after {options.case_timeout_secs:g}s (case_timeout_secs)",
                     f"/turns/{index}",
                 )
             except Exception as exc:

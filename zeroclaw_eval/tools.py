@@ -90,7 +90,8 @@ def _file_read(arguments: dict[str, Any], workspace: Workspace | None) -> str:
 def _file_write(arguments: dict[str, Any], workspace: Workspace | None) -> str:
     relative = _string_arg(arguments, "path")
     content = _string_arg(arguments, "content")
-    assert relative is not None and content is not None
+    assert relative is not None
+    assert content is not None
     target = _inside(workspace, relative)
     if target.is_dir():
         raise ToolFailure(f"{relative} is a folder, not a file")
@@ -137,7 +138,10 @@ BUILTIN_TOOLS: dict[str, Tool] = {
         ToolSpec(
             "file_write",
             "Create or replace a text file in the workspace, making parent folders.",
-            _schema({"path": "workspace-relative path", "content": "the file's text"}, ["path", "content"]),
+            _schema(
+                {"path": "workspace-relative path", "content": "the file's text"},
+                ["path", "content"],
+            ),
         ),
         _file_write,
         needs_workspace=True,
@@ -166,9 +170,7 @@ def tools_for_case(requested: Iterable[str]) -> dict[str, Tool]:
 class ToolBox:
     """The harness-owned tool registry: every call through it is recorded."""
 
-    def __init__(
-        self, tools: dict[str, Tool], record: RunRecord, workspace: Workspace | None = None
-    ) -> None:
+    def __init__(self, tools: dict[str, Tool], record: RunRecord, workspace: Workspace | None = None) -> None:
         self._tools = tools
         self._record = record
         self._workspace = workspace

@@ -22,10 +22,10 @@ def where(path: str, field: FieldRef) -> str:
 
 def _case_lines(case: CaseReport, color: bool) -> list[str]:
     mark, colour = _MARKS.get(case.status, ("✗", "red"))
-    label = case.model_name or ""
+    label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
     checks = f"{len(case.grades)} check{'s' if len(case.grades) != 1 else ''}"
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
-    lines = [f"{_paint(mark, colour, color)} {case.name}  {_paint(label, 'dim', color)}  ({status})"]
+    lines = [f"{_paint(mark, colour, color)} {case.name}{label}  ({status})"]
     for problem in case.problems:
         lines.append(f"    {where(case.path, problem.field)}: {problem.field.pointer}: {problem.message}")
     if case.error is not None:
@@ -33,7 +33,8 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
         if case.grades:
             lines.append("    (checks below were graded on the partial run)")
     for grade in case.failed_grades:
-        lines.append(f"    {_paint('✗', 'red', color)} {grade.check_id} [{grade.category}]  {where(case.path, grade.field)}")
+        cross = _paint("✗", "red", color)
+        lines.append(f"    {cross} {grade.check_id} [{grade.category}]  {where(case.path, grade.field)}")
         lines.append(f"      {grade.detail}")
     return lines
 
