@@ -91,12 +91,19 @@ def admit_bytes(raw: bytes, path: Path, known_tools: Iterable[str] | None = None
     problems: list[_Raw] = []
 
     data = parsed.data
+    if "null" in parsed.text:  # cheap test first: most fixtures hold no null at all
+        problems.extend(null_problems(data))
     trace: LlmTrace | None = None
     try:
         trace = LlmTrace.model_validate(data)
     except ValidationError as exc:
         problems.extend(_validation_problems(exc, data, (), LlmTrace))
-        problems.extend(_partial_rule_problems(data))
+        invalid = {
+            str(error["loc"][1])
+            for error in exc.errors()
+            if len(error["loc"]) > 1 and error["loc"][0] == "expects"
+        }
+        problems.extend(_partial_rule_problems(data, invalid))
     else:
         problems.extend(_rule_problems(trace, data, known_tools))
 
@@ -119,11 +126,30 @@ def _at_offset(text: str, pointer: str, offset: int, message: str) -> FixturePro
     return FixtureProblem(FieldRef(pointer, line, col, line, col), message)
 
 
+_NULL_MESSAGE = "null is not allowed here; remove the key to leave it undeclared"
+# Values that are free JSON (null is a legitimate value there).
+_FREE_JSON = frozenset({"arguments", "response_json"})
+
+
+def null_problems(data: Any, pointer: str = "") -> Iterator[_Raw]:
+    """Every explicit `null` that stands for a fixture field (not inside free JSON)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            member = join_pointer(pointer, key)
+            if value is None:
+                yield member, False, _NULL_MESSAGE
+            elif key not in _FREE_JSON:
+                yield from null_problems(value, member)
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            yield from null_problems(item, join_pointer(pointer, index))
+
+
 def _validation_problems(
     exc: ValidationError, data: Any, prefix: tuple[str | int, ...], model: type[BaseModel]
 ) -> Iterator[_Raw]:
     for error in exc.errors():
-        loc = tuple(error["loc"])
+        loc = _data_loc(data, tuple(error["loc"]))
         pointer = join_pointer("", *prefix, *loc)
         kind = error["type"]
         if kind == "extra_forbidden":
@@ -131,7 +157,24 @@ def _validation_problems(
         elif kind == "missing":
             yield pointer, False, _missing_message(str(loc[-1]))
         else:
-            yield pointer, False, _value_message(error)
+            yield pointer, False, _value_message(error, at_root=not loc)
+
+
+def _data_loc(data: Any, loc: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """`loc` without the union-member tags pydantic inserts (such as `'str'`), which
+    name no field: keep the tokens that walk the data, and a last missing or extra key."""
+    kept: list[str | int] = []
+    node = data
+    for position, token in enumerate(loc):
+        in_dict = isinstance(node, dict) and token in node
+        if in_dict or (isinstance(node, list) and isinstance(token, int) and token < len(node)):
+            node = node[token]
+        elif isinstance(node, dict) and position == len(loc) - 1:
+            pass  # a missing key: it names the field even though the data lacks it
+        else:
+            continue
+        kept.append(token)
+    return tuple(kept)
 
 
 def _model_at(model: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
@@ -193,8 +236,10 @@ def _json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _value_message(error: Any) -> str:
+def _value_message(error: Any, *, at_root: bool = False) -> str:
     kind = error["type"]
+    if error.get("input", 0) is None and not at_root:
+        return _NULL_MESSAGE
     found = _json_type(error.get("input"))
     ctx = error.get("ctx") or {}
     expected = {
@@ -212,25 +257,27 @@ def _value_message(error: Any) -> str:
         return f"expected one of {ctx.get('expected')}, found {json.dumps(error.get('input'))}"
     if kind == "greater_than_equal":
         return f"must be {ctx.get('ge')} or more, found {error.get('input')}"
-    if kind == "union_tag_invalid" or kind.startswith("union"):
-        return f"expected an object or a string, found {found}"
     return str(error["msg"])
 
 
-def _partial_rule_problems(data: Any) -> Iterator[_Raw]:
-    """Cross-field rules for the parts that validated, when the whole fixture did not."""
+def _partial_rule_problems(data: Any, invalid_expects: set[str]) -> Iterator[_Raw]:
+    """Cross-field rules for the parts that validated, when the whole fixture did not.
+
+    `invalid_expects` are the expectation keys already reported (unknown or invalid);
+    the rules still run on the rest, so that every problem is reported at once.
+    """
     if not isinstance(data, dict):
         return
     expects = data.get("expects")
     if isinstance(expects, dict):
-        # Unknown keys are reported already; without them the rest may still validate.
-        expects = {k: v for k, v in expects.items() if k in Expects.model_fields}
+        known = {k: v for k, v in expects.items() if k in Expects.model_fields and k not in invalid_expects}
         try:
-            model = Expects.model_validate(expects)
+            model = Expects.model_validate(known)
         except ValidationError:
             pass
         else:
-            yield from _expects_problems(model, expects)
+            # A misspelt or invalid key would otherwise also read as "declares no check".
+            yield from _expects_problems(model, known, empty_ok=len(known) < len(expects))
     setup = data.get("setup")
     if isinstance(setup, dict):
         try:
@@ -291,8 +338,8 @@ def _setup_problems(setup: Setup) -> Iterator[_Raw]:
             yield join_pointer("/setup/workspace_files", relative), True, problem
 
 
-def _expects_problems(expects: Expects, raw: dict[str, Any]) -> Iterator[_Raw]:
-    if not expects.declares_a_check():
+def _expects_problems(expects: Expects, raw: dict[str, Any], *, empty_ok: bool = False) -> Iterator[_Raw]:
+    if not expects.declares_a_check() and not empty_ok:
         yield (
             "/expects",
             False,

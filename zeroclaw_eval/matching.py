@@ -107,7 +107,7 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
                 return _MISSING
             current = current[token]
         elif isinstance(current, list):
-            if not token.isdigit() or (len(token) > 1 and token[0] == "0"):
+            if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
                 return _MISSING
             index = int(token)
             if index >= len(current):

@@ -68,11 +68,17 @@ class ReplayProvider:
         """The next scripted step of the current turn."""
         if not self._queue:
             scripted = self._served
-            self.divergence = RunError(
-                f"turn {self._turn + 1}: the agent asked the model for step {scripted + 1}"
-                f" but the turn scripts only {scripted} step(s)",
-                f"/turns/{self._turn}/steps",
-            )
+            if not self._turns[self._turn]:
+                message = (
+                    f"turn {self._turn + 1}: the agent asked the model for a step but the turn"
+                    " scripts none (a turn without steps can only run in live mode)"
+                )
+            else:
+                message = (
+                    f"turn {self._turn + 1}: the agent asked the model for step {scripted + 1}"
+                    f" but the turn scripts only {scripted} step(s)"
+                )
+            self.divergence = RunError(message, f"/turns/{self._turn}/steps")
             raise self.divergence
         self._served += 1
         return self._queue.popleft()

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from zeroclaw_eval import __version__
 from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
@@ -25,6 +28,8 @@ from zeroclaw_eval.replay import ReplayProvider
 from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, ToolBox, tools_for_case
 from zeroclaw_eval.workspace import Workspace
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,24 +65,31 @@ def display_path(path: Path) -> str:
 def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport:
     """Load and run a whole suite; the report lists cases in fixture order."""
     options = options or RunOptions()
-    fixtures = load_suite(suite_dir)
     started = time.perf_counter()
-    cases = asyncio.run(_run_all(fixtures, options))
+    fixtures = load_suite(suite_dir)
+    suite = display_path(suite_dir)
+    cases = asyncio.run(_run_all(fixtures, options, suite))
     duration = (time.perf_counter() - started) * 1000
-    return SuiteReport(display_path(suite_dir), options.mode, cases, duration, __version__)
+    return SuiteReport(suite, options.mode, cases, duration, __version__)
 
 
-async def _run_all(fixtures: list[Case | RejectedFixture], options: RunOptions) -> list[CaseReport]:
+async def _run_all(
+    fixtures: list[Case | RejectedFixture], options: RunOptions, suite: str
+) -> list[CaseReport]:
     reports = []
     for fixture in fixtures:
+        # Fixtures are direct children of the suite folder: one relpath serves them all.
+        shown = f"{suite}/{fixture.name}" if suite != "." else fixture.name
         if isinstance(fixture, RejectedFixture):
-            reports.append(CaseReport(fixture.name, display_path(fixture.path), problems=fixture.problems))
+            reports.append(CaseReport(fixture.name, shown, problems=fixture.problems))
         else:
-            reports.append(await run_case(fixture, options))
+            reports.append(await run_case(fixture, options, shown))
     return reports
 
 
-async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
+async def run_case(
+    case: Case, options: RunOptions | None = None, shown_path: str | None = None
+) -> CaseReport:
     """Replay one admitted case in a fresh workspace with a fresh agent, and grade it."""
     options = options or RunOptions()
     trace = case.trace
@@ -93,7 +105,7 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
             workspace.cleanup()
     return CaseReport(
         name=case.name,
-        path=display_path(case.path),
+        path=shown_path or display_path(case.path),
         model_name=trace.model_name,
         grades=[_located(case, g) for g in grades],
         error=CaseError(error.message, case.locate(error.pointer, at_key=True)) if error else None,
@@ -135,7 +147,7 @@ async def _replay(
             turn_record = TurnRecord(index, turn.user_input)
             record.turns.append(turn_record)
             try:
-                answer = await asyncio.wait_for(agent.run_turn(turn.user_input), options.case_timeout_secs)
+                answer = await _within(agent.run_turn(turn.user_input), options.case_timeout_secs)
             except asyncio.TimeoutError:
                 return RunError(
                     f"turn {index + 1} timed out after {options.case_timeout_secs:g}s (case_timeout_secs)",
@@ -160,6 +172,14 @@ async def _replay(
         return None
     finally:
         record.duration_ms = (time.perf_counter() - started) * 1000
+
+
+async def _within(awaitable: Awaitable[T], seconds: float) -> T:
+    """Await with a time limit; `asyncio.timeout` spares the task `wait_for` creates."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
 def _describe(exc: BaseException) -> str:

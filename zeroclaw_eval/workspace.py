@@ -20,6 +20,8 @@ def workspace_path_problem(relative: str) -> str | None:
     """
     if not relative:
         return "empty path"
+    if "\0" in relative:
+        return f"path {relative!r} contains a NUL character; no file can have that name"
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
         return f"path {relative!r} is absolute; workspace paths are relative to the workspace"
     if PureWindowsPath(relative).drive:

@@ -31,7 +31,8 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
     if case.error is not None:
         lines.append(f"    {where(case.path, case.error.field)}: run error: {case.error.message}")
         if case.grades:
-            lines.append("    (checks below were graded on the partial run)")
+            passed = len(case.grades) - len(case.failed_grades)
+            lines.append(f"    graded on the partial run: {passed} of {len(case.grades)} checks passed")
     for grade in case.failed_grades:
         cross = _paint("✗", "red", color)
         lines.append(f"    {cross} {grade.check_id} [{grade.category}]  {where(case.path, grade.field)}")
