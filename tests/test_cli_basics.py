@@ -228,3 +228,12 @@ def test_help_teaches_the_exit_codes(zeroclaw: Runner) -> None:
     for words in ("--suite", "--mode", "--format", "--output", "--config", "Exit codes"):
         assert words in result.stdout
     assert zeroclaw("--version").stdout.startswith("zeroclaw-eval, version ")
+
+
+def test_repository_default_suite_passes(zeroclaw: Runner) -> None:
+    """`zeroclaw eval run` in the repository root: the project's own gate is green."""
+    root = Path(__file__).resolve().parent.parent
+    result = zeroclaw("eval", "run", cwd=root)
+    assert result.code == 0, result.stdout
+    assert "evals/regression/echo_single_dispatch_round_trip.json" not in result.stdout  # no failure lines
+    assert "PASSED:" in result.stdout
