@@ -235,5 +235,4 @@ def test_repository_default_suite_passes(zeroclaw: Runner) -> None:
     root = Path(__file__).resolve().parent.parent
     result = zeroclaw("eval", "run", cwd=root)
     assert result.code == 0, result.stdout
-    assert "evals/regression/echo_single_dispatch_round_trip.json" not in result.stdout  # no failure lines
     assert "PASSED:" in result.stdout
