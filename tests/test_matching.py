@@ -1,0 +1,257 @@
+"""Unit tests for `zeroclaw_eval.matching`: needles, response JSON, pointers, JSON equality, RE2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.matching import (
+    RegexError,
+    arguments_contain,
+    compact_json,
+    compile_regex,
+    is_missing,
+    json_equal,
+    regex_search,
+    resolve_pointer,
+    response_as_json,
+)
+
+
+def test_compact_json_uses_tight_separators_key_order_and_keeps_non_ascii() -> None:
+    value = {"z": 1, "a": ["東京", {"k": None}], "m": True}
+    assert compact_json(value) == '{"z":1,"a":["東京",{"k":null}],"m":true}'
+
+
+@pytest.mark.parametrize(
+    ("arguments", "needle"),
+    [
+        ({"message": "hello world"}, "lo wo"),
+        ({"outer": {"inner": ["x", {"deep": "needle here"}]}}, "needle"),
+        ({"city": '東京 "quoted"'}, '東京 "quoted"'),
+        ({"message": "hi"}, '"message":"hi"'),
+        ({"a": 1, "b": [True, None]}, '"b":[true,null]'),
+        ({"a": 1, "b": 2}, '{"a":1,"b":2}'),
+        ({"city": "東京"}, '{"city":"東京"}'),
+        ({"n": 10}, "10"),
+        # The compact JSON text holds the escaped form too, so that also matches.
+        ({"city": '東京 "quoted"'}, '東京 \\"quoted\\"'),
+    ],
+    ids=[
+        "substring",
+        "deep",
+        "quotes-decoded",
+        "compact-pair",
+        "compact-array",
+        "whole",
+        "non-ascii",
+        "number",
+        "quotes-escaped",
+    ],
+)
+def test_needle_matches_string_values_or_compact_json(arguments: dict[str, Any], needle: str) -> None:
+    assert arguments_contain(arguments, needle)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "needle"),
+    [
+        ({"message": "hello"}, "goodbye"),
+        ({"message": "hi"}, '"message": "hi"'),  # spaced separators are not the compact form
+        ({"city": "東京"}, "\\u6771"),  # non-ASCII is kept, not escaped
+        ({"a": 1, "b": 2}, '{"b":2,"a":1}'),  # keys stay in fixture order
+        ({"key_name": "v"}, "key_name_x"),
+    ],
+    ids=["absent", "spaced", "ascii-escaped", "reordered", "longer-than-key"],
+)
+def test_needle_does_not_match(arguments: dict[str, Any], needle: str) -> None:
+    assert not arguments_contain(arguments, needle)
+
+
+def test_needle_matches_a_key_through_the_compact_json_text() -> None:
+    assert arguments_contain({"path": "a.txt"}, '"path"')
+
+
+def test_raw_string_arguments_are_searched_as_is() -> None:
+    raw = '{"message": "unterminated'
+    assert arguments_contain(raw, '"message": "unt')
+    assert not arguments_contain(raw, '"message":"unt')
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ('{"status": "ok"}', {"status": "ok"}),
+        ("  [1, 2]\n", [1, 2]),
+        ('Result:\n```json\n{"status": "ok"}\n```\n', {"status": "ok"}),
+        ('Result:\n```JSON\n{"status": "upper"}\n```\n', {"status": "upper"}),
+        ('Result:\n```Json\n{"status": "mixed"}\n```', {"status": "mixed"}),
+        ('```\n{"status": "plain"}\n```', {"status": "plain"}),
+        (
+            'first:\n```\n{"status": "plain"}\n```\nthen:\n```json\n{"status": "labelled"}\n```\n',
+            {"status": "labelled"},
+        ),
+        ('```json\n{"n": 1}\n```\n```json\n{"n": 2}\n```\n', {"n": 1}),
+        ('```python\nx = 1\n```\n```\n{"n": 3}\n```\n', {"n": 3}),
+    ],
+    ids=[
+        "whole",
+        "whole-ws",
+        "json-block",
+        "JSON-block",
+        "Json-block",
+        "unlabelled",
+        "json-first",
+        "first-json",
+        "unlabelled-after-other-label",
+    ],
+)
+def test_response_as_json(response: str, expected: Any) -> None:
+    assert response_as_json(response) == expected
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "",
+        "plain text, no JSON",
+        "```python\nprint('hi')\n```",
+        "```json\nnot json\n```",
+        "NaN",
+        '```json\n{"score": NaN}\n```',
+        '{"a": 1} trailing',
+    ],
+)
+def test_response_without_json_is_missing(response: str) -> None:
+    assert is_missing(response_as_json(response))
+
+
+def test_json_null_response_is_not_missing() -> None:
+    value = response_as_json("null")
+    assert value is None
+    assert not is_missing(value)
+
+
+DOCUMENT = {"a/b": 1, "m~n": 2, "list": [10, {"x": "y"}], "": "empty key", "0": "zero"}
+
+
+@pytest.mark.parametrize(
+    ("pointer", "expected"),
+    [
+        ("", DOCUMENT),
+        ("/a~1b", 1),
+        ("/m~0n", 2),
+        ("/list/0", 10),
+        ("/list/1/x", "y"),
+        ("/", "empty key"),
+        ("/0", "zero"),
+    ],
+)
+def test_resolve_pointer(pointer: str, expected: Any) -> None:
+    assert resolve_pointer(DOCUMENT, pointer) == expected
+
+
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        "/a/b",
+        "/missing",
+        "/list/2",
+        "/list/01",
+        "/list/-",
+        "/list/-1",
+        "/list/+1",
+        "/list/x",
+        "/list/0/deeper",
+        "/list/1/x/y",
+        "/list/ 1",
+        "/list/1.0",
+    ],
+)
+def test_unresolvable_pointer_is_missing(pointer: str) -> None:
+    assert is_missing(resolve_pointer(DOCUMENT, pointer))
+
+
+def test_tilde_escapes_decode_in_order() -> None:
+    # "~01" is "~1" literally (decode ~1 first, then ~0), not "/".
+    document = {"~1": "tilde-one", "/": "slash"}
+    assert resolve_pointer(document, "/~01") == "tilde-one"
+    assert resolve_pointer(document, "/~1") == "slash"
+
+
+@pytest.mark.parametrize(
+    "token", ["\u0661", "\u00b2", "\uff11"], ids=["arabic-indic-1", "superscript-2", "fullwidth-1"]
+)
+def test_array_index_accepts_only_ascii_digits(token: str) -> None:
+    # RFC 6901: an array index is ASCII digits. Other Unicode digits name no element,
+    # and resolving them must not raise (a grader never raises).
+    assert is_missing(resolve_pointer([10, 20, 30], "/" + token))
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        (1, 1.0),
+        (0, -0.0),
+        ({"a": [1, {"b": 2.0}]}, {"a": [1.0, {"b": 2}]}),
+        ("x", "x"),
+        (None, None),
+        (True, True),
+        ([], []),
+    ],
+)
+def test_json_equal_holds(left: Any, right: Any) -> None:
+    assert json_equal(left, right)
+    assert json_equal(right, left)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        (True, 1),
+        (False, 0),
+        (1, "1"),
+        (None, False),
+        (None, 0),
+        ([1, 2], [2, 1]),
+        ([1], [1, 1]),
+        ({"a": 1}, {"a": 1, "b": 2}),
+        ({"a": True}, {"a": 1}),
+        ({"a": [True]}, {"a": [1.0]}),
+        ("1", 1),
+        ({}, []),
+    ],
+)
+def test_json_equal_does_not_hold(left: Any, right: Any) -> None:
+    assert not json_equal(left, right)
+    assert not json_equal(right, left)
+
+
+def test_regex_search_finds_anywhere() -> None:
+    assert regex_search(r"\d{3}-\d{4}", "call 555-1234 now")
+    assert not regex_search(r"^\d{3}$", "call 555")
+    assert regex_search("東京.*😀", "東京 is fun 😀")
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["(unclosed", "[a-", "a{2,1}", r"(a)\1", r"foo(?=bar)", r"(?<!x)y"],
+    ids=["paren", "class", "repeat", "backreference", "lookahead", "lookbehind"],
+)
+def test_invalid_or_unsupported_regex_raises_regex_error(pattern: str) -> None:
+    with pytest.raises(RegexError):
+        compile_regex(pattern)
+    with pytest.raises(RegexError):
+        regex_search(pattern, "anything")
+
+
+def test_regex_error_is_a_value_error_with_a_reason() -> None:
+    with pytest.raises(ValueError, match=r".+"):
+        compile_regex("(unclosed")
+
+
+def test_pathological_pattern_completes() -> None:
+    # Catastrophic for a backtracking engine; RE2 answers in linear time.
+    assert not regex_search(r"(a+)+$", "a" * 50000 + "b")
+    assert regex_search(r"(a+)+b$", "a" * 50000 + "b")
