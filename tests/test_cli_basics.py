@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Runner, console_script, write_fixture
+from zeroclaw_eval.report import FORMAT_VERSION
 
 PASSING = {
     "model_name": "echo-hello",
@@ -97,7 +98,7 @@ def test_output_file_is_written_and_announced(zeroclaw: Runner, project: Path) -
     written = project / "reports" / "eval.json"
     assert "Wrote json to reports/eval.json" in result.stderr
     data = json.loads(written.read_text(encoding="utf-8"))
-    assert data["format_version"] == 1
+    assert data["format_version"] == FORMAT_VERSION
     assert data["counts"] == {"passed": 1, "failed": 0, "error": 0, "rejected": 0, "total": 1}
     assert [p.name for p in written.parent.iterdir()] == ["eval.json"]  # no temp file left
 

@@ -58,6 +58,8 @@ class RejectedFixture:
     name: str
     path: Path
     problems: list[FixtureProblem]
+    #: The fixture text as far as it could be decoded ("" when unreadable).
+    text: str = ""
 
 
 # (pointer, at_key, message): a problem before positions are looked up.
@@ -118,7 +120,7 @@ def admit_bytes(raw: bytes, path: Path, known_tools: Iterable[str] | None = None
             ref = FieldRef(pointer).located(source.position(pointer, at_key=at_key))
             located.append(FixtureProblem(ref, message))
     located.sort(key=lambda p: (p.field.line or 0, p.field.col or 0))
-    return RejectedFixture(path.name, path, located)
+    return RejectedFixture(path.name, path, located, parsed.text)
 
 
 def _at_offset(text: str, pointer: str, offset: int, message: str) -> FixtureProblem:

@@ -16,7 +16,9 @@ from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 # The JSON report shape. Bump on any change a consumer could notice, and say what
 # the version added:
 #   1: first version: suite totals, cases with grades, run errors, rejections, records.
-FORMAT_VERSION = 1
+#   2: suite `root` (the folder paths are relative to); case `source` (fixture text of
+#      every case that did not pass, so reporters can show and link the failing line).
+FORMAT_VERSION = 2
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 
@@ -41,6 +43,8 @@ class CaseReport:
     problems: list[FixtureProblem] = field(default_factory=list)
     duration_ms: float = 0.0
     record: RunRecord | None = None
+    #: The fixture text, kept for cases that did not pass (None for passing ones).
+    source: str | None = None
 
     @property
     def status(self) -> str:
@@ -95,6 +99,8 @@ class SuiteReport:
     cases: list[CaseReport] = field(default_factory=list)
     duration_ms: float = 0.0
     tool_version: str = ""
+    #: Absolute folder that case paths are relative to (the working directory of the run).
+    root: str = ""
 
     def exit_code(self) -> int:
         """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing)."""
@@ -125,6 +131,7 @@ def report_to_dict(report: SuiteReport) -> dict[str, Any]:
         "format_version": FORMAT_VERSION,
         "tool_version": report.tool_version,
         "suite": report.suite,
+        "root": report.root,
         "mode": report.mode,
         "duration_ms": report.duration_ms,
         "exit_code": report.exit_code(),
@@ -148,6 +155,7 @@ def _case_to_dict(case: CaseReport) -> dict[str, Any]:
         "problems": [asdict(p) for p in case.problems],
         "grades": [asdict(g) for g in case.grades],
         "record": asdict(case.record) if case.record else None,
+        "source": case.source,
     }
 
 
@@ -157,7 +165,9 @@ def report_from_dict(data: dict[str, Any]) -> SuiteReport:
     if version != FORMAT_VERSION:
         raise ValueError(f"unsupported report format_version {version!r} (expected {FORMAT_VERSION})")
     cases = [_case_from_dict(case) for case in data["cases"]]
-    return SuiteReport(data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"])
+    return SuiteReport(
+        data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"], data["root"]
+    )
 
 
 def _case_from_dict(data: dict[str, Any]) -> CaseReport:
@@ -172,6 +182,7 @@ def _case_from_dict(data: dict[str, Any]) -> CaseReport:
         problems=[FixtureProblem(FieldRef(**p["field"]), p["message"]) for p in data["problems"]],
         duration_ms=data["duration_ms"],
         record=_record_from_dict(record) if record else None,
+        source=data.get("source"),
     )
 
 

@@ -70,7 +70,7 @@ def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport
     suite = display_path(suite_dir)
     cases = asyncio.run(_run_all(fixtures, options, suite))
     duration = (time.perf_counter() - started) * 1000
-    return SuiteReport(suite, options.mode, cases, duration, __version__)
+    return SuiteReport(suite, options.mode, cases, duration, __version__, os.getcwd())
 
 
 async def _run_all(
@@ -81,7 +81,7 @@ async def _run_all(
         # Fixtures are direct children of the suite folder: one relpath serves them all.
         shown = f"{suite}/{fixture.name}" if suite != "." else fixture.name
         if isinstance(fixture, RejectedFixture):
-            reports.append(CaseReport(fixture.name, shown, problems=fixture.problems))
+            reports.append(CaseReport(fixture.name, shown, problems=fixture.problems, source=fixture.text))
         else:
             reports.append(await run_case(fixture, options, shown))
     return reports
@@ -103,7 +103,7 @@ async def run_case(
     finally:
         if workspace is not None:
             workspace.cleanup()
-    return CaseReport(
+    report = CaseReport(
         name=case.name,
         path=shown_path or display_path(case.path),
         model_name=trace.model_name,
@@ -112,6 +112,9 @@ async def run_case(
         duration_ms=record.duration_ms,
         record=record,
     )
+    if not report.passed:
+        report.source = case.text  # reporters show the fixture around its failing fields
+    return report
 
 
 def _located(case: Case, result: GradeResult) -> GradeResult:
