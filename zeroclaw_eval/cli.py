@@ -6,15 +6,21 @@ rejected, or the suite was empty; 2 the command or its configuration is unusable
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from zeroclaw_eval import __version__
 from zeroclaw_eval.errors import EvalError, UsageError
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.outputs import Output
+    from zeroclaw_eval.report import SuiteReport
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -45,6 +51,59 @@ def eval_group() -> None:
     """
 
 
+def _output_options(command: Callable[..., None]) -> Callable[..., None]:
+    """The options that say where a report goes, shared by `run` and `render`."""
+    options = [
+        click.option(
+            "--format",
+            "fmt",
+            default="table",
+            show_default=True,
+            metavar="FORMAT",
+            help="Main output: table, json, junit, html, github, or a plugin's format.",
+        ),
+        click.option(
+            "--output",
+            "-o",
+            default="-",
+            metavar="PATH",
+            help="Write the main output to PATH instead of stdout ('-').",
+        ),
+        click.option(
+            "--report",
+            "reports",
+            multiple=True,
+            metavar="FORMAT=PATH",
+            help="Also write FORMAT to PATH (repeatable), e.g. --report junit=reports/eval.xml.",
+        ),
+        click.option(
+            "--annotations/--no-annotations",
+            default=None,
+            help="Print GitHub annotations to stderr and append the step summary."
+            " [default: on when GITHUB_ACTIONS=true]",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _emit(report: SuiteReport, outputs: list[Output], annotations: bool | None) -> None:
+    from zeroclaw_eval.outputs import emit
+
+    stdout_is_main = outputs[0].path == "-"
+    written = emit(report, outputs, annotations=annotations, color=stdout_is_main and _use_color("-"))
+    by_path = {os.path.abspath(o.path): o.fmt for o in outputs if o.path != "-"}
+    for path in written:
+        click.echo(f"Wrote {by_path[os.path.abspath(path)]} to {path}", err=True)
+
+
+def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
+    from zeroclaw_eval.outputs import Output, parse_report_option, plan
+
+    return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
+
+
 @eval_group.command("run", context_settings=_CONTEXT)
 @click.option(
     "--suite",
@@ -57,43 +116,38 @@ def eval_group() -> None:
     help="replay: scripted responses, no network. live: a real provider (not available yet)."
     " [default: [eval].mode, else replay]",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table: one line per case with each failure beneath. json: the versioned report.",
-)
-@click.option(
-    "--output",
-    "-o",
-    default="-",
-    metavar="PATH",
-    help="Write the report to PATH instead of stdout ('-').",
-)
+@_output_options
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Read [eval] from this file (zeroclaw.toml, or [tool.zeroclaw.eval] in a pyproject.toml).",
 )
-def run_command(suite: Path | None, mode: str | None, fmt: str, output: str, config: Path | None) -> None:
+def run_command(
+    suite: Path | None,
+    mode: str | None,
+    fmt: str,
+    output: str,
+    reports: tuple[str, ...],
+    annotations: bool | None,
+    config: Path | None,
+) -> None:
     """Run a suite and exit 0 only if every case passed.
 
     \b
     Examples:
       zeroclaw eval run
-      zeroclaw eval run --suite evals/regression --format json -o reports/eval.json
+      zeroclaw eval run --format junit > reports/eval.xml
+      zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
     was rejected, or the suite held no fixtures; 2 usage or configuration error.
     """
     from zeroclaw_eval.agent import load_agent_factory, reference_agent
     from zeroclaw_eval.config import load_config
-    from zeroclaw_eval.reporters import render_report
     from zeroclaw_eval.runner import RunOptions, run_suite
 
     try:
+        outputs = _plan(fmt, output, reports)
         loaded = load_config(config)
         settings = loaded.settings
         chosen_mode = mode or settings.mode
@@ -110,11 +164,50 @@ def run_command(suite: Path | None, mode: str | None, fmt: str, output: str, con
             max_tool_iterations=settings.max_tool_iterations,
         )
         report = run_suite(suite_dir, options)
-        written = render_report(report, fmt, output, color=_use_color(output))
+        _emit(report, outputs, annotations)
     except EvalError as error:
         _fail(error)
     except OSError as error:
-        _fail(UsageError(f"cannot write {output}: {error.strerror or error}"))
-    if written is not None:
-        click.echo(f"Wrote {fmt} to {written}", err=True)
+        _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
     sys.exit(report.exit_code())
+
+
+@eval_group.command("render", context_settings=_CONTEXT)
+@click.argument("report_file", metavar="REPORT.json", type=click.Path(path_type=Path, dir_okay=False))
+@_output_options
+def render_command(
+    report_file: Path, fmt: str, output: str, reports: tuple[str, ...], annotations: bool | None
+) -> None:
+    """Render a saved JSON report in other formats, without running anything.
+
+    The output is byte for byte what `zeroclaw eval run` writes for the same report.
+
+    \b
+    Examples:
+      zeroclaw eval run --format json -o reports/eval.json
+      zeroclaw eval render reports/eval.json --format html -o reports/eval.html
+    """
+    from zeroclaw_eval.report import report_from_dict
+
+    try:
+        outputs = _plan(fmt, output, reports)
+        try:
+            data = json.loads(report_file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot read {report_file}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"{report_file} is not a JSON report: {exc}") from None
+        try:
+            report = report_from_dict(data)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
+        _emit(report, outputs, annotations)
+    except EvalError as error:
+        _fail(error)
+    except OSError as error:
+        _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+
+
+from zeroclaw_eval.cli_vacuity import vacuity_command  # noqa: E402  (registered last: it needs eval_group)
+
+eval_group.add_command(vacuity_command)

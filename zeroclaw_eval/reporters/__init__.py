@@ -1,62 +1,105 @@
 """Reporters: render a finished `SuiteReport` as text; one module per format.
 
-A reporter is a function `(report, *, color) -> str`. It reads the report and returns;
+A reporter is a callable `(report, *, color) -> str`. It reads the report and returns;
 it never re-runs, re-grades, writes files or decides the exit code. `render_report`
-owns the output: `-` is stdout, files are written whole or not at all.
+owns the output: `-` is stdout, a file is written whole or not at all.
+
+Third-party formats register a reporter under the entry-point group
+`zeroclaw_eval.reporters`, for example in their pyproject.toml:
+
+    [project.entry-points."zeroclaw_eval.reporters"]
+    tap = "my_package.tap:render"
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import tempfile
 from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import Protocol
 
+from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.report import SuiteReport
 
-Reporter = Callable[..., str]
+ENTRY_POINT_GROUP = "zeroclaw_eval.reporters"
+
+_BUILTIN = {
+    "table": "zeroclaw_eval.reporters.table",
+    "json": "zeroclaw_eval.reporters.json_report",
+    "junit": "zeroclaw_eval.reporters.junit",
+    "html": "zeroclaw_eval.reporters.html",
+    "github": "zeroclaw_eval.reporters.github",
+}
 
 
-def _table(report: SuiteReport, *, color: bool = False) -> str:
-    from zeroclaw_eval.reporters.table import render
+class Reporter(Protocol):
+    """Renders a finished report as text."""
 
-    return render(report, color=color)
-
-
-def _json(report: SuiteReport, *, color: bool = False) -> str:
-    from zeroclaw_eval.reporters.json_report import render
-
-    return render(report, color=color)
+    def __call__(self, report: SuiteReport, *, color: bool = False) -> str:
+        """The whole output for `report`."""
+        ...
 
 
-_BUILTIN: dict[str, Reporter] = {"table": _table, "json": _json}
+_plugins: dict[str, EntryPoint] | None = None
+
+
+def _plugin_entry_points() -> dict[str, EntryPoint]:
+    # Looked up on first need only: scanning installed distributions costs start-up time.
+    global _plugins
+    if _plugins is None:
+        found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        _plugins = {name: ep for name, ep in found.items() if name not in _BUILTIN}
+    return _plugins
+
+
+def reset_registry() -> None:
+    """Forget discovered plugins (tests install and remove them)."""
+    global _plugins
+    _plugins = None
+
+
+def builtin_names() -> list[str]:
+    """The formats zeroclaw-eval ships."""
+    return list(_BUILTIN)
 
 
 def reporter_names() -> list[str]:
-    """Names of the available formats."""
-    return sorted(_BUILTIN)
+    """Every available format: the built-in ones, then plugins by name."""
+    return [*_BUILTIN, *sorted(_plugin_entry_points())]
 
 
 def get_reporter(name: str) -> Reporter:
-    """The reporter for format `name`; `KeyError` when there is none."""
-    return _BUILTIN[name]
+    """The reporter for format `name`; a `UsageError` naming the choices if none."""
+    if name in _BUILTIN:
+        render: Reporter = importlib.import_module(_BUILTIN[name]).render
+        return render
+    plugin = _plugin_entry_points().get(name)
+    if plugin is None:
+        raise UsageError(f"unknown report format {name!r}; choose from: {', '.join(reporter_names())}")
+    try:
+        loaded: Callable[..., str] = plugin.load()
+    except Exception as exc:
+        raise UsageError(f"report format {name!r} ({plugin.value}) failed to load: {exc}") from None
+    return loaded
 
 
-def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False) -> Path | None:
-    """Render `report` as `fmt` into `output` (`-` is stdout); return the file written.
+def write_output(text: str, output: str) -> Path | None:
+    """Write `text` to `output` (`-` is stdout); return the file written, if any.
 
-    A file is written to a temporary sibling and renamed into place, so a reporter that
-    raises, or a crash half-way, never leaves a half-written report behind.
+    A file goes to a temporary sibling first and is renamed into place, so a crash
+    half-way never leaves a half-written report where the old one was.
     """
-    text = get_reporter(fmt)(report, color=color)
     if output == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return None
     target = Path(output)
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
@@ -65,3 +108,10 @@ def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bo
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False) -> Path | None:
+    """Render `report` as `fmt` and write it to `output`; a reporter that raises writes
+    nothing at all."""
+    text = get_reporter(fmt)(report, color=color)
+    return write_output(text, output)

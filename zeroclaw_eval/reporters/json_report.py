@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 from zeroclaw_eval.report import SuiteReport, report_to_dict
+from zeroclaw_eval.reporters.safety import neutralize_json
 
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as indented JSON, non-ASCII text kept, ending in a newline."""
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
+    return neutralize_json(text) + "\n"

@@ -1,0 +1,174 @@
+"""The `html` format: one self-contained page (inline CSS and JS, no network) from jinja2.
+
+Templates live in the top-level `templates/` folder; the wheel carries them as
+`zeroclaw_eval/templates` (see pyproject), and a source checkout reads them where they
+are. Autoescaping is on for everything, and the page's Content-Security-Policy allows
+only its own script (by hash), so model text can neither inject markup nor run code.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.grader import GradeResult
+from zeroclaw_eval.report import CaseReport, SuiteReport
+from zeroclaw_eval.reporters.safety import neutralize_markup
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
+_DIFF_LIMIT = 4000  # characters per side; SequenceMatcher is quadratic in the worst case
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    import jinja2
+
+    try:
+        loader: jinja2.BaseLoader = jinja2.PackageLoader("zeroclaw_eval", "templates")
+    except ValueError:
+        # An editable install from a checkout: hatchling's force-include does not apply,
+        # so the templates are still in the repository's top-level folder.
+        checkout = Path(str(files("zeroclaw_eval"))).parent / "templates"
+        loader = jinja2.FileSystemLoader(str(checkout))
+    return jinja2.Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+@dataclass
+class DiffView:
+    """Expected and found side by side, with a word diff when it helps."""
+
+    expected: str
+    found: str
+    segments: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _closest(needle: str, candidates: list[str]) -> str:
+    return max(candidates, key=lambda c: difflib.SequenceMatcher(None, needle, c).quick_ratio(), default="")
+
+
+def word_diff(expected: str, found: str) -> list[tuple[str, str]]:
+    """Segments (`same` | `del` | `ins`, text) turning `expected` into `found`."""
+    if len(expected) > _DIFF_LIMIT or len(found) > _DIFF_LIMIT:
+        return []
+    left, right = _TOKEN.findall(expected), _TOKEN.findall(found)
+    segments: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            segments.append(("same", "".join(left[i1:i2])))
+            continue
+        if i2 > i1:
+            segments.append(("del", "".join(left[i1:i2])))
+        if j2 > j1:
+            segments.append(("ins", "".join(right[j1:j2])))
+    return segments
+
+
+def diff_view(grade: GradeResult) -> DiffView:
+    """What to show for a failing check: expected, found, and their diff."""
+    expected = _as_text(grade.expected)
+    actual = grade.actual
+    if isinstance(actual, list) and actual and grade.check_id.startswith("tool_"):
+        # Dispatch checks: compare the needle with the call most like it.
+        found = _closest(expected, [_as_text(a) for a in actual])
+    else:
+        found = "" if actual is None else _as_text(actual)
+    segments = word_diff(expected, found) if expected and found and expected != found else []
+    # A diff helps only where the two have words in common; otherwise it just repeats them.
+    if not any(op == "same" and text.strip() for op, text in segments):
+        segments = []
+    return DiffView(expected, found, segments)
+
+
+def _lines_to_mark(case: CaseReport) -> dict[int, str]:
+    marks: dict[int, str] = {}
+    fields = [p.field for p in case.problems] + [g.field for g in case.failed_grades]
+    if case.error is not None:
+        fields.append(case.error.field)
+    for ref in fields:
+        if ref.line is not None:
+            for line in range(ref.line, (ref.end_line or ref.line) + 1):
+                marks[line] = "failing"
+    return marks
+
+
+def _timeline(case: CaseReport) -> list[dict[str, Any]]:
+    record = case.record
+    if record is None:
+        return []
+    turns = []
+    for turn in record.turns:
+        calls = [c for c in record.calls if c.turn == turn.index]
+        steps = []
+        for step in (s for s in record.steps if s.turn == turn.index):
+            requested = []
+            for request in step.tool_calls:
+                match = next((c for c in calls if c.call_id == request["id"]), None)
+                if match is not None:
+                    calls.remove(match)
+                requested.append({"request": request, "dispatch": match})
+            steps.append({"step": step, "requested": requested})
+        turns.append({"turn": turn, "steps": steps, "unrequested": calls})
+    return turns
+
+
+def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
+    anchor = f"case-{index}"
+    source = case.source.splitlines() if case.source is not None else []
+    marks = _lines_to_mark(case)
+    return {
+        "case": case,
+        "anchor": anchor,
+        "failing": [(g, diff_view(g)) for g in case.failed_grades],
+        "source": [(n, text, marks.get(n, "")) for n, text in enumerate(source, 1)],
+        "timeline": _timeline(case),
+        "json": lambda value: json.dumps(value, ensure_ascii=False, indent=2),
+    }
+
+
+def _script() -> str:
+    # Read as is, not rendered: the script is static and must match its CSP hash.
+    environment = _environment()
+    source: str = environment.loader.get_source(environment, "report.js")[0]
+    return source
+
+
+def render(report: SuiteReport, *, color: bool = False) -> str:
+    """The whole page as one string."""
+    script = _script()
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    page = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            report=report,
+            counts=report.counts(),
+            totals=report.category_totals(),
+            verdict="passed" if report.exit_code() == 0 else "failed",
+            cases=[_case_view(i, case) for i, case in enumerate(report.cases)],
+            script=script,
+            script_hash=f"sha256-{digest}",
+        )
+    )
+    return neutralize_markup(str(page))
