@@ -77,7 +77,7 @@ def test_suite_loading_is_not_recursive(zeroclaw: Runner, tmp_path: Path) -> Non
     [
         (["--suite", "no/such/folder"], "suite folder not found"),
         (["--mode", "live"], "live mode is not available yet"),
-        (["--format", "yaml"], "Invalid value for '--format'"),
+        (["--format", "yaml"], "unknown report format 'yaml'; choose from: table, json"),
         (["--config", "missing.toml"], "config file not found"),
         (["--bogus"], "No such option"),
     ],
