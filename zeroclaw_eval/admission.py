@@ -60,6 +60,8 @@ class RejectedFixture:
     problems: list[FixtureProblem]
     #: The fixture text as far as it could be decoded ("" when unreadable).
     text: str = ""
+    #: The display name, when the fixture got far enough to have a readable one.
+    model_name: str | None = None
 
 
 # (pointer, at_key, message): a problem before positions are looked up.
@@ -120,7 +122,8 @@ def admit_bytes(raw: bytes, path: Path, known_tools: Iterable[str] | None = None
             ref = FieldRef(pointer).located(source.position(pointer, at_key=at_key))
             located.append(FixtureProblem(ref, message))
     located.sort(key=lambda p: (p.field.line or 0, p.field.col or 0))
-    return RejectedFixture(path.name, path, located, parsed.text)
+    name = data.get("model_name") if isinstance(data, dict) else None
+    return RejectedFixture(path.name, path, located, parsed.text, name if isinstance(name, str) else None)
 
 
 def _at_offset(text: str, pointer: str, offset: int, message: str) -> FixtureProblem:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from zeroclaw_eval import __version__
-from zeroclaw_eval.errors import EvalError, UsageError
+from zeroclaw_eval.errors import EvalError, ReporterError, UsageError
 
 if TYPE_CHECKING:
     from zeroclaw_eval.outputs import Output
@@ -92,10 +92,15 @@ def _emit(report: SuiteReport, outputs: list[Output], annotations: bool | None) 
     from zeroclaw_eval.outputs import emit
 
     stdout_is_main = outputs[0].path == "-"
-    written = emit(report, outputs, annotations=annotations, color=stdout_is_main and _use_color("-"))
-    by_path = {os.path.abspath(o.path): o.fmt for o in outputs if o.path != "-"}
-    for path in written:
-        click.echo(f"Wrote {by_path[os.path.abspath(path)]} to {path}", err=True)
+    emitted = emit(report, outputs, annotations=annotations, color=stdout_is_main and _use_color("-"))
+    for output, path in emitted.written:
+        click.echo(f"Wrote {output.fmt} to {path}", err=True)
+    if emitted.failed:
+        lines = [
+            f"the {o.fmt} reporter failed, nothing was written to {o.path}: {why}"
+            for o, why in emitted.failed
+        ]
+        raise ReporterError("\n".join(lines))
 
 
 def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:

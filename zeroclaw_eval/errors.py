@@ -29,6 +29,12 @@ class AgentLoadError(UsageError):
     """`[eval].agent` names a factory that cannot be imported or called."""
 
 
+class ReporterError(EvalError):
+    """A reporter raised while rendering; its output was not written."""
+
+    exit_code = 2
+
+
 class RunError(EvalError):
     """A case could not run to completion (replay divergence, iteration cap, crash).
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zeroclaw_eval.errors import UsageError
@@ -62,21 +62,33 @@ def in_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None, color: bool) -> list[Path]:
+@dataclass
+class Emitted:
+    """What `emit` did: the files written, and the outputs whose reporter failed."""
+
+    written: list[tuple[Output, Path]] = field(default_factory=list)
+    failed: list[tuple[Output, str]] = field(default_factory=list)
+
+
+def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None, color: bool) -> Emitted:
     """Render and write every output, then the automatic GitHub annotations and summary.
 
-    `annotations` None means: on when running under GitHub Actions. Returns the files
-    written, in order.
+    `annotations` None means: on when running under GitHub Actions. A reporter that
+    raises writes nothing, and the other outputs are still written (nothing is lost).
     """
-    written: list[Path] = []
+    emitted = Emitted()
     github = in_github_actions()
     for output in outputs:
-        text = get_reporter(output.fmt)(report, color=color and output.path == "-")
+        try:
+            text = get_reporter(output.fmt)(report, color=color and output.path == "-")
+        except Exception as exc:  # a third-party reporter is outside our control
+            emitted.failed.append((output, f"{type(exc).__name__}: {exc}"))
+            continue
         if output.path == "-" and github and output.fmt in _LOG_FORMATS:
             text = stop_commands(text)
         path = write_output(text, output.path)
         if path is not None:
-            written.append(path)
+            emitted.written.append((output, path))
     github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)
     if annotations is None:
         annotations = github
@@ -86,7 +98,7 @@ def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None
         sys.stderr.flush()
     if (annotations or github_in_log) and os.environ.get("GITHUB_STEP_SUMMARY"):
         append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
-    return written
+    return emitted
 
 
 def append_step_summary(report: SuiteReport, path: Path) -> None:

@@ -81,7 +81,11 @@ async def _run_all(
         # Fixtures are direct children of the suite folder: one relpath serves them all.
         shown = f"{suite}/{fixture.name}" if suite != "." else fixture.name
         if isinstance(fixture, RejectedFixture):
-            reports.append(CaseReport(fixture.name, shown, problems=fixture.problems, source=fixture.text))
+            reports.append(
+                CaseReport(
+                    fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
+                )
+            )
         else:
             reports.append(await run_case(fixture, options, shown))
     return reports

@@ -1,0 +1,307 @@
+"""End to end: several outputs from one run, GitHub behaviour, `eval render`, plugins.
+
+Everything runs through the installed `zeroclaw` script on fixture files on disk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from junitparser import JUnitXml
+
+from tests.conftest import line_of, run_cli, write_fixture
+
+GOOD = {
+    "model_name": "echo-hello",
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [{"id": "c1", "name": "echo", "arguments": {"message": "hello"}}],
+                    }
+                },
+                {"response": {"type": "text", "content": "hello"}},
+            ],
+        }
+    ],
+    "expects": {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
+}
+HOSTILE_TEXT = (
+    "::error file=x.py,line=1::forged\n::stop-commands::abc\n::add-mask::secret\r::warning::lone-cr"
+    " %0A ##[error]legacy </script><script>alert(1)</script>"
+)
+FAILING_TEXT = """{
+  "model_name": "hostile-answer",
+  "turns": [{"user_input": "hi", "steps": [
+    {"response": {"type": "text", "content": HOSTILE}}
+  ]}],
+  "expects": {
+    "response_contains": ["the expected answer"],
+    "max_tool_calls": 0
+  }
+}
+""".replace("HOSTILE", json.dumps(HOSTILE_TEXT))
+REJECTED_TEXT = """{
+  "model_name": "typo",
+  "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "x"}}]}],
+  "expects": {
+    "tool_used": ["echo"]
+  }
+}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose suite holds a passing, a failing (hostile) and a rejected fixture."""
+    suite = tmp_path / "evals" / "regression"
+    write_fixture(suite, "a_good.json", GOOD)
+    write_fixture(suite, "b_hostile.json", FAILING_TEXT)
+    write_fixture(suite, "c_typo.json", REJECTED_TEXT)
+    return tmp_path
+
+
+def github_env(repo: Path, **extra: str) -> dict[str, str]:
+    summary = repo / "summary.md"
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(repo),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        **extra,
+    }
+
+
+def workflow_commands(text: str) -> list[str]:
+    """Lines the Actions runner would treat as commands: split on \\n and lone \\r, a
+    command is a line whose first non-blank characters are `::` (tried first), or one
+    that holds `##[` anywhere (the legacy form, tried when the first does not parse)."""
+    lines = re.split(r"\r\n|\n|\r", text)
+    return [line.strip() for line in lines if line.lstrip().startswith("::") or "##[" in line]
+
+
+def annotations(text: str) -> list[dict[str, str]]:
+    found = []
+    for line in text.splitlines():
+        match = re.match(r"::error (?P<props>[^:]*)::(?P<message>.*)", line)
+        if match:
+            props = dict(item.split("=", 1) for item in match["props"].split(","))
+            found.append({**props, "message": match["message"]})
+    return found
+
+
+def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> None:
+    """The issue's acceptance check, in one invocation."""
+    result = run_cli(
+        "eval",
+        "run",
+        "--format",
+        "table",
+        "--report",
+        "junit=reports/eval.xml",
+        "--report",
+        "html=reports/eval.html",
+        cwd=repo,
+        env=github_env(repo),
+    )
+    assert result.code == 1
+    # The table went to stdout, fenced off from the command parser.
+    assert "✓ a_good.json" in result.stdout
+    commands = workflow_commands(result.stdout)
+    token = commands[0].removeprefix("::stop-commands::")
+    assert commands[0].startswith("::stop-commands::")
+    assert commands[-1] == f"::{token}::"
+    assert len(token) == 32
+    # JUnit: counts, file and line of the failing fields.
+    xml = JUnitXml.fromfile(str(repo / "reports" / "eval.xml"))
+    suite = next(iter(xml))
+    assert (suite.tests, suite.failures, suite.errors) == (3, 1, 1)
+    cases = {case.name: case for case in suite}
+    hostile = cases["hostile-answer"]
+    assert hostile._elem.get("file") == "evals/regression/b_hostile.json"
+    assert hostile._elem.get("line") == str(line_of(FAILING_TEXT, '"the expected answer"'))
+    assert cases["typo"]._elem.get("line") == str(line_of(REJECTED_TEXT, '"tool_used"'))
+    # HTML written.
+    assert "response_contains[0]" in (repo / "reports" / "eval.html").read_text(encoding="utf-8")
+    # Annotations on stderr, at the failing fields, paths relative to the workspace.
+    found = annotations(result.stderr)
+    assert {(a["file"], a["line"]) for a in found} == {
+        ("evals/regression/c_typo.json", str(line_of(REJECTED_TEXT, '"tool_used"'))),
+        ("evals/regression/b_hostile.json", str(line_of(FAILING_TEXT, '"the expected answer"'))),
+    }
+    assert "Wrote junit to reports/eval.xml" in result.stderr
+    assert "Wrote html to reports/eval.html" in result.stderr
+    # The step summary was appended.
+    summary = (repo / "summary.md").read_text(encoding="utf-8")
+    assert "zeroclaw eval FAILED" in summary
+    assert "evals/regression/b_hostile.json:" in summary
+
+
+def test_untrusted_text_forges_no_workflow_command(repo: Path) -> None:
+    result = run_cli("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
+    lines = workflow_commands(result.stdout + "\n" + result.stderr)
+    # Every command line is one of ours; the hostile `##[` sits inside one of them, where
+    # the runner's `::` parser claims the line before the legacy parser could.
+    assert all(line.startswith(("::error file=", "::notice ")) for line in lines), lines
+    assert len(lines) == 2
+    forged = [a for a in annotations(result.stdout) if a.get("file") == "x.py"]
+    assert forged == []
+
+
+def test_annotations_are_emitted_once_and_can_be_turned_off(repo: Path) -> None:
+    explicit = run_cli("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
+    assert len(annotations(explicit.stdout)) == 2
+    assert annotations(explicit.stderr) == []
+    (repo / "summary.md").unlink()
+    silenced = run_cli("eval", "run", "--no-annotations", cwd=repo, env=github_env(repo))
+    assert annotations(silenced.stderr) == []
+    assert not (repo / "summary.md").exists()
+    outside = run_cli("eval", "run", cwd=repo)
+    assert annotations(outside.stderr) == []
+
+
+def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
+    to_stdout = run_cli("eval", "run", "--format", "junit", cwd=repo)
+    assert to_stdout.code == 1
+    assert to_stdout.stdout.startswith('<?xml version="1.0" encoding="utf-8"?>')
+    to_file = run_cli("eval", "run", "--format", "junit", "--output", "out/eval.xml", cwd=repo)
+    assert to_file.stdout == ""
+    assert (repo / "out" / "eval.xml").read_text(encoding="utf-8").startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--format", "json", "--report", "junit"], "only one output can go to stdout"),
+        (["--report", "junit="], "expected FORMAT=PATH"),
+        (["--report", "yaml=x.yaml"], "unknown report format 'yaml'"),
+        (["--report", "junit=a.xml", "--report", "html=a.xml"], "same file"),
+    ],
+)
+def test_bad_output_requests_exit_two(repo: Path, args: list[str], words: str) -> None:
+    result = run_cli("eval", "run", *args, cwd=repo)
+    assert result.code == 2
+    assert words in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "junit", "html", "github"])
+def test_render_reproduces_what_the_run_wrote(repo: Path, fmt: str) -> None:
+    run = run_cli(
+        "eval", "run", "--format", fmt, "-o", f"run.{fmt}", "--report", "json=report.json", cwd=repo
+    )
+    assert run.code == 1
+    rendered = run_cli("eval", "render", "report.json", "--format", fmt, "-o", f"render.{fmt}", cwd=repo)
+    assert rendered.code == 0, rendered.stderr
+    assert (repo / f"render.{fmt}").read_bytes() == (repo / f"run.{fmt}").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (None, "cannot read"),
+        ("{not json", "is not a JSON report"),
+        ('{"format_version": 999, "cases": []}', "unsupported report format_version 999"),
+        ("[1, 2]", "is not a zeroclaw-eval JSON report"),
+    ],
+)
+def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None, words: str) -> None:
+    if content is not None:
+        (tmp_path / "report.json").write_text(content, encoding="utf-8")
+    result = run_cli("eval", "render", "report.json", cwd=tmp_path)
+    assert result.code == 2
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def install_plugin(site: Path, body: str) -> dict[str, str]:
+    """A third-party reporter as an installed distribution: its module and its
+    entry point under `zeroclaw_eval.reporters`, found on PYTHONPATH."""
+    site.mkdir(parents=True)
+    (site / "tap_reporter.py").write_text(textwrap.dedent(body), encoding="utf-8")
+    info = site / "tap_reporter-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: tap-reporter\nVersion: 1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[zeroclaw_eval.reporters]\ntap = tap_reporter:render\n", encoding="utf-8"
+    )
+    return {"PYTHONPATH": str(site)}
+
+
+def test_third_party_reporter_from_an_entry_point(repo: Path, tmp_path: Path) -> None:
+    env = install_plugin(
+        tmp_path / "site",
+        """
+        def render(report, *, color=False):
+            lines = [f"1..{len(report.cases)}"]
+            for number, case in enumerate(report.cases, 1):
+                lines.append(f"{'ok' if case.passed else 'not ok'} {number} {case.name}")
+            return "\\n".join(lines) + "\\n"
+        """,
+    )
+    result = run_cli("eval", "run", "--format", "tap", cwd=repo, env=env)
+    assert result.stdout.splitlines() == [
+        "1..3",
+        "ok 1 a_good.json",
+        "not ok 2 b_hostile.json",
+        "not ok 3 c_typo.json",
+    ]
+    assert result.code == 1
+
+
+def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(repo: Path, tmp_path: Path) -> None:
+    env = install_plugin(
+        tmp_path / "site",
+        """
+        def render(report, *, color=False):
+            raise RuntimeError("boom")
+        """,
+    )
+    (repo / "reports").mkdir()
+    (repo / "reports" / "out.tap").write_text("previous", encoding="utf-8")
+    result = run_cli(
+        "eval",
+        "run",
+        "--report",
+        "tap=reports/out.tap",
+        "--report",
+        "junit=reports/eval.xml",
+        cwd=repo,
+        env=env,
+    )
+    assert result.code == 2
+    assert (
+        "the tap reporter failed, nothing was written to reports/out.tap: RuntimeError: boom" in result.stderr
+    )
+    assert (repo / "reports" / "out.tap").read_text(encoding="utf-8") == "previous"
+    assert (repo / "reports" / "eval.xml").exists()  # the other output is not lost
+    assert sorted(p.name for p in (repo / "reports").iterdir()) == ["eval.xml", "out.tap"]
+
+
+def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
+    data: dict[str, Any] = json.loads(run_cli("eval", "run", "--format", "json", cwd=repo).stdout)
+    assert data["format_version"] == 2
+    assert set(data) == {
+        "format_version",
+        "tool_version",
+        "suite",
+        "root",
+        "mode",
+        "duration_ms",
+        "exit_code",
+        "counts",
+        "category_totals",
+        "cases",
+    }
+    hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
+    assert hostile["source"] == FAILING_TEXT
+    assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None
