@@ -1,0 +1,80 @@
+"""The noxfile: its sessions, which run by default, and the live session's skip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytest.importorskip("nox", reason="nox is in the test extra: pip install -e '.[test]'")
+
+
+def nox(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "nox", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def listed() -> dict[str, tuple[bool, str]]:
+    """`nox -l` as {session: (runs by default, docstring's first line)}."""
+    result = nox("-l")
+    assert result.returncode == 0, result.stderr
+    sessions = {}
+    for line in result.stdout.splitlines():
+        if line[:2] in ("* ", "- ") and " -> " in line:
+            name, doc = line[2:].split(" -> ", 1)
+            sessions[name] = (line[0] == "*", doc)
+    return sessions
+
+
+def test_default_sessions_are_the_gate() -> None:
+    defaults = sorted(name for name, (default, _) in listed().items() if default)
+    pythons = [f"tests-3.{minor}" for minor in (10, 11, 12, 13)]
+    assert defaults == sorted([*pythons, "lint", "eval_regression", "eval_vacuity"])
+
+
+def test_opt_in_sessions_are_listed_but_not_default() -> None:
+    sessions = listed()
+    assert sessions["eval_capability"][0] is False
+    assert sessions["eval_live"][0] is False
+
+
+def test_every_session_has_a_docstring() -> None:
+    assert all(doc.strip() for _, doc in listed().values())
+
+
+def test_eval_live_skips_with_how_to_configure_a_provider(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "noxfile.py", tmp_path)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    result = nox("-s", "eval_live", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "live_provider = " in result.stderr
+    assert "[providers.models.NAME]" in result.stderr
+    assert "api_key_env" in result.stderr
+    assert "Session eval_live skipped: no live provider configured" in result.stderr
+
+
+def test_eval_live_with_a_configured_provider_waits_for_live_mode(tmp_path: Path) -> None:
+    shutil.copy(ROOT / "noxfile.py", tmp_path)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    (tmp_path / "zeroclaw.toml").write_text(
+        '[eval]\nlive_provider = "acme"\n\n[providers.models.acme]\napi_key_env = "ACME_TEST_KEY"\n',
+        encoding="utf-8",
+    )
+    result = nox("-s", "eval_live", cwd=tmp_path, env={"ACME_TEST_KEY": "placeholder"})
+    assert result.returncode == 0, result.stderr
+    assert "provider 'acme' is configured, but zeroclaw-eval has no live mode yet" in result.stderr
