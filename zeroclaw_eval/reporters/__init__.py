@@ -93,16 +93,20 @@ def write_output(text: str, output: str) -> Path | None:
     A file goes to a temporary sibling first and is renamed into place, so a crash
     half-way never leaves a half-written report where the old one was.
     """
+    # Text from a custom agent may hold a lone surrogate, which UTF-8 cannot encode: it is
+    # written as a visible \udXXX escape (in JSON, that is the same string) instead.
+    data = text.encode("utf-8", errors="backslashreplace")
     if output == "-":
-        sys.stdout.write(text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return None
     target = Path(output)
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         # mkstemp makes the file private (0600); a report gets the usual mode instead.
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)

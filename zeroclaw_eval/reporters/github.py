@@ -179,6 +179,8 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
 def _within(head: list[str], body: list[str], limit: int) -> str:
     """Join `head` and as much of `body` as fits in `limit` bytes, saying what was cut."""
     used = sum(len(part.encode("utf-8")) for part in head)
+    if used + sum(len(part.encode("utf-8")) for part in body) <= limit:
+        return "".join(head + body)
     note_room = 200
     kept: list[str] = []
     for index, part in enumerate(body):

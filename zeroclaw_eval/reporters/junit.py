@@ -15,6 +15,7 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
+from zeroclaw_eval.grader import GradeResult
 from zeroclaw_eval.location import FieldRef
 from zeroclaw_eval.report import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.safety import neutralize_markup, one_line, xml_safe
@@ -42,7 +43,11 @@ def first_failing_line(case: CaseReport) -> int | None:
 def _testcase(case: CaseReport, classname: str) -> TestCase:
     transcript = ""
     if case.record is not None and not case.passed:
-        turns = [f"turn {t.index + 1}: {t.user_input}\n  -> {t.response}" for t in case.record.turns]
+        turns = [
+            f"turn {t.index + 1}: {t.user_input}\n  -> "
+            + (t.response if t.response is not None else "(no answer: the turn did not finish)")
+            for t in case.record.turns
+        ]
         transcript = "\n".join(turns)
     testcase = TestCase(
         name=xml_safe(case.model_name or case.name),
@@ -54,21 +59,37 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         allow_multiple_subelements=True,
     )
     for problem in case.problems:
-        message = one_line(f"rejected: {problem.field.pointer or '/'}: {problem.message}")
-        body = f"{message}\n\nat {_at(case, problem.field)}"
-        testcase.add_error_info(xml_safe(message), xml_safe(body), "rejected")
+        text = f"rejected: {problem.field.pointer or '/'}: {problem.message}"
+        message, body = _message_and_body(text, f"at {_at(case, problem.field)}")
+        testcase.add_error_info(message, body, "rejected")
     if case.error is not None:
-        message = one_line(f"run error: {case.error.message}")
-        body = f"{message}\n\nat {_at(case, case.error.field)}"
-        testcase.add_error_info(xml_safe(message), xml_safe(body), "run_error")
+        details = [f"at {_at(case, case.error.field)}"]
+        # A case counts once: an errored case's partial checks go in its error's body,
+        # not in <failure> elements that would count it as failed as well.
+        if case.failed_grades:
+            details.append("checks graded on the partial run that failed:")
+            details.extend(f"{g.check_id}: {g.detail}\n{_grade_details(case, g)}" for g in case.failed_grades)
+        message, body = _message_and_body(f"run error: {case.error.message}", *details)
+        testcase.add_error_info(message, body, "run_error")
+        return testcase
     for grade in case.failed_grades:
-        message = one_line(f"{grade.check_id}: {grade.detail}")
-        body = (
-            f"{message}\n\nat {_at(case, grade.field)}\n\n"
-            f"expected:\n{_json(grade.expected)}\n\nfound:\n{_json(grade.actual)}"
-        )
-        testcase.add_failure_info(xml_safe(message), xml_safe(body), grade.category)
+        message, body = _message_and_body(f"{grade.check_id}: {grade.detail}", _grade_details(case, grade))
+        testcase.add_failure_info(message, body, grade.category)
     return testcase
+
+
+def _message_and_body(text: str, *details: str) -> tuple[str, str]:
+    """The one-line `message` attribute, and a body that starts with it, then holds the
+    full text (when the message had to flatten or cut it) and the details."""
+    safe = xml_safe(text)
+    message = one_line(safe)
+    parts = [message] if safe == message else [message, safe]
+    return message, "\n\n".join([*parts, *(xml_safe(d) for d in details)])
+
+
+def _grade_details(case: CaseReport, grade: GradeResult) -> str:
+    expected, found = _json(grade.expected), _json(grade.actual)
+    return f"at {_at(case, grade.field)}\n\nexpected:\n{expected}\n\nfound:\n{found}"
 
 
 def render(report: SuiteReport, *, color: bool = False) -> str:

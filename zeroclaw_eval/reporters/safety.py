@@ -37,8 +37,9 @@ def neutralize_markup(text: str) -> str:
     """Defuse workflow commands in finished XML or HTML by writing one character of each
     as a character reference: the document means exactly the same, but no line of it
     starts with `::` and no `##[` appears."""
-    # The runner also ends a line at a lone carriage return.
-    text = text.replace("\r", "&#13;")
+    # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
+    # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
     return text.replace("##[", "#&#35;[")
 

@@ -1,0 +1,296 @@
+"""The `html` reporter: escaping, CSP, layout of the page; and the JSON round trip of every format."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.test_reporter_safety import (
+    HOSTILE,
+    command_lines,
+    every_status_report,
+    run_every_status_suite,
+)
+from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+from zeroclaw_eval.report import SuiteReport, report_from_dict, report_to_dict
+from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
+from zeroclaw_eval.reporters.html import render
+
+
+@dataclass
+class Tag:
+    """One start tag of the page."""
+
+    name: str
+    attrs: dict[str, str | None]
+
+
+@dataclass
+class Page(HTMLParser):
+    """The page as a browser's tokenizer sees it: start tags, scripts, text."""
+
+    tags: list[Tag] = field(default_factory=list)
+    scripts: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+
+    in_script: bool = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(Tag(tag, dict(attrs)))
+        self.in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_script:
+            self.scripts.append(data)
+        self.text.append(data)
+
+    def find(self, name: str, **attrs: str) -> list[Tag]:
+        return [t for t in self.tags if t.name == name and all(t.attrs.get(k) == v for k, v in attrs.items())]
+
+
+def parse(page: str) -> Page:
+    parsed = Page()
+    parsed.feed(page)
+    parsed.close()
+    return parsed
+
+
+def section(page: str, start: str, end: str) -> str:
+    begin = page.index(start)
+    return page[begin : page.index(end, begin)]
+
+
+def test_model_text_cannot_inject_markup_or_script() -> None:
+    page = render(every_status_report())
+    parsed = parse(page)
+    assert [t.attrs for t in parsed.find("script")] == [{}]
+    assert not parsed.find("img")
+    handlers = [(t.name, k) for t in parsed.tags for k in t.attrs if k.lower().startswith("on")]
+    assert handlers == []
+    assert "<script>alert(1)" not in page
+    assert "<img src=x onerror" not in page
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    text = "".join(parsed.text)
+    assert "</script><script>alert(1)</script>" in text
+    assert "<img src=x onerror=alert(1)>" in text
+
+
+def test_content_security_policy_allows_only_the_inline_script_by_hash() -> None:
+    page = render(every_status_report())
+    parsed = parse(page)
+    (meta,) = parsed.find("meta", **{"http-equiv": "Content-Security-Policy"})
+    directives = {
+        name: values
+        for name, *values in (d.split() for d in (meta.attrs["content"] or "").split(";") if d.strip())
+    }
+    assert directives["default-src"] == ["'none'"]
+    (source,) = directives["script-src"]
+    (script,) = parsed.scripts
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    assert source == f"'sha256-{digest}'"
+    assert "expand-all" in script  # the hash covers our real script, not an empty one
+    assert page.index('http-equiv="Content-Security-Policy"') < page.index("<script")
+
+
+def test_page_fetches_nothing_from_the_network() -> None:
+    page = render(every_status_report())
+    parsed = parse(page)
+    assert not parsed.find("link")
+    assert not parsed.find("iframe")
+    for tag in parsed.tags:
+        for name in ("src", "href", "action", "srcset", "poster", "data"):
+            value = tag.attrs.get(name)
+            if value is not None:
+                assert value.startswith("#"), (tag.name, name, value)
+    for style in re.findall(r"<style>(.*?)</style>", page, re.DOTALL):
+        assert "url(" not in style
+        assert "@import" not in style
+    assert not re.search(r"(src|href)\s*=\s*[\"']?\s*(https?:|//)", page, re.IGNORECASE)
+
+
+def test_failing_cases_are_open_and_passing_ones_collapsed() -> None:
+    parsed = parse(render(every_status_report()))
+    cases = [t for t in parsed.find("details") if "case" in (t.attrs.get("class") or "").split()]
+    assert [(t.attrs["data-status"], "open" in t.attrs) for t in cases] == [
+        ("passed", False),
+        ("failed", True),
+        ("error", True),
+        ("rejected", True),
+    ]
+
+
+def test_counts_and_verdict_head_the_page() -> None:
+    page = render(every_status_report())
+    counts = section(page, '<ul class="counts"', "</ul>")
+    numbers = re.findall(r"<b>(\d+)</b>(\w+)", counts)
+    assert numbers == [("4", "cases"), ("1", "passed"), ("1", "failed"), ("1", "errors"), ("1", "rejected")]
+    assert '<span class="verdict-failed">failed</span>' in page
+
+
+def source_rows(parsed: Page, anchor: str) -> dict[int, Tag]:
+    """The fixture source rows of one case, by line number."""
+    prefix = f"{anchor}-L"
+    rows = {}
+    for tag in parsed.find("tr"):
+        row_id = tag.attrs.get("id") or ""
+        if row_id.startswith(prefix):
+            rows[int(row_id[len(prefix) :])] = tag
+    return rows
+
+
+def test_failing_fields_are_highlighted_and_linked_in_the_source() -> None:
+    report = every_status_report()
+    page = render(report)
+    parsed = parse(page)
+    for index, case in enumerate(report.cases):
+        anchor = f"case-{index}"
+        fields = [g.field for g in case.failed_grades] + [p.field for p in case.problems]
+        fields += [case.error.field] if case.error else []
+        marked: set[int] = set()
+        for ref in fields:
+            assert ref.line is not None
+            assert parsed.find("a", href=f"#{anchor}-L{ref.line}"), (case.name, ref)
+            marked.update(range(ref.line, (ref.end_line or ref.line) + 1))
+        rows = source_rows(parsed, anchor)
+        assert sorted(rows) == list(range(1, len((case.source or "").splitlines()) + 1))
+        highlighted = {n for n, tag in rows.items() if tag.attrs.get("class") == "failing"}
+        assert highlighted == marked, case.name
+    failing_rows = re.findall(
+        r'<tr id="case-1-L(\d+)" class="failing"><td class="n">\d+</td><td>(.*?)</td>', page
+    )
+    assert [(int(n), html.unescape(text).strip()) for n, text in failing_rows] == [
+        (5, '"needle-one",'),
+        (9, "{"),
+        (10, '"tool": "echo",'),
+        (11, '"needle": "nope"'),
+        (12, "}"),
+    ]
+
+
+def test_failing_check_shows_expected_and_found_side_by_side() -> None:
+    page = render(every_status_report())
+    first = page.index('<div class="check failing-check">')
+    check = page[first : page.index('<div class="check failing-check">', first + 1)]
+    assert '<span class="id">response_contains[0]</span>' in check
+    assert '<pre class="expected">needle-one</pre>' in check
+    found = re.search(r'<pre class="found">(.*?)</pre>', check, re.DOTALL)
+    assert found is not None
+    # An HTML parser reads CR LF and a lone CR as LF; the page keeps that meaning.
+    assert html.unescape(found.group(1)) == HOSTILE.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def test_timeline_shows_turns_steps_and_dispatches() -> None:
+    report = every_status_report()
+    report.cases[1].record = RunRecord(
+        turns=[TurnRecord(0, "Please echo ping", "echoed ping"), TurnRecord(1, "Now read todo.txt", None)],
+        steps=[
+            ModelStep(
+                0,
+                "Calling echo",
+                [{"id": "call_1", "name": "echo", "arguments": '{"message": "ping"}'}],
+                11,
+                4,
+            ),
+            ModelStep(0, "echoed ping", [], 15, 3),
+            ModelStep(
+                1, None, [{"id": "call_2", "name": "file_read", "arguments": '{"path": "todo.txt"}'}], 21, 5
+            ),
+        ],
+        calls=[
+            RecordedCall(0, "call_1", "echo", {"message": "ping"}, "ping-result", True),
+            RecordedCall(1, "call_2", "file_read", {"path": "todo.txt"}, "no such file: todo.txt", False),
+        ],
+    )
+    page = render(report)
+    timeline = html.unescape(
+        re.sub(
+            r"<[^>]+>",
+            " ",
+            section(section(page, 'id="case-1"', "</details>\n  <details"), '<ol class="timeline">', "</ol>"),
+        )
+    )
+    words = " ".join(timeline.split())
+    expected_in_order = [
+        "turn 1 · user Please echo ping",
+        "model 11 in / 4 out tokens Calling echo",
+        "→ echo call call_1",
+        '{"message": "ping"}',
+        "← result ping-result",
+        "model 15 in / 3 out tokens echoed ping",
+        "answer echoed ping",
+        "turn 2 · user Now read todo.txt",
+        "→ file_read call call_2",
+        '{"path": "todo.txt"}',
+        "← failed no such file: todo.txt",
+        "answer none (the turn did not finish)",
+    ]
+    position = 0
+    for item in expected_in_order:
+        found = words.find(item, position)
+        assert found >= 0, f"{item!r} missing after position {position} in {words!r}"
+        position = found + len(item)
+    assert 'class="who ok">← result' in page
+    assert 'class="who bad">← failed' in page
+
+
+def test_rejected_fixture_shows_its_field() -> None:
+    report = every_status_report()
+    problem = report.cases[3].problems[0]
+    block = section(render(report), 'id="case-3"', '<details class="source"')
+    assert "Rejected at admission" in block
+    assert f'href="#case-3-L{problem.field.line}"' in block
+    assert f"evals/regression/d_rejected.json:{problem.field.line}:{problem.field.col}" in block
+    assert '<span class="id">/expects/response_contians</span>' in block
+
+
+def test_page_starts_no_workflow_command_line() -> None:
+    # The page may be printed to a CI log (--format html to stdout).
+    page = render(every_status_report())
+    assert "##[" not in page
+    assert command_lines(page) == []
+
+
+def test_page_renders_an_empty_suite() -> None:
+    page = render(SuiteReport("evals/empty", "replay", []))
+    assert "No fixtures found in evals/empty" in page
+    assert parse(page).scripts
+
+
+# Rendering a saved report is byte-identical, in every format ------------------------------
+
+
+@pytest.fixture
+def real_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> SuiteReport:
+    return run_every_status_suite(tmp_path, monkeypatch)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "junit", "html", "github"])
+def test_a_saved_report_renders_byte_identical(
+    fmt: str, real_report: SuiteReport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", real_report.root)
+    assert fmt in builtin_names()
+    reporter = get_reporter(fmt)
+    saved_file = tmp_path / "saved" / "eval.json"
+    for report in (real_report, every_status_report(root=real_report.root)):
+        write_output(get_reporter("json")(report), str(saved_file))  # what `eval run` saves
+        reloaded = report_from_dict(json.loads(saved_file.read_text(encoding="utf-8")))
+        assert reloaded == report
+        assert report_from_dict(report_to_dict(report)) == report
+        assert reporter(reloaded) == reporter(report)
+        assert reporter(reloaded, color=True) == reporter(report, color=True)
