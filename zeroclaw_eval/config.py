@@ -1,4 +1,5 @@
-"""`[eval]` settings from `zeroclaw.toml` or `[tool.zeroclaw.eval]` in `pyproject.toml`.
+"""`[eval]` settings from `zeroclaw.toml` or `[tool.zeroclaw.eval]` in `pyproject.toml`,
+and the `[providers.models.NAME]` tables that live mode talks to.
 
 Looked up in the working directory: `zeroclaw.toml` first, then `pyproject.toml`; `--config`
 names a file explicitly. Settings are strict like fixtures: an unknown or mistyped setting
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 import difflib
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,6 +22,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
+
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class EvalSettings(BaseModel):
@@ -38,6 +42,27 @@ class EvalSettings(BaseModel):
     max_tool_iterations: int = Field(default=10, ge=1)
 
 
+class ProviderSettings(BaseModel):
+    """One `[providers.models.NAME]` table: an OpenAI-compatible chat-completions endpoint.
+
+    The key itself is never in a file: `api_key_env` names the environment variable
+    that holds it.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    api_key_env: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    temperature: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    #: Seconds one HTTP request may take; the turn as a whole is bounded by case_timeout_secs.
+    request_timeout_secs: float = Field(default=60.0, gt=0)
+    #: Retries after a 429, a 5xx or a dropped connection, with backoff.
+    max_retries: int = Field(default=3, ge=0)
+
+
 @dataclass(frozen=True)
 class LoadedConfig:
     """Settings and where they came from (None: built-in defaults)."""
@@ -45,6 +70,7 @@ class LoadedConfig:
     settings: EvalSettings
     source: Path | None
     base_dir: Path
+    providers: dict[str, ProviderSettings] = field(default_factory=dict)
 
     def resolve(self, relative: str) -> Path:
         """A path from the config, relative to the config file's folder."""
@@ -76,33 +102,46 @@ def _read(path: Path, *, required: bool = True) -> LoadedConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     in_pyproject = path.name == "pyproject.toml"
-    table_name = "[tool.zeroclaw.eval]" if in_pyproject else "[eval]"
-    table: Any = document
-    for key in ("tool", "zeroclaw", "eval") if in_pyproject else ("eval",):
-        table = table.get(key) if isinstance(table, dict) else None
-    if table is None:
+    prefix = "tool.zeroclaw." if in_pyproject else ""
+    root: Any = document
+    for key in ("tool", "zeroclaw") if in_pyproject else ():
+        root = root.get(key) if isinstance(root, dict) else None
+    if not isinstance(root, dict) or ("eval" not in root and "providers" not in root):
         if required and in_pyproject:
-            raise ConfigError(f"{path}: no {table_name} table")
-        # zeroclaw.toml without [eval] (or a pyproject without our table): defaults.
-        source = path if not in_pyproject else None
-        return LoadedConfig(EvalSettings(), source, path.parent)
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: {table_name} must be a table")
+            raise ConfigError(f"{path}: no [tool.zeroclaw.eval] table")
+        # zeroclaw.toml without [eval] (or a pyproject without our tables): defaults.
+        return LoadedConfig(EvalSettings(), None if in_pyproject else path, path.parent)
+    settings = _validate(EvalSettings, root.get("eval", {}), path, f"[{prefix}eval]")
+    providers: dict[str, ProviderSettings] = {}
+    models = _table(root.get("providers", {}), path, f"[{prefix}providers]").get("models", {})
+    for name, table in _table(models, path, f"[{prefix}providers.models]").items():
+        providers[name] = _validate(ProviderSettings, table, path, f"[{prefix}providers.models.{name}]")
+    return LoadedConfig(settings, path, path.parent, providers)
+
+
+def _table(value: Any, path: Path, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {name} must be a table")
+    return value
+
+
+def _validate(model: type[M], table: Any, path: Path, name: str) -> M:
     try:
-        settings = EvalSettings.model_validate(table)
+        return model.model_validate(_table(table, path, name))
     except ValidationError as exc:
-        raise ConfigError(_explain(path, table_name, exc)) from None
-    return LoadedConfig(settings, path, path.parent)
+        raise ConfigError(_explain(path, name, exc, model)) from None
 
 
-def _explain(path: Path, table_name: str, exc: ValidationError) -> str:
+def _explain(path: Path, table_name: str, exc: ValidationError, model: type[BaseModel]) -> str:
     lines = []
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"])
         if error["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(key, list(EvalSettings.model_fields), n=1)
+            close = difflib.get_close_matches(key, list(model.model_fields), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
             lines.append(f"{path}: {table_name} {key}: unknown setting{hint}")
+        elif error["type"] == "missing":
+            lines.append(f"{path}: {table_name} {key}: missing required setting")
         else:
             lines.append(f"{path}: {table_name} {key}: {error['msg']}")
     return "\n".join(lines)
