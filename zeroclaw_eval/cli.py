@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from zeroclaw_eval import __version__
+from zeroclaw_eval.cli_live import serve_command
 from zeroclaw_eval.cli_vacuity import vacuity_command
 from zeroclaw_eval.errors import EvalError, ReporterError, UsageError
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.admission import RejectedFixture
     from zeroclaw_eval.outputs import Output
-    from zeroclaw_eval.report import SuiteReport
+    from zeroclaw_eval.report import CaseReport, SuiteReport
+    from zeroclaw_eval.runner import CaseDone
 
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -119,8 +122,28 @@ def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
 @click.option(
     "--mode",
     type=click.Choice(["replay", "live"]),
-    help="replay: scripted responses, no network. live: a real provider (not available yet)."
-    " [default: [eval].mode, else replay]",
+    help="replay: the scripted steps, no network. live: the provider named by [eval].live_provider,"
+    " in a sandbox. [default: [eval].mode, else replay]",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cases to run at once (live mode waits on the network; the report keeps fixture order).",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Live mode: write each run as a replay fixture into this folder (secrets scrubbed).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
+    " [default: on in live mode]",
 )
 @_output_options
 @click.option(
@@ -131,6 +154,9 @@ def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
 def run_command(
     suite: Path | None,
     mode: str | None,
+    jobs: int,
+    record_dir: Path | None,
+    progress: bool | None,
     fmt: str,
     output: str,
     reports: tuple[str, ...],
@@ -144,30 +170,43 @@ def run_command(
       zeroclaw eval run
       zeroclaw eval run --format junit > reports/eval.xml
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
+      zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
     was rejected, or the suite held no fixtures; 2 usage or configuration error.
     """
     from zeroclaw_eval.agent import load_agent_factory, reference_agent
     from zeroclaw_eval.config import load_config
-    from zeroclaw_eval.runner import RunOptions, run_suite
+    from zeroclaw_eval.runner import RunOptions, discover, run_suite
 
     try:
         outputs = _plan(fmt, output, reports)
         loaded = load_config(config)
         settings = loaded.settings
-        chosen_mode = mode or settings.mode
-        if chosen_mode == "live":
-            raise UsageError(
-                "live mode is not available yet; run the suite in replay mode (--mode replay, the default)"
-            )
+        live = mode == "live" or (mode is None and settings.mode == "live")
+        if record_dir is not None and not live:
+            raise UsageError("--record writes what a live run got back; use it with --mode live")
+        live_settings = None
+        if live:
+            from zeroclaw_eval.cli_live import live_options
+
+            live_settings = live_options(loaded)
         suite_dir = suite if suite is not None else loaded.resolve(settings.suite_dir)
         factory = load_agent_factory(settings.agent) if settings.agent else reference_agent
+        hooks = _case_hooks(
+            len(discover(suite_dir)),
+            progress if progress is not None else live,
+            record_dir,
+            [live_settings.api_key] if live_settings else [],
+        )
         options = RunOptions(
-            mode=chosen_mode,
+            mode="live" if live else "replay",
             agent_factory=factory,
             case_timeout_secs=settings.case_timeout_secs,
             max_tool_iterations=settings.max_tool_iterations,
+            jobs=jobs,
+            live=live_settings,
+            on_case_done=hooks,
         )
         report = run_suite(suite_dir, options)
         _emit(report, outputs, annotations)
@@ -175,7 +214,29 @@ def run_command(
         _fail(error)
     except OSError as error:
         _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+    if record_dir is not None:
+        click.echo(f"Recorded {len(report.cases)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())
+
+
+def _case_hooks(total: int, progress: bool, record_dir: Path | None, secrets: list[str]) -> CaseDone | None:
+    """What to do as each case finishes: show progress, record the run as a fixture."""
+    from zeroclaw_eval.admission import Case
+    from zeroclaw_eval.progress import Progress
+
+    shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
+    if shown is None and record_dir is None:
+        return None
+
+    def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
+        if record_dir is not None and isinstance(fixture, Case) and report.record is not None:
+            from zeroclaw_eval.recording import write_recording
+
+            write_recording(record_dir, fixture, report.record, secrets)
+        if shown is not None:
+            shown(fixture, report)
+
+    return done
 
 
 @eval_group.command("render", context_settings=_CONTEXT)
@@ -215,3 +276,4 @@ def render_command(
 
 
 eval_group.add_command(vacuity_command)
+eval_group.add_command(serve_command)

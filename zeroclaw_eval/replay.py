@@ -29,14 +29,19 @@ def _to_model_response(response: Response, turn: int, step: int) -> ModelRespons
     return ModelResponse(content, tuple(calls), response.input_tokens, response.output_tokens)
 
 
+def script_of(trace: LlmTrace) -> list[list[ModelResponse]]:
+    """Each turn's scripted steps as provider replies (an empty list where none)."""
+    return [
+        [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
+        for t, turn in enumerate(trace.turns)
+    ]
+
+
 class ReplayProvider:
     """Serves the scripted steps of a fixture, one turn at a time."""
 
     def __init__(self, trace: LlmTrace) -> None:
-        self._turns = [
-            [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
-            for t, turn in enumerate(trace.turns)
-        ]
+        self._turns = script_of(trace)
         self._queue: deque[ModelResponse] = deque()
         self._turn = 0
         self._served = 0

@@ -11,7 +11,7 @@ import asyncio
 import os
 import sys
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -19,10 +19,11 @@ from typing import TypeVar
 from zeroclaw_eval import __version__
 from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
 from zeroclaw_eval.agent import AgentContext, AgentFactory, reference_agent
+from zeroclaw_eval.config import ProviderSettings
 from zeroclaw_eval.errors import EvalError, RunError, UsageError
 from zeroclaw_eval.grader import GradeResult, grade
 from zeroclaw_eval.location import FieldRef
-from zeroclaw_eval.provider import RecordingProvider
+from zeroclaw_eval.provider import Provider, RecordingProvider
 from zeroclaw_eval.record import RunRecord, TurnRecord
 from zeroclaw_eval.replay import ReplayProvider
 from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
@@ -30,6 +31,17 @@ from zeroclaw_eval.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, ToolBox, tools_f
 from zeroclaw_eval.workspace import Workspace
 
 T = TypeVar("T")
+CaseDone = Callable[[Case | RejectedFixture, CaseReport], None]
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """Live mode: the provider table, its key, and the tools live cases may use."""
+
+    provider: ProviderSettings
+    api_key: str
+    #: `[eval].live_allowed_tools`; `echo` is always allowed.
+    allowed_tools: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -40,6 +52,12 @@ class RunOptions:
     agent_factory: AgentFactory = field(default=reference_agent)
     case_timeout_secs: float = 120.0
     max_tool_iterations: int = 10
+    #: Cases run at once (the report keeps fixture order whatever the completion order).
+    jobs: int = 1
+    #: Set for live mode; None replays each case's scripted steps.
+    live: LiveOptions | None = None
+    #: Called as each case finishes (progress, recording).
+    on_case_done: CaseDone | None = None
 
 
 def discover(suite_dir: Path) -> list[Path]:
@@ -76,25 +94,59 @@ def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport
 async def _run_all(
     fixtures: list[Case | RejectedFixture], options: RunOptions, suite: str
 ) -> list[CaseReport]:
-    reports = []
-    for fixture in fixtures:
+    if options.live is None:
+        return await _run_each(fixtures, options, suite, None)
+    import httpx  # only live mode pays for it
+
+    from zeroclaw_eval.live import OpenAIProvider
+
+    live = options.live
+    limits = httpx.Limits(max_connections=max(options.jobs, 1) * 2)
+    async with httpx.AsyncClient(limits=limits) as client:
+        provider = OpenAIProvider(live.provider, live.api_key, client)
+        return await _run_each(fixtures, options, suite, provider)
+
+
+async def _run_each(
+    fixtures: list[Case | RejectedFixture], options: RunOptions, suite: str, live: Provider | None
+) -> list[CaseReport]:
+    async def one(fixture: Case | RejectedFixture) -> CaseReport:
         # Fixtures are direct children of the suite folder: one relpath serves them all.
         shown = f"{suite}/{fixture.name}" if suite != "." else fixture.name
         if isinstance(fixture, RejectedFixture):
-            reports.append(
-                CaseReport(
-                    fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
-                )
+            report = CaseReport(
+                fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
             )
         else:
-            reports.append(await run_case(fixture, options, shown))
-    return reports
+            report = await run_case(fixture, options, shown, live_provider=live)
+        if options.on_case_done is not None:
+            options.on_case_done(fixture, report)
+        return report
+
+    if options.jobs <= 1:
+        return [await one(fixture) for fixture in fixtures]  # no task per case when serial
+    slots = asyncio.Semaphore(options.jobs)
+
+    async def bounded(fixture: Case | RejectedFixture) -> CaseReport:
+        async with slots:
+            return await one(fixture)
+
+    # gather returns results in argument order: fixture order, whatever finished first.
+    return list(await asyncio.gather(*(bounded(fixture) for fixture in fixtures)))
 
 
 async def run_case(
-    case: Case, options: RunOptions | None = None, shown_path: str | None = None
+    case: Case,
+    options: RunOptions | None = None,
+    shown_path: str | None = None,
+    *,
+    live_provider: Provider | None = None,
 ) -> CaseReport:
-    """Replay one admitted case in a fresh workspace with a fresh agent, and grade it."""
+    """Run one admitted case in a fresh workspace with a fresh agent, and grade it.
+
+    Without `live_provider` the case's scripted steps are replayed; with it, the case
+    runs against that provider inside the live sandbox (allowlisted tools, supervised).
+    """
     options = options or RunOptions()
     trace = case.trace
     workspace = None
@@ -102,7 +154,7 @@ async def run_case(
         workspace = Workspace.create(trace.setup.workspace_files if trace.setup else None)
     try:
         record = RunRecord()
-        error = await _replay(case, options, record, workspace)
+        error = await _drive(case, options, record, workspace, live_provider)
         grades = grade(trace.expects, record, workspace)
     finally:
         if workspace is not None:
@@ -136,12 +188,22 @@ def _located(case: Case, result: GradeResult) -> GradeResult:
     )
 
 
-async def _replay(
-    case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None
+def _toolbox(case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None) -> ToolBox:
+    if options.live is None:
+        return ToolBox(tools_for_case(case.trace.tools), record, workspace)
+    # The live sandbox: built-in tools, limited to the case's own list and the allowlist;
+    # anything else the model calls is denied, and the case fails for it.
+    allowed = [tool for tool in case.trace.tools if tool in options.live.allowed_tools]
+    return ToolBox(tools_for_case(allowed), record, workspace, supervised=True)
+
+
+async def _drive(
+    case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None, live: Provider | None
 ) -> RunError | None:
-    provider = ReplayProvider(case.trace)
+    script = ReplayProvider(case.trace) if live is None else None
+    provider: Provider = live if live is not None else script  # type: ignore[assignment]
     recording = RecordingProvider(provider, record)
-    toolbox = ToolBox(tools_for_case(case.trace.tools), record, workspace)
+    toolbox = _toolbox(case, options, record, workspace)
     started = time.perf_counter()
     try:
         try:
@@ -149,7 +211,8 @@ async def _replay(
         except Exception as exc:
             return RunError(f"the agent factory raised {type(exc).__name__}: {exc}")
         for index, turn in enumerate(case.trace.turns):
-            provider.begin_turn(index)
+            if script is not None:
+                script.begin_turn(index)
             recording.turn = toolbox.turn = index
             turn_record = TurnRecord(index, turn.user_input)
             record.turns.append(turn_record)
@@ -161,11 +224,13 @@ async def _replay(
                     f"/turns/{index}",
                 )
             except Exception as exc:
-                # A divergence the provider saw explains the exception better than the
-                # agent's own wrapping of it.
-                if provider.divergence is not None:
-                    return provider.divergence
-                return RunError(f"turn {index + 1}: {_describe(exc)}", f"/turns/{index}")
+                # A divergence the script saw, or a denied approval, explains the exception
+                # better than the agent's own wrapping of it.
+                if script is not None and script.divergence is not None:
+                    return script.divergence
+                return _denied(index, toolbox) or RunError(
+                    f"turn {index + 1}: {_describe(exc)}", f"/turns/{index}"
+                )
             if not isinstance(answer, str):
                 return RunError(
                     f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
@@ -173,12 +238,25 @@ async def _replay(
                     f"/turns/{index}",
                 )
             turn_record.response = answer
-            leftover = provider.finish_turn()
+            denied = _denied(index, toolbox)
+            if denied is not None:
+                return denied
+            leftover = script.finish_turn() if script is not None else None
             if leftover is not None:
                 return leftover
         return None
     finally:
         record.duration_ms = (time.perf_counter() - started) * 1000
+
+
+def _denied(index: int, toolbox: ToolBox) -> RunError | None:
+    if not toolbox.denials:
+        return None
+    return RunError(
+        f"turn {index + 1}: {toolbox.denials[0]} (live mode is supervised: only echo and the tools in"
+        " both the case's tools and [eval].live_allowed_tools are approved; the rest are denied)",
+        f"/turns/{index}",
+    )
 
 
 async def _within(awaitable: Awaitable[T], seconds: float) -> T:

@@ -170,10 +170,21 @@ def tools_for_case(requested: Iterable[str]) -> dict[str, Tool]:
 class ToolBox:
     """The harness-owned tool registry: every call through it is recorded."""
 
-    def __init__(self, tools: dict[str, Tool], record: RunRecord, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self,
+        tools: dict[str, Tool],
+        record: RunRecord,
+        workspace: Workspace | None = None,
+        *,
+        supervised: bool = False,
+    ) -> None:
         self._tools = tools
         self._record = record
         self._workspace = workspace
+        #: Supervised (live mode): a call to a tool not on offer is an approval request,
+        #: denied without asking anyone; the harness fails the case for it.
+        self._supervised = supervised
+        self.denials: list[str] = []
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
 
@@ -194,7 +205,11 @@ class ToolBox:
             # sent, which is what a failing case needs to show.
             received = parsed if isinstance(parsed, dict) else arguments
         tool = self._tools.get(name)
-        if tool is None:
+        if tool is None and self._supervised:
+            denial = f"approval denied: the model called {name!r}, which this case may not use"
+            self.denials.append(denial)
+            outcome = ToolOutcome(denial, False)
+        elif tool is None:
             available = ", ".join(sorted(self._tools))
             outcome = ToolOutcome(f"unknown tool {name!r}; available tools: {available}", False)
         elif not isinstance(received, dict):

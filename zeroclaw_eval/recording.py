@@ -1,0 +1,74 @@
+"""`--record DIR`: a live run written back as a replay fixture.
+
+The responses the provider actually gave become the scripted steps; everything else
+(model_name, tools, setup, expects) is the case's own, copied from its file as written.
+Secrets (the API key) are scrubbed from every string. So a failure seen live becomes a
+regression case that replays to the same verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.admission import Case
+from zeroclaw_eval.live import REDACTED
+from zeroclaw_eval.record import ModelStep, RunRecord
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub(item, secrets) for item in value]
+    return value
+
+
+def _arguments(text: str) -> Any:
+    # An object is written as one (readable, and what a fixture author would write);
+    # anything else stays the raw text the provider sent, so malformed calls replay as such.
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    return parsed if isinstance(parsed, dict) else text
+
+
+def _step(step: ModelStep) -> dict[str, Any]:
+    tokens = {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens}
+    if not step.tool_calls:
+        return {"response": {"type": "text", "content": step.content or "", **tokens}}
+    response: dict[str, Any] = {"type": "tool_calls"}
+    if step.content:
+        response["content"] = step.content
+    response["tool_calls"] = [
+        {"id": c["id"], "name": c["name"], "arguments": _arguments(c["arguments"])} for c in step.tool_calls
+    ]
+    return {"response": {**response, **tokens}}
+
+
+def fixture_from_run(case: Case, record: RunRecord, secrets: Iterable[str] = ()) -> dict[str, Any]:
+    """The replay fixture of one live run of `case`."""
+    original: dict[str, Any] = json.loads(case.text)
+    turns = []
+    for index, turn in enumerate(case.trace.turns):
+        steps = [_step(step) for step in record.steps if step.turn == index]
+        turns.append({"user_input": turn.user_input, "steps": steps})
+    fixture = {**original, "turns": turns}
+    return _scrub(fixture, [s for s in secrets if s])  # type: ignore[no-any-return]
+
+
+def write_recording(folder: Path, case: Case, record: RunRecord, secrets: Iterable[str] = ()) -> Path:
+    """Write the recorded fixture as `folder/<case file name>`; returns its path."""
+    from zeroclaw_eval.reporters import write_output
+
+    text = json.dumps(fixture_from_run(case, record, secrets), indent=2, ensure_ascii=False) + "\n"
+    path = write_output(text, str(folder / case.name))
+    assert path is not None
+    return path

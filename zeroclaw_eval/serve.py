@@ -1,0 +1,376 @@
+"""`zeroclaw eval serve`: fixtures' scripted steps behind an OpenAI-compatible endpoint.
+
+Any agent, in any language, can be tested against scripted traces by pointing its base
+URL here. The server is stateless about conversations: each request carries the whole
+conversation, so its position in the script (turn = user messages so far, step =
+assistant messages since the last user message) and its faithfulness to the script are
+both read from the request. A request that diverges gets a 400 saying where. It records
+every request it receives, and can inject faults (429 with Retry-After, 500, delays,
+malformed bodies) for testing clients. The standard library's threading HTTP server is
+enough for a loopback test server; no web framework is needed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.admission import Case
+from zeroclaw_eval.case import LlmTrace
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.jsonpos import loads_strict
+from zeroclaw_eval.provider import ModelResponse
+from zeroclaw_eval.replay import script_of
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+FAULT_KINDS = ("429", "500", "delay", "malformed")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A fault for some requests: `KIND[:ARG][@N,M,...]` (requests counted from 1; no `@`
+    means every request). `429:S` sets Retry-After to S seconds; `delay:MS` waits."""
+
+    kind: str
+    arg: float = 0.0
+    requests: frozenset[int] | None = None
+
+    def applies_to(self, number: int) -> bool:
+        """Whether request `number` (1-based) gets this fault."""
+        return self.requests is None or number in self.requests
+
+
+def parse_fault(spec: str) -> Fault:
+    """Parse `--fault` text, e.g. `429:1@1`, `500@2,3`, `delay:200`, `malformed@1`."""
+    head, _, which = spec.partition("@")
+    kind, _, arg = head.partition(":")
+    try:
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(FAULT_KINDS)}")
+        value = float(arg) if arg else (200.0 if kind == "delay" else 0.0)
+        requests = frozenset(int(n) for n in which.split(",")) if which else None
+        if value < 0 or (requests is not None and min(requests) < 1):
+            raise ValueError("numbers must not be negative; requests count from 1")
+    except ValueError as exc:
+        raise UsageError(
+            f"--fault {spec!r}: {exc} (expected KIND[:ARG][@N,...], e.g. 429:1@1, 500@2, delay:200)"
+        ) from None
+    return Fault(kind, value, requests)
+
+
+class Divergence(Exception):
+    """The conversation a request carries does not follow the fixture's script."""
+
+
+def _arguments(text: Any) -> Any:
+    if isinstance(text, str):
+        try:
+            return loads_strict(text)
+        except ValueError:
+            return text
+    return text
+
+
+def next_step(trace: LlmTrace, messages: list[dict[str, Any]]) -> ModelResponse:
+    """The scripted answer to `messages`, after checking they follow the script."""
+    script = script_of(trace)
+    turn = -1
+    step = 0
+    pending: list[str] = []
+    for position, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        where = f"messages[{position}]"
+        if role in ("system", "developer"):
+            continue
+        if role == "user":
+            if pending:
+                raise Divergence(f"{where}: a user message came before the results of {', '.join(pending)}")
+            turn += 1
+            step = 0
+            if turn >= len(trace.turns):
+                raise Divergence(f"{where}: the fixture scripts only {len(trace.turns)} turn(s)")
+            expected = trace.turns[turn].user_input
+            if message.get("content") != expected:
+                raise Divergence(f"{where}: turn {turn + 1} expects the user input {json.dumps(expected)}")
+        elif role == "assistant":
+            if turn < 0 or step >= len(script[turn]):
+                raise Divergence(f"{where}: an assistant message the script does not have")
+            pending = _check_assistant(where, message, script[turn][step])
+            step += 1
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in pending:
+                raise Divergence(f"{where}: a tool result for {call_id!r}, which no pending call has")
+            pending.remove(call_id)
+        else:
+            raise Divergence(f"{where}: unexpected role {role!r}")
+    if turn < 0:
+        raise Divergence("the conversation has no user message")
+    if pending:
+        raise Divergence(f"the results of {', '.join(pending)} were not fed back")
+    if step >= len(script[turn]):
+        raise Divergence(
+            f"turn {turn + 1} scripts only {len(script[turn])} step(s); the agent asked for another"
+        )
+    return script[turn][step]
+
+
+def _check_assistant(where: str, message: dict[str, Any], scripted: ModelResponse) -> list[str]:
+    calls = message.get("tool_calls") or []
+    if not scripted.tool_calls:
+        if calls:
+            raise Divergence(f"{where}: the script answered with text here, not tool calls")
+        return []
+    sent = [(c.get("id"), c.get("function", {}).get("name")) for c in calls if isinstance(c, dict)]
+    wanted = [(c.id, c.name) for c in scripted.tool_calls]
+    if sent != wanted:
+        raise Divergence(f"{where}: the script asked for the tool calls {wanted}, the agent sent back {sent}")
+    return [c.id for c in scripted.tool_calls]
+
+
+def completion(response: ModelResponse, model: str, number: int) -> dict[str, Any]:
+    """`response` as an OpenAI chat-completion body."""
+    message: dict[str, Any] = {"role": "assistant", "content": response.content}
+    if response.tool_calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in response.tool_calls
+        ]
+    return {
+        "id": f"chatcmpl-zeroclaw-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if response.tool_calls else "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": response.input_tokens,
+            "completion_tokens": response.output_tokens,
+            "total_tokens": response.input_tokens + response.output_tokens,
+        },
+    }
+
+
+@dataclass
+class ReplayServer:
+    """Serves admitted cases; `single` serves that one case whatever the model asked."""
+
+    cases: list[Case]
+    faults: list[Fault] = field(default_factory=list)
+    host: str = "127.0.0.1"
+    port: int = 0
+    single: bool = False
+    #: Every request received: {number, model, fixture, messages, status}.
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.host not in LOOPBACK and not self.host.startswith("127."):
+            raise UsageError(f"--host {self.host}: the replay server listens on loopback only")
+        self._lock = threading.Lock()
+        self._count = 0
+        self._by_name: dict[str, list[Case]] = {}
+        for case in self.cases:
+            for name in {case.path.stem, case.trace.model_name}:
+                self._by_name.setdefault(name, []).append(case)
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use (`…/v1`)."""
+        assert self._server is not None, "start() the server first"
+        host, port = self._server.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else host
+        return f"http://{shown}:{port}/v1"
+
+    def bind(self) -> ReplayServer:
+        """Open the listening socket (so the URL is known before serving)."""
+        if self._server is None:
+            self._server = ThreadingHTTPServer((self.host, self.port), _handler(self))
+            self._server.daemon_threads = True
+        return self
+
+    def start(self) -> ReplayServer:
+        """Serve in a background thread (tests, benchmarks)."""
+        self.bind()
+        assert self._server is not None
+        threading.Thread(target=self._server.serve_forever, name="zeroclaw-serve", daemon=True).start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until interrupted (the CLI)."""
+        self.bind()
+        assert self._server is not None
+        self._server.serve_forever()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def answer(self, model: str, messages: list[Any]) -> tuple[Case, ModelResponse]:
+        """The case a request belongs to and its next scripted step.
+
+        A request names its fixture by `model` (a file stem or model_name), or, when the
+        model names none (an agent configured with a real model name), by its first
+        user message; where several fixtures share that, the one whose script the whole
+        conversation follows.
+        """
+        if self.single:
+            return self.cases[0], next_step(self.cases[0].trace, messages)
+        candidates = self._by_name.get(model) or self._by_first_input(messages)
+        if not candidates:
+            names = ", ".join(sorted(c.path.stem for c in self.cases))
+            raise Divergence(
+                f"no fixture is named {model!r} or starts with this user message; serving: {names}"
+            )
+        if len(candidates) == 1:
+            return candidates[0], next_step(candidates[0].trace, messages)
+        fitting: list[tuple[Case, ModelResponse]] = []
+        for case in candidates:
+            try:
+                fitting.append((case, next_step(case.trace, messages)))
+            except Divergence:
+                continue
+        if not fitting:
+            raise Divergence(f"the conversation follows none of {', '.join(c.name for c in candidates)}")
+        if any(answer != fitting[0][1] for _, answer in fitting[1:]):
+            files = ", ".join(c.name for c, _ in fitting)
+            raise Divergence(
+                f"the conversation fits several fixtures ({files}); name one in the request's model"
+            )
+        return fitting[0]
+
+    def _by_first_input(self, messages: list[Any]) -> list[Case]:
+        first = next(
+            (m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), None
+        )
+        return [c for c in self.cases if c.trace.turns and c.trace.turns[0].user_input == first]
+
+    def number(self) -> int:
+        """Count a chat request; the number faults refer to."""
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def models(self) -> Iterable[str]:
+        """Model names a client may ask for."""
+        return sorted({c.path.stem for c in self.cases})
+
+
+def _handler(server: ReplayServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the request log is data (GET /_zeroclaw/requests), not stderr noise
+
+        def _send(
+            self, status: int, body: Any, headers: dict[str, str] | None = None, raw: bytes = b""
+        ) -> None:
+            data = raw or json.dumps(body, ensure_ascii=False).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
+            self._send(status, {"error": {"message": message, "type": kind, "code": status}}, headers)
+
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0].rstrip("/")
+            if path in ("/v1/models", "/models"):
+                data = [
+                    {"id": name, "object": "model", "owned_by": "zeroclaw-eval"} for name in server.models()
+                ]
+                self._send(200, {"object": "list", "data": data})
+            elif path == "/_zeroclaw/requests":
+                with server._lock:
+                    self._send(200, list(server.log))
+            else:
+                self._error(404, f"no route {self.path}", "not_found")
+
+        def do_POST(self) -> None:
+            path = self.path.split("?")[0].rstrip("/")
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            if path not in ("/v1/chat/completions", "/chat/completions"):
+                self._error(404, f"no route {self.path}", "not_found")
+                return
+            number = server.number()
+            entry: dict[str, Any] = {"number": number, "model": None, "fixture": None, "messages": None}
+            try:
+                request = json.loads(raw)
+                entry["model"] = model = str(request.get("model", ""))
+                entry["messages"] = messages = request.get("messages")
+            except (ValueError, AttributeError):
+                entry["status"] = 400
+                self._log(entry)
+                self._error(400, "the request body is not a JSON object", "invalid_request_error")
+                return
+            for delay in server.faults:
+                if delay.kind == "delay" and delay.applies_to(number):
+                    time.sleep(delay.arg / 1000)
+            fault = next((f for f in server.faults if f.kind != "delay" and f.applies_to(number)), None)
+            if fault is not None:
+                entry["status"] = {"429": 429, "500": 500}.get(fault.kind, 200)
+                entry["fault"] = fault.kind
+                self._log(entry)
+                if fault.kind == "429":
+                    retry = f"{fault.arg:g}"
+                    self._error(429, "rate limited (injected fault)", "rate_limit", {"Retry-After": retry})
+                elif fault.kind == "500":
+                    self._error(500, "server error (injected fault)", "server_error")
+                else:
+                    self._send(200, None, raw=b'{"choices": [{"message": ')
+                return
+            try:
+                if not isinstance(messages, list):
+                    raise Divergence("the request has no messages list")
+                case, answer = server.answer(model, messages)
+                entry["fixture"] = case.name
+            except Divergence as exc:
+                entry["status"] = 400
+                entry["divergence"] = str(exc)
+                self._log(entry)
+                self._error(
+                    400, f"diverged from the script of {entry['fixture'] or model}: {exc}", "divergence"
+                )
+                return
+            entry["status"] = 200
+            self._log(entry)
+            self._send(200, completion(answer, model, number))
+
+        def _log(self, entry: dict[str, Any]) -> None:
+            with server._lock:
+                server.log.append(entry)
+
+    return Handler
+
+
+def load_cases(paths: Iterable[Path]) -> list[Case]:
+    """Admit fixtures for serving; a rejected one is a usage error naming its problems."""
+    from zeroclaw_eval.admission import load_fixture
+    from zeroclaw_eval.tools import BUILTIN_TOOLS
+
+    cases = []
+    for path in paths:
+        loaded = load_fixture(path, BUILTIN_TOOLS)
+        if not isinstance(loaded, Case):
+            first = loaded.problems[0]
+            raise UsageError(
+                f"{path}:{first.field.line}:{first.field.col}: {first.field.pointer}: {first.message}"
+                " (fix the fixture before serving it)"
+            )
+        cases.append(loaded)
+    return cases
