@@ -76,7 +76,7 @@ def test_suite_loading_is_not_recursive(zeroclaw: Runner, tmp_path: Path) -> Non
     ("args", "words"),
     [
         (["--suite", "no/such/folder"], "suite folder not found"),
-        (["--mode", "live"], "live mode is not available yet"),
+        (["--mode", "live"], "[eval].live_provider is empty, so live mode is off"),
         (["--format", "yaml"], "unknown report format 'yaml'; choose from: table, json"),
         (["--config", "missing.toml"], "config file not found"),
         (["--bogus"], "No such option"),
