@@ -201,18 +201,27 @@ def _live_provider() -> str | None:
     return name if key_variable and os.environ.get(key_variable) else None
 
 
-# No virtualenv until live mode lands: the session only decides whether it can run.
-@nox.session(python=False, default=False)
+@nox.session(default=False)
 def eval_live(session: nox.Session) -> None:
     """Opt-in: evals/live against a real provider (real tokens); skips unless one is configured."""
     provider = _live_provider()
     if provider is None:
         session.warn(_LIVE_HOWTO)
         session.skip("no live provider configured (see above)")
-    # Once live mode lands, this becomes:
-    #   session.install("."); session.run("zeroclaw", "eval", "run", "--suite", "evals/live",
-    #                                     "--mode", "live", *session.posargs)
-    session.skip(
-        f"provider {provider!r} is configured, but zeroclaw-eval has no live mode yet;"
-        " evals/live will run here once it does"
+    session.install(".")
+    session.run(
+        "zeroclaw",
+        "eval",
+        "run",
+        "--mode",
+        "live",
+        "--suite",
+        "evals/live",
+        "--jobs",
+        "4",
+        "--report",
+        f"junit={REPORTS}/eval-live.xml",
+        "--report",
+        f"html={REPORTS}/eval-live.html",
+        *session.posargs,
     )
