@@ -11,11 +11,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
 from zeroclaw_eval import __version__
+from zeroclaw_eval.cli_common import CONTEXT, config_option, fail, suite_option
 from zeroclaw_eval.cli_live import serve_command
 from zeroclaw_eval.cli_vacuity import vacuity_command
 from zeroclaw_eval.errors import EvalError, ReporterError, UsageError
@@ -26,26 +27,19 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report import CaseReport, SuiteReport
     from zeroclaw_eval.runner import CaseDone
 
-_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def _fail(error: EvalError) -> NoReturn:
-    click.echo(f"Error: {error}", err=True)
-    sys.exit(error.exit_code)
-
 
 def _use_color(output: str) -> bool:
     # https://no-color.org: any non-empty NO_COLOR turns colour off.
     return output == "-" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-@click.group(context_settings=_CONTEXT)
+@click.group(context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="zeroclaw-eval")
 def main() -> None:
     """zeroclaw: regression gate for tool-calling agents."""
 
 
-@main.group("eval", context_settings=_CONTEXT)
+@main.group("eval", context_settings=CONTEXT)
 def eval_group() -> None:
     """Replay JSON trace fixtures through an agent loop and grade them.
 
@@ -113,12 +107,8 @@ def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
     return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
 
 
-@eval_group.command("run", context_settings=_CONTEXT)
-@click.option(
-    "--suite",
-    type=click.Path(path_type=Path),
-    help="Folder of *.json fixtures. [default: [eval].suite_dir, else evals/regression]",
-)
+@eval_group.command("run", context_settings=CONTEXT)
+@suite_option()
 @click.option(
     "--mode",
     type=click.Choice(["replay", "live"]),
@@ -146,11 +136,7 @@ def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
     " [default: on in live mode]",
 )
 @_output_options
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [eval] from this file (zeroclaw.toml, or [tool.zeroclaw.eval] in a pyproject.toml).",
-)
+@config_option
 def run_command(
     suite: Path | None,
     mode: str | None,
@@ -211,9 +197,9 @@ def run_command(
         report = run_suite(suite_dir, options)
         _emit(report, outputs, annotations)
     except EvalError as error:
-        _fail(error)
+        fail(error)
     except OSError as error:
-        _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+        fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
     if record_dir is not None:
         click.echo(f"Recorded {len(report.cases)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())
@@ -239,7 +225,7 @@ def _case_hooks(total: int, progress: bool, record_dir: Path | None, secrets: li
     return done
 
 
-@eval_group.command("render", context_settings=_CONTEXT)
+@eval_group.command("render", context_settings=CONTEXT)
 @click.argument("report_file", metavar="REPORT.json", type=click.Path(path_type=Path, dir_okay=False))
 @_output_options
 def render_command(
@@ -270,9 +256,9 @@ def render_command(
             raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
         _emit(report, outputs, annotations)
     except EvalError as error:
-        _fail(error)
+        fail(error)
     except OSError as error:
-        _fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+        fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
 
 
 eval_group.add_command(vacuity_command)

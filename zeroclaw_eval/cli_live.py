@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zeroclaw_eval.cli_common import CONTEXT, config_option, fail, suite_option
 from zeroclaw_eval.errors import EvalError, UsageError
 
 if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
@@ -64,13 +65,8 @@ def live_options(loaded: LoadedConfig) -> LiveOptions:
     return LiveOptions(provider, key, frozenset(settings.live_allowed_tools))
 
 
-@click.command("serve", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option(
-    "--suite",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Serve every fixture of this folder, chosen by the request's model"
-    " (a fixture's file stem or model_name). [default: [eval].suite_dir]",
-)
+@click.command("serve", context_settings=CONTEXT)
+@suite_option("Serve every fixture of this folder, chosen by the request's model or first user message.")
 @click.option(
     "--fixture",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -86,11 +82,7 @@ def live_options(loaded: LoadedConfig) -> LiveOptions:
     help="Inject a fault into requests N,... (counted from 1; every request without @):"
     " 429[:RETRY_AFTER_SECS], 500, delay[:MS], malformed. Repeatable.",
 )
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [eval] from this file.",
-)
+@config_option
 def serve_command(
     suite: Path | None,
     fixture: Path | None,
@@ -128,11 +120,9 @@ def serve_command(
                 raise UsageError(f"no fixtures to serve in {folder}")
         server = ReplayServer(cases, parsed_faults, host, port, single=fixture is not None).bind()
     except EvalError as error:
-        click.echo(f"Error: {error}", err=True)
-        sys.exit(error.exit_code)
+        fail(error)
     except OSError as error:
-        click.echo(f"Error: cannot listen on {host}:{port}: {error.strerror or error}", err=True)
-        sys.exit(2)
+        fail(UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}"))
     click.echo(f"Serving {len(cases)} fixture(s) on {server.url} (Ctrl-C to stop)")
     sys.stdout.flush()
     try:

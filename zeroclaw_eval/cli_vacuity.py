@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import click
 
+from zeroclaw_eval.cli_common import CONTEXT, config_option, fail, suite_option
 from zeroclaw_eval.errors import EvalError
 
 if TYPE_CHECKING:
@@ -20,19 +21,11 @@ if TYPE_CHECKING:
     from zeroclaw_eval.location import FieldRef
     from zeroclaw_eval.vacuity import VacuityReport, VacuousCase
 
-# The same as cli.py's; not imported from there, since cli.py imports this module.
-_CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
 _HINT = (
     "A vacuous case passes whatever the agent does, so it certifies nothing: give it a check"
     " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
     " tool_results_contain, response_contains, a file the agent must write, ...)."
 )
-
-
-def _fail(error: EvalError) -> NoReturn:
-    click.echo(f"Error: {error}", err=True)
-    sys.exit(error.exit_code)
 
 
 def _where(path: str, field: FieldRef) -> str:
@@ -87,17 +80,9 @@ def render_vacuity(report: VacuityReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("vacuity", context_settings=_CONTEXT)
-@click.option(
-    "--suite",
-    type=click.Path(path_type=Path),
-    help="Folder of *.json fixtures. [default: [eval].suite_dir, else evals/regression]",
-)
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Read [eval] from this file (zeroclaw.toml, or [tool.zeroclaw.eval] in a pyproject.toml).",
-)
+@click.command("vacuity", context_settings=CONTEXT)
+@suite_option()
+@config_option
 def vacuity_command(suite: Path | None, config: Path | None) -> None:
     """Check that every fixture can fail, by grading it against an empty run.
 
@@ -129,6 +114,6 @@ def vacuity_command(suite: Path | None, config: Path | None) -> None:
         suite_dir = suite if suite is not None else loaded.resolve(loaded.settings.suite_dir)
         report = check_suite(suite_dir)
     except EvalError as error:
-        _fail(error)
+        fail(error)
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())
