@@ -198,8 +198,8 @@ def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(project: Path
 
 
 def test_jobs_keep_fixture_order(project: Path, serve: Any) -> None:
-    # With three cases at once, the first request (alpha's) is the slowest to answer.
-    server = serve("delay:600@1")
+    # With three cases at once, alpha's answer is the slowest to come.
+    server = serve("delay:600@a_alpha")
     configure(project, server.url)
     result = live(project, "--jobs", "3", "--format", "json")
     assert result.code == 0, result.stdout

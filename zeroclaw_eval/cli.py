@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.admission import RejectedFixture
     from zeroclaw_eval.outputs import Output
     from zeroclaw_eval.report import CaseReport, SuiteReport
-    from zeroclaw_eval.runner import CaseDone
+    from zeroclaw_eval.runner import CaseDone, LiveOptions
 
 
 def _use_color(output: str) -> bool:
@@ -179,11 +179,13 @@ def run_command(
             live_settings = live_options(loaded)
         suite_dir = suite if suite is not None else loaded.resolve(settings.suite_dir)
         factory = load_agent_factory(settings.agent) if settings.agent else reference_agent
+        recorded: list[Path] = []
         hooks = _case_hooks(
             len(discover(suite_dir)),
             progress if progress is not None else live,
             record_dir,
-            [live_settings.api_key] if live_settings else [],
+            live_settings,
+            recorded,
         )
         options = RunOptions(
             mode="live" if live else "replay",
@@ -201,12 +203,15 @@ def run_command(
     except OSError as error:
         fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
     if record_dir is not None:
-        click.echo(f"Recorded {len(report.cases)} run(s) as fixtures in {record_dir}", err=True)
+        click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())
 
 
-def _case_hooks(total: int, progress: bool, record_dir: Path | None, secrets: list[str]) -> CaseDone | None:
-    """What to do as each case finishes: show progress, record the run as a fixture."""
+def _case_hooks(
+    total: int, progress: bool, record_dir: Path | None, live: LiveOptions | None, recorded: list[Path]
+) -> CaseDone | None:
+    """What to do as each case finishes: show progress, record the run as a fixture
+    (appending the files written to `recorded`)."""
     from zeroclaw_eval.admission import Case
     from zeroclaw_eval.progress import Progress
 
@@ -215,10 +220,18 @@ def _case_hooks(total: int, progress: bool, record_dir: Path | None, secrets: li
         return None
 
     def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
-        if record_dir is not None and isinstance(fixture, Case) and report.record is not None:
+        if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
             from zeroclaw_eval.recording import write_recording
 
-            write_recording(record_dir, fixture, report.record, secrets)
+            path = write_recording(record_dir, fixture, report.record, [live.api_key], live.allowed_tools)
+            if path is not None:
+                recorded.append(path)
+            else:
+                click.echo(
+                    f"Not recorded: {fixture.name} was failed by the sandbox denying a tool call,"
+                    " which replay has no approval gate to repeat",
+                    err=True,
+                )
         if shown is not None:
             shown(fixture, report)
 

@@ -78,9 +78,9 @@ def live_options(loaded: LoadedConfig) -> LiveOptions:
     "--fault",
     "faults",
     multiple=True,
-    metavar="KIND[:ARG][@N,...]",
-    help="Inject a fault into requests N,... (counted from 1; every request without @):"
-    " 429[:RETRY_AFTER_SECS], 500, delay[:MS], malformed. Repeatable.",
+    metavar="KIND[:ARG][@WHICH,...]",
+    help="Inject a fault: KIND is 429[:RETRY_AFTER_SECS], 500, delay[:MS] or malformed; WHICH is a"
+    " request number (counted from 1) or a fixture's file stem; without @, every request. Repeatable.",
 )
 @config_option
 def serve_command(

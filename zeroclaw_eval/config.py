@@ -113,7 +113,13 @@ def _read(path: Path, *, required: bool = True) -> LoadedConfig:
         return LoadedConfig(EvalSettings(), None if in_pyproject else path, path.parent)
     settings = _validate(EvalSettings, root.get("eval", {}), path, f"[{prefix}eval]")
     providers: dict[str, ProviderSettings] = {}
-    models = _table(root.get("providers", {}), path, f"[{prefix}providers]").get("models", {})
+    provider_tables = _table(root.get("providers", {}), path, f"[{prefix}providers]")
+    # Other [providers] keys may belong to the wider ZeroClaw configuration, but one
+    # that looks like a misspelt `models` would silently drop every provider table.
+    for key in provider_tables:
+        if key != "models" and difflib.get_close_matches(key, ["models"], n=1, cutoff=0.6):
+            raise ConfigError(f"{path}: [{prefix}providers.{key}]: unknown table; did you mean models?")
+    models = provider_tables.get("models", {})
     for name, table in _table(models, path, f"[{prefix}providers.models]").items():
         providers[name] = _validate(ProviderSettings, table, path, f"[{prefix}providers.models.{name}]")
     return LoadedConfig(settings, path, path.parent, providers)

@@ -2,8 +2,10 @@
 
 The responses the provider actually gave become the scripted steps; everything else
 (model_name, tools, setup, expects) is the case's own, copied from its file as written.
-Secrets (the API key) are scrubbed from every string. So a failure seen live becomes a
-regression case that replays to the same verdict.
+Secrets (the API key) are scrubbed from every string, and `tools` is narrowed to the
+tools the live sandbox offered, so the replay offers the same. So a failure seen live
+becomes a regression case that replays to the same verdict. A run the sandbox failed by
+denying a tool call is not recorded: replay has no approval gate to deny it again.
 """
 
 from __future__ import annotations
@@ -53,22 +55,51 @@ def _step(step: ModelStep) -> dict[str, Any]:
     return {"response": {**response, **tokens}}
 
 
-def fixture_from_run(case: Case, record: RunRecord, secrets: Iterable[str] = ()) -> dict[str, Any]:
-    """The replay fixture of one live run of `case`."""
+def offered_tools(case: Case, allowed: Iterable[str]) -> list[str]:
+    """The case's tools the live sandbox offered (echo is always offered besides)."""
+    allowed = set(allowed)
+    return [tool for tool in case.trace.tools if tool in allowed]
+
+
+def denied_calls(case: Case, record: RunRecord, allowed: Iterable[str]) -> list[str]:
+    """Names of the recorded calls the sandbox denied (tools it did not offer)."""
+    offered = {"echo", *offered_tools(case, allowed)}
+    return [call.name for call in record.calls if call.name not in offered]
+
+
+def fixture_from_run(
+    case: Case, record: RunRecord, secrets: Iterable[str] = (), allowed: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """The replay fixture of one live run of `case` (`allowed`: the live allowlist)."""
     original: dict[str, Any] = json.loads(case.text)
     turns = []
     for index, turn in enumerate(case.trace.turns):
         steps = [_step(step) for step in record.steps if step.turn == index]
         turns.append({"user_input": turn.user_input, "steps": steps})
     fixture = {**original, "turns": turns}
+    if allowed is not None and "tools" in original:
+        fixture["tools"] = offered_tools(case, allowed)
     return _scrub(fixture, [s for s in secrets if s])  # type: ignore[no-any-return]
 
 
-def write_recording(folder: Path, case: Case, record: RunRecord, secrets: Iterable[str] = ()) -> Path:
-    """Write the recorded fixture as `folder/<case file name>`; returns its path."""
+def write_recording(
+    folder: Path,
+    case: Case,
+    record: RunRecord,
+    secrets: Iterable[str] = (),
+    allowed: Iterable[str] | None = None,
+) -> Path | None:
+    """Write the recorded fixture as `folder/<case file name>` and return its path.
+
+    `allowed` is the live allowlist the run had (None: not a sandboxed run); a run the
+    sandbox failed by denying a call is not written, and None is returned.
+    """
     from zeroclaw_eval.reporters import write_output
 
-    text = json.dumps(fixture_from_run(case, record, secrets), indent=2, ensure_ascii=False) + "\n"
-    path = write_output(text, str(folder / case.name))
-    assert path is not None
-    return path
+    if allowed is not None:
+        allowed = list(allowed)
+        if denied_calls(case, record, allowed):
+            return None
+    fixture = fixture_from_run(case, record, secrets, allowed)
+    text = json.dumps(fixture, indent=2, ensure_ascii=False) + "\n"
+    return write_output(text, str(folder / case.name))

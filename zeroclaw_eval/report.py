@@ -159,6 +159,31 @@ def _case_to_dict(case: CaseReport) -> dict[str, Any]:
     }
 
 
+def _scrubbed(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "[REDACTED]")
+        return value
+    if isinstance(value, dict):
+        return {_scrubbed(k, secrets): _scrubbed(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item, secrets) for item in value]
+    return value
+
+
+def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
+    """`case` with every secret replaced by a marker, in every string it holds.
+
+    Live runs are graded on what the model really said (a check that the model does not
+    leak a key must see the key); the report is scrubbed afterwards, so no reporter can
+    print it. Round-tripping through the JSON shape reaches every field.
+    """
+    secrets = [secret for secret in secrets if secret]
+    if not secrets:
+        return case
+    return _case_from_dict(_scrubbed(_case_to_dict(case), secrets))
+
+
 def report_from_dict(data: dict[str, Any]) -> SuiteReport:
     """Rebuild a report from its JSON shape (the inverse of `report_to_dict`)."""
     version = data.get("format_version")

@@ -26,7 +26,7 @@ from zeroclaw_eval.location import FieldRef
 from zeroclaw_eval.provider import Provider, RecordingProvider
 from zeroclaw_eval.record import RunRecord, TurnRecord
 from zeroclaw_eval.replay import ReplayProvider
-from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport, scrub_case
 from zeroclaw_eval.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, ToolBox, tools_for_case
 from zeroclaw_eval.workspace import Workspace
 
@@ -119,6 +119,8 @@ async def _run_each(
             )
         else:
             report = await run_case(fixture, options, shown, live_provider=live)
+            if options.live is not None:
+                report = scrub_case(report, [options.live.api_key])
         if options.on_case_done is not None:
             options.on_case_done(fixture, report)
         return report

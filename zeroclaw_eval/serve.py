@@ -12,6 +12,7 @@ enough for a loopback test server; no web framework is needed.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import threading
 import time
@@ -28,44 +29,70 @@ from zeroclaw_eval.jsonpos import loads_strict
 from zeroclaw_eval.provider import ModelResponse
 from zeroclaw_eval.replay import script_of
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 FAULT_KINDS = ("429", "500", "delay", "malformed")
 
 
 @dataclass(frozen=True)
 class Fault:
-    """A fault for some requests: `KIND[:ARG][@N,M,...]` (requests counted from 1; no `@`
-    means every request). `429:S` sets Retry-After to S seconds; `delay:MS` waits."""
+    """A fault for some requests: `KIND[:ARG][@WHICH,...]`, where WHICH is a request
+    number (counted from 1) or a fixture (file stem), and no `@` means every request.
+    `429:S` sets Retry-After to S seconds; `delay:MS` waits."""
 
     kind: str
     arg: float = 0.0
     requests: frozenset[int] | None = None
+    fixtures: frozenset[str] = frozenset()
 
-    def applies_to(self, number: int) -> bool:
-        """Whether request `number` (1-based) gets this fault."""
-        return self.requests is None or number in self.requests
+    def applies_to(self, number: int, fixture: str | None = None) -> bool:
+        """Whether request `number` (1-based), for `fixture` (a file stem), gets this fault."""
+        if self.requests is None and not self.fixtures:
+            return True
+        return (self.requests is not None and number in self.requests) or fixture in self.fixtures
 
 
 def parse_fault(spec: str) -> Fault:
-    """Parse `--fault` text, e.g. `429:1@1`, `500@2,3`, `delay:200`, `malformed@1`."""
+    """Parse `--fault` text, e.g. `429:1@1`, `500@2,3`, `delay:200`, `delay:500@slow_case`."""
     head, _, which = spec.partition("@")
     kind, _, arg = head.partition(":")
     try:
         if kind not in FAULT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(FAULT_KINDS)}")
         value = float(arg) if arg else (200.0 if kind == "delay" else 0.0)
-        requests = frozenset(int(n) for n in which.split(",")) if which else None
-        if value < 0 or (requests is not None and min(requests) < 1):
-            raise ValueError("numbers must not be negative; requests count from 1")
+        if value < 0:
+            raise ValueError("the argument must not be negative")
+        targets = which.split(",") if which else []
+        if "" in targets or (spec.endswith("@")):
+            raise ValueError("an empty request number or fixture name after @")
+        numbers = frozenset(int(part) for part in targets if part.isdigit())
+        if numbers and min(numbers) < 1:
+            raise ValueError("requests count from 1")
     except ValueError as exc:
         raise UsageError(
-            f"--fault {spec!r}: {exc} (expected KIND[:ARG][@N,...], e.g. 429:1@1, 500@2, delay:200)"
+            f"--fault {spec!r}: {exc} (expected KIND[:ARG][@N|FIXTURE,...], e.g. 429:1@1, 500@2,"
+            " delay:200, delay:500@slow_case)"
         ) from None
-    return Fault(kind, value, requests)
+    names = frozenset(part for part in targets if not part.isdigit())
+    return Fault(kind, value, numbers or None, names)
+
+
+def is_loopback(host: str) -> bool:
+    """`localhost`, or a loopback address (127.0.0.0/8, ::1); never a name that merely
+    looks like one, since a DNS name may resolve anywhere."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 class Divergence(Exception):
     """The conversation a request carries does not follow the fixture's script."""
+
+    def __init__(self, message: str, fixture: str | None = None) -> None:
+        super().__init__(message)
+        #: The fixture whose script the request was checked against, once known.
+        self.fixture = fixture
 
 
 def _arguments(text: Any) -> Any:
@@ -134,6 +161,13 @@ def _check_assistant(where: str, message: dict[str, Any], scripted: ModelRespons
     return [c.id for c in scripted.tool_calls]
 
 
+def _next_step_of(case: Case, messages: list[dict[str, Any]]) -> ModelResponse:
+    try:
+        return next_step(case.trace, messages)
+    except Divergence as exc:
+        raise Divergence(str(exc), case.name) from None
+
+
 def completion(response: ModelResponse, model: str, number: int) -> dict[str, Any]:
     """`response` as an OpenAI chat-completion body."""
     message: dict[str, Any] = {"role": "assistant", "content": response.content}
@@ -171,7 +205,7 @@ class ReplayServer:
     log: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.host not in LOOPBACK and not self.host.startswith("127."):
+        if not is_loopback(self.host):
             raise UsageError(f"--host {self.host}: the replay server listens on loopback only")
         self._lock = threading.Lock()
         self._count = 0
@@ -224,7 +258,7 @@ class ReplayServer:
         conversation follows.
         """
         if self.single:
-            return self.cases[0], next_step(self.cases[0].trace, messages)
+            return self.cases[0], _next_step_of(self.cases[0], messages)
         candidates = self._by_name.get(model) or self._by_first_input(messages)
         if not candidates:
             names = ", ".join(sorted(c.path.stem for c in self.cases))
@@ -232,7 +266,7 @@ class ReplayServer:
                 f"no fixture is named {model!r} or starts with this user message; serving: {names}"
             )
         if len(candidates) == 1:
-            return candidates[0], next_step(candidates[0].trace, messages)
+            return candidates[0], _next_step_of(candidates[0], messages)
         fitting: list[tuple[Case, ModelResponse]] = []
         for case in candidates:
             try:
@@ -268,6 +302,9 @@ class ReplayServer:
 def _handler(server: ReplayServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out as two small writes; with Nagle's algorithm on, a client
+        # that delays its ACK would stall every request on a kept-alive connection ~40 ms.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             pass  # the request log is data (GET /_zeroclaw/requests), not stderr noise
@@ -318,10 +355,20 @@ def _handler(server: ReplayServer) -> type[BaseHTTPRequestHandler]:
                 self._log(entry)
                 self._error(400, "the request body is not a JSON object", "invalid_request_error")
                 return
+            # Routed first, so that a fault can name the fixture it is for.
+            case: Case | None = None
+            divergence: Divergence | None = None
+            try:
+                if not isinstance(messages, list):
+                    raise Divergence("the request has no messages list")
+                case, answer = server.answer(model, messages)
+            except Divergence as diverged:
+                divergence = diverged
+            stem = case.path.stem if case is not None else None
             for delay in server.faults:
-                if delay.kind == "delay" and delay.applies_to(number):
+                if delay.kind == "delay" and delay.applies_to(number, stem):
                     time.sleep(delay.arg / 1000)
-            fault = next((f for f in server.faults if f.kind != "delay" and f.applies_to(number)), None)
+            fault = next((f for f in server.faults if f.kind != "delay" and f.applies_to(number, stem)), None)
             if fault is not None:
                 entry["status"] = {"429": 429, "500": 500}.get(fault.kind, 200)
                 entry["fault"] = fault.kind
@@ -334,19 +381,17 @@ def _handler(server: ReplayServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._send(200, None, raw=b'{"choices": [{"message": ')
                 return
-            try:
-                if not isinstance(messages, list):
-                    raise Divergence("the request has no messages list")
-                case, answer = server.answer(model, messages)
-                entry["fixture"] = case.name
-            except Divergence as exc:
+            if divergence is not None or case is None:
+                why = divergence or Divergence("no fixture")
+                entry["fixture"] = why.fixture
                 entry["status"] = 400
-                entry["divergence"] = str(exc)
+                entry["divergence"] = str(why)
                 self._log(entry)
                 self._error(
-                    400, f"diverged from the script of {entry['fixture'] or model}: {exc}", "divergence"
+                    400, f"diverged from the script of {entry['fixture'] or model}: {why}", "divergence"
                 )
                 return
+            entry["fixture"] = case.name
             entry["status"] = 200
             self._log(entry)
             self._send(200, completion(answer, model, number))

@@ -1,0 +1,552 @@
+"""The live client (`OpenAIProvider`) over real HTTP on loopback.
+
+Scripted answers and faults come from `ReplayServer`; where a test needs to see request
+headers or make the server say something ReplayServer never says (an HTTP-date
+Retry-After, a 401 that echoes the key back), a tiny one-off `http.server` does it.
+Retries never really sleep: an injected `sleep` records each wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import write_fixture
+from zeroclaw_eval.config import ProviderSettings
+from zeroclaw_eval.live import MAX_RETRY_WAIT, REDACTED, OpenAIProvider, ProviderError, retry_after, scrub
+from zeroclaw_eval.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.serve import ReplayServer, load_cases, parse_fault
+from zeroclaw_eval.tools import BUILTIN_TOOLS
+
+API_KEY = "sk-test-4f9c2e7a1b"
+KEY_ENV = "ZEROCLAW_TEST_PROVIDER_KEY"
+ECHO_SPEC = BUILTIN_TOOLS["echo"].spec
+ARGUMENTS = {"message": 'hello "quoted" 東京'}
+
+ECHO_CASE: dict[str, Any] = {
+    "model_name": "echo-case",
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "input_tokens": 30,
+                        "output_tokens": 15,
+                        "tool_calls": [{"id": "call_1", "name": "echo", "arguments": ARGUMENTS}],
+                    }
+                },
+                {
+                    "response": {
+                        "type": "text",
+                        "content": "The echo tool said: hello",
+                        "input_tokens": 52,
+                        "output_tokens": 9,
+                    }
+                },
+            ],
+        }
+    ],
+    "expects": {"tools_used": ["echo"]},
+}
+
+USER: list[Message] = [{"role": "user", "content": "Echo hello"}]
+AFTER_TOOL: list[Message] = [
+    *USER,
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "echo", "arguments": json.dumps(ARGUMENTS)},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": ARGUMENTS["message"]},
+]
+
+
+class Waits:
+    """A `sleep` that records how long it was asked to wait instead of waiting."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def settings(base_url: str, **overrides: Any) -> ProviderSettings:
+    values: dict[str, Any] = {
+        "base_url": base_url,
+        "model": "echo_case",
+        "api_key_env": KEY_ENV,
+        "max_retries": 2,
+        "request_timeout_secs": 5.0,
+    }
+    values.update(overrides)
+    return ProviderSettings(**values)
+
+
+def complete(
+    provider_settings: ProviderSettings,
+    messages: list[Message] = USER,
+    tools: list[ToolSpec] | None = None,
+    *,
+    waits: Waits | None = None,
+    key: str = API_KEY,
+    backoff: float = 0.01,
+) -> ModelResponse:
+    """One `complete` call through a fresh httpx client."""
+
+    async def go() -> ModelResponse:
+        async with httpx.AsyncClient() as client:
+            provider = OpenAIProvider(
+                provider_settings, key, client, sleep=waits or Waits(), backoff_secs=backoff
+            )
+            return await provider.complete(messages, [ECHO_SPEC] if tools is None else tools)
+
+    return asyncio.run(go())
+
+
+def fail(provider_settings: ProviderSettings, *, waits: Waits | None = None, key: str = API_KEY) -> str:
+    """The message of the ProviderError one `complete` call raises."""
+    with pytest.raises(ProviderError) as caught:
+        complete(provider_settings, waits=waits, key=key)
+    return str(caught.value)
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[Callable[..., ReplayServer]]:
+    """Start a ReplayServer over the echo fixture with the given fault specs."""
+    started: list[ReplayServer] = []
+    write_fixture(tmp_path / "fixtures", "echo_case.json", ECHO_CASE)
+    cases = load_cases([tmp_path / "fixtures" / "echo_case.json"])
+
+    def start(*faults: str) -> ReplayServer:
+        server = ReplayServer(cases, [parse_fault(f) for f in faults]).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        stop_soon(server)
+
+
+def stop_soon(server: ReplayServer) -> None:
+    """Stop `server` without waiting: `shutdown()` waits out serve_forever's half-second
+    poll, which would cost every test half a second."""
+    threading.Thread(target=server.stop, daemon=True).start()
+
+
+Reply = tuple[int, dict[str, str], bytes]
+
+
+class OneOff:
+    """A one-off HTTP server on loopback: records every request, answers with `respond`."""
+
+    def __init__(self, respond: Callable[[int, dict[str, str], bytes], Reply]) -> None:
+        self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                owner.requests.append((self.path, headers, body))
+                status, extra, data = respond(len(owner.requests), headers, body)
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def one_off() -> Iterator[Callable[[Callable[[int, dict[str, str], bytes], Reply]], OneOff]]:
+    started: list[OneOff] = []
+
+    def start(respond: Callable[[int, dict[str, str], bytes], Reply]) -> OneOff:
+        server = OneOff(respond)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
+    return status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode()
+
+
+TEXT_COMPLETION = {
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+}
+
+
+# --- success -------------------------------------------------------------------------------
+
+
+def test_a_scripted_tool_call_comes_back_with_raw_json_argument_text_and_usage(
+    serve: Callable[..., ReplayServer],
+) -> None:
+    server = serve()
+    response = complete(settings(server.url))
+    assert response.content is None
+    assert len(response.tool_calls) == 1
+    call = response.tool_calls[0]
+    assert (call.id, call.name) == ("call_1", "echo")
+    assert isinstance(call.arguments, str)
+    assert json.loads(call.arguments) == ARGUMENTS
+    assert (response.input_tokens, response.output_tokens) == (30, 15)
+
+
+def test_after_the_tool_result_the_scripted_text_comes_back_with_its_usage(
+    serve: Callable[..., ReplayServer],
+) -> None:
+    server = serve()
+    response = complete(settings(server.url), AFTER_TOOL)
+    assert response.content == "The echo tool said: hello"
+    assert response.tool_calls == ()
+    assert (response.input_tokens, response.output_tokens) == (52, 9)
+    assert [entry["status"] for entry in server.log] == [200]
+
+
+def test_a_response_without_usage_counts_zero_tokens(one_off: Callable[..., OneOff]) -> None:
+    body = {"choices": [{"message": {"role": "assistant", "content": "hi"}}]}
+    server = one_off(lambda n, h, b: json_reply(200, body))
+    response = complete(settings(server.url))
+    assert (response.content, response.input_tokens, response.output_tokens) == ("hi", 0, 0)
+
+
+def test_tool_call_arguments_sent_as_an_object_become_json_text(one_off: Callable[..., OneOff]) -> None:
+    call = {"id": "c9", "type": "function", "function": {"name": "echo", "arguments": {"message": "東京"}}}
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]}}]}
+    server = one_off(lambda n, h, b: json_reply(200, body))
+    response = complete(settings(server.url))
+    assert json.loads(response.tool_calls[0].arguments) == {"message": "東京"}
+
+
+# --- the request -----------------------------------------------------------------------------
+
+
+def test_the_request_carries_model_messages_tools_and_the_key_in_the_authorization_header(
+    one_off: Callable[..., OneOff],
+) -> None:
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    provider = settings(server.url + "/", headers={"X-Team": "evals"})
+    complete(provider, AFTER_TOOL)
+    [(path, headers, raw)] = server.requests
+    assert path == "/v1/chat/completions"
+    assert headers["authorization"] == f"Bearer {API_KEY}"
+    assert headers["x-team"] == "evals"
+    assert headers["content-type"].startswith("application/json")
+    body = json.loads(raw)
+    assert body["model"] == "echo_case"
+    assert body["messages"] == AFTER_TOOL
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "echo",
+                "description": ECHO_SPEC.description,
+                "parameters": ECHO_SPEC.parameters,
+            },
+        }
+    ]
+    assert "temperature" not in body
+    assert "max_tokens" not in body
+
+
+def test_temperature_and_max_tokens_are_sent_when_set_even_a_zero_temperature(
+    one_off: Callable[..., OneOff],
+) -> None:
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    complete(settings(server.url, temperature=0.0, max_tokens=256))
+    body = json.loads(server.requests[0][2])
+    assert body["temperature"] == 0.0
+    assert body["max_tokens"] == 256
+
+
+def test_no_tools_on_offer_sends_no_tools_key_and_no_key_sends_no_authorization(
+    one_off: Callable[..., OneOff],
+) -> None:
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    complete(settings(server.url, api_key_env=""), tools=[], key="")
+    [(_, headers, raw)] = server.requests
+    assert "tools" not in json.loads(raw)
+    assert "authorization" not in headers
+
+
+# --- retries ---------------------------------------------------------------------------------
+
+
+def test_a_429_is_retried_after_exactly_the_retry_after_seconds(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("429:3@1")
+    waits = Waits()
+    response = complete(settings(server.url), waits=waits)
+    assert response.tool_calls[0].name == "echo"
+    assert waits.waits == [3.0]
+    assert [entry["status"] for entry in server.log] == [429, 200]
+
+
+def test_a_fractional_retry_after_is_honoured(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("429:0.25@1")
+    waits = Waits()
+    complete(settings(server.url), waits=waits)
+    assert waits.waits == [0.25]
+
+
+def test_a_very_long_retry_after_is_capped(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("429:600@1")
+    waits = Waits()
+    complete(settings(server.url), waits=waits)
+    assert waits.waits == [MAX_RETRY_WAIT]
+
+
+def test_a_retry_after_given_as_an_http_date_is_waited_until(one_off: Callable[..., OneOff]) -> None:
+    def respond(number: int, headers: dict[str, str], body: bytes) -> Reply:
+        if number == 1:
+            when = email.utils.formatdate(time.time() + 20, usegmt=True)
+            return json_reply(429, {"error": {"message": "slow down"}}, {"Retry-After": when})
+        return json_reply(200, TEXT_COMPLETION)
+
+    server = one_off(respond)
+    waits = Waits()
+    assert complete(settings(server.url), waits=waits).content == "done"
+    assert len(waits.waits) == 1
+    # An HTTP date has whole seconds: the wait is 20 s minus up to a second of rounding.
+    assert 18.0 <= waits.waits[0] <= 20.0
+
+
+def test_retry_after_reads_seconds_and_dates_and_ignores_garbage() -> None:
+    def parsed(value: str) -> float | None:
+        return retry_after(httpx.Response(429, headers={"Retry-After": value}))
+
+    assert parsed("7") == 7.0
+    assert parsed("-3") == 0.0
+    assert parsed(email.utils.formatdate(time.time() - 3600, usegmt=True)) == 0.0
+    future = parsed(email.utils.formatdate(time.time() + 90, usegmt=True))
+    assert future is not None
+    assert 88.0 <= future <= 90.0
+    assert parsed("soon") is None
+    assert retry_after(httpx.Response(429)) is None
+
+
+def test_a_429_without_a_usable_retry_after_backs_off_exponentially(one_off: Callable[..., OneOff]) -> None:
+    def respond(number: int, headers: dict[str, str], body: bytes) -> Reply:
+        if number < 3:
+            return json_reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "whenever"})
+        return json_reply(200, TEXT_COMPLETION)
+
+    server = one_off(respond)
+    waits = Waits()
+    assert complete(settings(server.url), waits=waits, backoff=0.01).content == "done"
+    assert waits.waits == [0.01, 0.02]
+
+
+def test_a_500_is_retried_with_backoff_then_succeeds(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("500@1,2")
+    waits = Waits()
+    response = complete(settings(server.url, max_retries=3), waits=waits, backoff=0.01)
+    assert response.tool_calls[0].id == "call_1"
+    assert waits.waits == [0.01, 0.02]
+    assert [entry["status"] for entry in server.log] == [500, 500, 200]
+
+
+def test_retries_exhausted_on_500_name_the_status_and_the_attempts(
+    serve: Callable[..., ReplayServer],
+) -> None:
+    server = serve("500")
+    waits = Waits()
+    message = fail(settings(server.url, max_retries=2), waits=waits)
+    assert "HTTP 500" in message
+    assert "after 3 attempt(s)" in message
+    assert "server error (injected fault)" in message
+    assert len(waits.waits) == 2
+    assert len(server.log) == 3
+
+
+def test_retries_exhausted_on_429_name_the_status_and_the_attempts(
+    serve: Callable[..., ReplayServer],
+) -> None:
+    server = serve("429:1")
+    waits = Waits()
+    message = fail(settings(server.url, max_retries=1), waits=waits)
+    assert "HTTP 429" in message
+    assert "after 2 attempt(s)" in message
+    assert waits.waits == [1.0]
+
+
+def test_max_retries_zero_makes_one_attempt(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("500@1")
+    waits = Waits()
+    message = fail(settings(server.url, max_retries=0), waits=waits)
+    assert "HTTP 500" in message
+    assert waits.waits == []
+    assert len(server.log) == 1
+
+
+# --- errors that are not retried -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_an_authentication_failure_names_the_key_variable_and_is_not_retried(
+    one_off: Callable[..., OneOff], status: int
+) -> None:
+    server = one_off(lambda n, h, b: json_reply(status, {"error": {"message": "invalid key"}}))
+    waits = Waits()
+    message = fail(settings(server.url), waits=waits)
+    assert "authentication failed" in message
+    assert f"HTTP {status}" in message
+    assert f"${KEY_ENV}" in message
+    assert "invalid key" in message
+    assert len(server.requests) == 1
+    assert waits.waits == []
+
+
+def test_a_404_says_to_check_base_url_and_model(serve: Callable[..., ReplayServer]) -> None:
+    server = serve()
+    wrong = server.url.replace("/v1", "/v2")
+    waits = Waits()
+    message = fail(settings(wrong), waits=waits)
+    assert "not found (HTTP 404)" in message
+    assert "check base_url and model" in message
+    assert "'echo_case'" in message
+    assert waits.waits == []
+
+
+def test_a_malformed_body_is_a_malformed_response_error_and_is_not_retried(
+    serve: Callable[..., ReplayServer],
+) -> None:
+    server = serve("malformed@1")
+    waits = Waits()
+    message = fail(settings(server.url), waits=waits)
+    assert "malformed response" in message
+    assert "not JSON" in message
+    assert waits.waits == []
+    assert len(server.log) == 1
+
+
+def test_json_of_the_wrong_shape_is_a_malformed_response_error(one_off: Callable[..., OneOff]) -> None:
+    server = one_off(lambda n, h, b: json_reply(200, {"object": "list", "data": []}))
+    message = fail(settings(server.url))
+    assert "malformed response" in message
+    assert "choices[0].message" in message
+
+
+def test_a_closed_port_cannot_be_reached_after_the_retries() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    waits = Waits()
+    message = fail(settings(f"http://127.0.0.1:{port}/v1", max_retries=2), waits=waits)
+    assert "cannot reach" in message
+    assert f"127.0.0.1:{port}" in message
+    assert "after 3 attempt(s)" in message
+    assert "ConnectError" in message
+    assert len(waits.waits) == 2
+
+
+def test_a_request_slower_than_the_request_timeout_is_retried(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("delay:600@1")
+    waits = Waits()
+    started = time.perf_counter()
+    response = complete(settings(server.url, request_timeout_secs=0.2, max_retries=1), waits=waits)
+    elapsed = time.perf_counter() - started
+    assert response.tool_calls[0].name == "echo"
+    assert len(waits.waits) == 1
+    assert elapsed < 0.55, "the first attempt should have been abandoned at the request timeout"
+
+
+def test_every_attempt_timing_out_is_a_cannot_reach_error(serve: Callable[..., ReplayServer]) -> None:
+    server = serve("delay:500")
+    message = fail(settings(server.url, request_timeout_secs=0.1, max_retries=1))
+    assert "cannot reach" in message
+    assert "after 2 attempt(s)" in message
+    assert "Timeout" in message
+
+
+# --- the key never leaks ---------------------------------------------------------------------
+
+
+def _echo_key(status: int, *, as_text: bool = False) -> Callable[[int, dict[str, str], bytes], Reply]:
+    """A server that repeats the Authorization header back in its error text."""
+
+    def respond(number: int, headers: dict[str, str], body: bytes) -> Reply:
+        said = f"Incorrect API key provided: {headers.get('authorization')}"
+        if as_text:
+            return status, {"Content-Type": "text/plain"}, said.encode()
+        return json_reply(status, {"error": {"message": said}})
+
+    return respond
+
+
+@pytest.mark.parametrize(
+    ("respond", "why"),
+    [
+        (_echo_key(401), "authentication failed"),
+        (_echo_key(403), "authentication failed"),
+        (_echo_key(404), "check base_url"),
+        (_echo_key(400), "HTTP 400"),
+        (_echo_key(429), "HTTP 429 after 2 attempt(s)"),
+        (_echo_key(500), "HTTP 500 after 2 attempt(s)"),
+        (_echo_key(502, as_text=True), "HTTP 502"),
+    ],
+    ids=["401", "403", "404", "400", "429", "500", "502-text"],
+)
+def test_the_key_never_appears_in_an_error_even_when_the_server_echoes_it(
+    one_off: Callable[..., OneOff],
+    respond: Callable[[int, dict[str, str], bytes], Reply],
+    why: str,
+) -> None:
+    server = one_off(respond)
+    message = fail(settings(server.url, max_retries=1))
+    assert why in message
+    assert API_KEY not in message
+    assert f"Bearer {REDACTED}" in message, "the echoed text should be there, with the key scrubbed"
+
+
+def test_the_key_never_appears_in_a_malformed_response_error(one_off: Callable[..., OneOff]) -> None:
+    body = {"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": API_KEY}}
+    server = one_off(lambda n, h, b: json_reply(200, body))
+    message = fail(settings(server.url))
+    assert "malformed response" in message
+    assert API_KEY not in message
+    assert REDACTED in message
+
+
+def test_scrub_replaces_every_occurrence_of_every_secret_and_ignores_empty_ones() -> None:
+    assert scrub("a KEY b KEY c OTHER", "KEY", "", "OTHER") == f"a {REDACTED} b {REDACTED} c {REDACTED}"
+    assert scrub("nothing here", "") == "nothing here"
