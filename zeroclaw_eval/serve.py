@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -192,6 +193,17 @@ def completion(response: ModelResponse, model: str, number: int) -> dict[str, An
     }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
+        # here; it is not worth a traceback on the server's stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 @dataclass
 class ReplayServer:
     """Serves admitted cases; `single` serves that one case whatever the model asked."""
@@ -213,7 +225,7 @@ class ReplayServer:
         for case in self.cases:
             for name in {case.path.stem, case.trace.model_name}:
                 self._by_name.setdefault(name, []).append(case)
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _QuietServer | None = None
 
     @property
     def url(self) -> str:
@@ -226,8 +238,7 @@ class ReplayServer:
     def bind(self) -> ReplayServer:
         """Open the listening socket (so the URL is known before serving)."""
         if self._server is None:
-            self._server = ThreadingHTTPServer((self.host, self.port), _handler(self))
-            self._server.daemon_threads = True
+            self._server = _QuietServer((self.host, self.port), _handler(self))
         return self
 
     def start(self) -> ReplayServer:
