@@ -27,7 +27,7 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # locally and an error on CI (nox's default when CI is set).
 PYTHONS = nox.project.python_versions(PYPROJECT)
 REPORTS = "reports"
-LINTED = ["zeroclaw_eval", "tests", "noxfile.py"]
+LINTED = ["zeroclaw_eval", "tests", "benchmarks", "noxfile.py"]
 
 
 @nox.session(python=PYTHONS)

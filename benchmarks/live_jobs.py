@@ -47,7 +47,9 @@ def timed(suite: Path, url: str, jobs: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", type=int, default=20)
     parser.add_argument("--delay-ms", type=float, default=200.0)
     parser.add_argument("--jobs", type=int, default=8)

@@ -41,7 +41,9 @@ def best_of(command: list[str], repeat: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()

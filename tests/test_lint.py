@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The same folders the nox lint session checks.
+LINTED = ("zeroclaw_eval", "tests", "benchmarks", "noxfile.py")
 
 
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:
@@ -19,7 +21,10 @@ def _tool(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "command",
-    [("ruff", "check", "zeroclaw_eval", "tests"), ("ruff", "format", "--check", "zeroclaw_eval", "tests")],
+    [
+        ("ruff", "check", *LINTED),
+        ("ruff", "format", "--check", *LINTED),
+    ],
     ids=["ruff-check", "ruff-format"],
 )
 def test_ruff_is_clean(command: tuple[str, ...]) -> None:
