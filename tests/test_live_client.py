@@ -24,8 +24,9 @@ import pytest
 
 from tests.conftest import write_fixture
 from zeroclaw_eval.config import ProviderSettings
-from zeroclaw_eval.live import MAX_RETRY_WAIT, REDACTED, OpenAIProvider, ProviderError, retry_after, scrub
+from zeroclaw_eval.live import MAX_RETRY_WAIT, OpenAIProvider, ProviderError, retry_after
 from zeroclaw_eval.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.secrets import REDACTED, scrub
 from zeroclaw_eval.serve import ReplayServer, load_cases, parse_fault
 from zeroclaw_eval.tools import BUILTIN_TOOLS
 
@@ -547,6 +548,9 @@ def test_the_key_never_appears_in_a_malformed_response_error(one_off: Callable[.
     assert REDACTED in message
 
 
-def test_scrub_replaces_every_occurrence_of_every_secret_and_ignores_empty_ones() -> None:
-    assert scrub("a KEY b KEY c OTHER", "KEY", "", "OTHER") == f"a {REDACTED} b {REDACTED} c {REDACTED}"
-    assert scrub("nothing here", "") == "nothing here"
+def test_scrub_replaces_every_occurrence_of_every_secret_and_ignores_placeholders() -> None:
+    secrets = ["sk-first-secret", "", "EMPTY", "sk-other-secret"]
+    text = "a sk-first-secret b sk-first-secret c sk-other-secret, EMPTY stays"
+    assert scrub(text, secrets) == f"a {REDACTED} b {REDACTED} c {REDACTED}, EMPTY stays"
+    assert scrub({"sk-first-secret": ["x sk-other-secret"]}, secrets) == {REDACTED: [f"x {REDACTED}"]}
+    assert scrub("nothing here", [""]) == "nothing here"

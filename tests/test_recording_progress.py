@@ -22,13 +22,14 @@ from tests.conftest import write_fixture
 from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
 from zeroclaw_eval.config import ProviderSettings
 from zeroclaw_eval.grader import GradeResult
-from zeroclaw_eval.live import REDACTED, OpenAIProvider
+from zeroclaw_eval.live import OpenAIProvider
 from zeroclaw_eval.location import FieldRef, FixtureProblem
 from zeroclaw_eval.progress import Progress
 from zeroclaw_eval.record import ModelStep, RunRecord
 from zeroclaw_eval.recording import fixture_from_run, write_recording
 from zeroclaw_eval.report import CaseError, CaseReport
 from zeroclaw_eval.runner import LiveOptions, RunOptions, run_case
+from zeroclaw_eval.secrets import REDACTED
 from zeroclaw_eval.serve import ReplayServer, load_cases
 from zeroclaw_eval.tools import BUILTIN_TOOLS
 

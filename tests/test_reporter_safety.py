@@ -624,7 +624,7 @@ def test_write_output_failing_half_way_keeps_the_old_file_and_no_temporary(
         raise OSError(28, "No space left on device")
 
     # The rename fails after the temporary file was written in full.
-    monkeypatch.setattr("zeroclaw_eval.reporters.os.replace", disk_full)
+    monkeypatch.setattr("zeroclaw_eval.files.os.replace", disk_full)
     with pytest.raises(OSError, match="No space left"):
         write_output("x" * 100_000, str(target))
     assert target.read_text(encoding="utf-8") == "old report"

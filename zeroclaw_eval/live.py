@@ -20,21 +20,13 @@ import httpx
 from zeroclaw_eval.config import ProviderSettings
 from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.secrets import scrub
 
-REDACTED = "[REDACTED]"
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
 
 
 class ProviderError(EvalError):
     """The provider could not answer; the case fails with this message."""
-
-
-def scrub(text: str, *secrets: str) -> str:
-    """`text` with every secret replaced by a marker."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
 
 
 def retry_after(response: httpx.Response) -> float | None:
@@ -73,7 +65,7 @@ class OpenAIProvider:
         self._url = settings.base_url.rstrip("/") + "/chat/completions"
 
     def _fail(self, message: str) -> ProviderError:
-        return ProviderError(scrub(message, self._key))
+        return ProviderError(scrub(message, [self._key]))
 
     def _body(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self._settings.model, "messages": messages}

@@ -16,27 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.admission import Case
-from zeroclaw_eval.live import REDACTED
+from zeroclaw_eval.files import write_atomic
+from zeroclaw_eval.jsonpos import loads_strict
 from zeroclaw_eval.record import ModelStep, RunRecord
-
-
-def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub(item, secrets) for item in value]
-    return value
+from zeroclaw_eval.secrets import scrub
 
 
 def _arguments(text: str) -> Any:
     # An object is written as one (readable, and what a fixture author would write);
     # anything else stays the raw text the provider sent, so malformed calls replay as such.
     try:
-        parsed = json.loads(text)
+        parsed = loads_strict(text)
     except ValueError:
         return text
     return parsed if isinstance(parsed, dict) else text
@@ -79,7 +69,8 @@ def fixture_from_run(
     fixture = {**original, "turns": turns}
     if allowed is not None and "tools" in original:
         fixture["tools"] = offered_tools(case, allowed)
-    return _scrub(fixture, [s for s in secrets if s])  # type: ignore[no-any-return]
+    scrubbed: dict[str, Any] = scrub(fixture, secrets)
+    return scrubbed
 
 
 def write_recording(
@@ -94,12 +85,12 @@ def write_recording(
     `allowed` is the live allowlist the run had (None: not a sandboxed run); a run the
     sandbox failed by denying a call is not written, and None is returned.
     """
-    from zeroclaw_eval.reporters import write_output
-
     if allowed is not None:
         allowed = list(allowed)
         if denied_calls(case, record, allowed):
             return None
     fixture = fixture_from_run(case, record, secrets, allowed)
     text = json.dumps(fixture, indent=2, ensure_ascii=False) + "\n"
-    return write_output(text, str(folder / case.name))
+    target = folder / case.name
+    write_atomic(target, text.encode("utf-8", errors="backslashreplace"))
+    return target

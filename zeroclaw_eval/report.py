@@ -12,6 +12,7 @@ from typing import Any
 from zeroclaw_eval.grader import CATEGORIES, GradeResult
 from zeroclaw_eval.location import FieldRef, FixtureProblem
 from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+from zeroclaw_eval.secrets import scrub
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
 # the version added:
@@ -159,18 +160,6 @@ def _case_to_dict(case: CaseReport) -> dict[str, Any]:
     }
 
 
-def _scrubbed(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, "[REDACTED]")
-        return value
-    if isinstance(value, dict):
-        return {_scrubbed(k, secrets): _scrubbed(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrubbed(item, secrets) for item in value]
-    return value
-
-
 def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
     """`case` with every secret replaced by a marker, in every string it holds.
 
@@ -178,10 +167,9 @@ def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
     leak a key must see the key); the report is scrubbed afterwards, so no reporter can
     print it. Round-tripping through the JSON shape reaches every field.
     """
-    secrets = [secret for secret in secrets if secret]
-    if not secrets:
-        return case
-    return _case_from_dict(_scrubbed(_case_to_dict(case), secrets))
+    data = _case_to_dict(case)
+    scrubbed = scrub(data, secrets)
+    return case if scrubbed is data else _case_from_dict(scrubbed)
 
 
 def report_from_dict(data: dict[str, Any]) -> SuiteReport:

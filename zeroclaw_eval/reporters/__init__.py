@@ -14,15 +14,14 @@ Third-party formats register a reporter under the entry-point group
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Protocol
 
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.report import SuiteReport
 
 ENTRY_POINT_GROUP = "zeroclaw_eval.reporters"
@@ -88,11 +87,8 @@ def get_reporter(name: str) -> Reporter:
 
 
 def write_output(text: str, output: str) -> Path | None:
-    """Write `text` to `output` (`-` is stdout); return the file written, if any.
-
-    A file goes to a temporary sibling first and is renamed into place, so a crash
-    half-way never leaves a half-written report where the old one was.
-    """
+    """Write `text` to `output` (`-` is stdout), a file whole or not at all (see
+    `files.write_atomic`); return the file written, if any."""
     # Text from a custom agent may hold a lone surrogate, which UTF-8 cannot encode: it is
     # written as a visible \udXXX escape (in JSON, that is the same string) instead.
     data = text.encode("utf-8", errors="backslashreplace")
@@ -102,24 +98,8 @@ def write_output(text: str, output: str) -> Path | None:
         sys.stdout.buffer.flush()
         return None
     target = Path(output)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        # mkstemp makes the file private (0600); a report gets the usual mode instead.
-        os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(target, data)
     return target
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False) -> Path | None:
