@@ -337,10 +337,29 @@ def _turn_problems(index: int, turn: Turn) -> Iterator[_Raw]:
 
 
 def _setup_problems(setup: Setup) -> Iterator[_Raw]:
-    for relative in setup.workspace_files:
+    files = {relative: _file_parts(relative) for relative in setup.workspace_files}
+    for relative, parts in files.items():
         problem = workspace_path_problem(relative)
+        if problem is None and not parts:
+            problem = f"path {relative!r} names the workspace itself, not a file in it"
+        elif problem is None and (relative.endswith(("/", "\\")) or "" in parts):
+            problem = f"path {relative!r} is not a plain file path (an empty or trailing segment)"
+        elif problem is None:
+            # Seeding "a" as a file and "a/b" beside it cannot both be done.
+            inside = [
+                other
+                for other, theirs in files.items()
+                if theirs[: len(parts)] == parts and other != relative
+            ]
+            if inside and len(files[inside[0]]) > len(parts):
+                problem = f"path {relative!r} is a file, but {inside[0]!r} needs it to be a folder"
         if problem:
             yield join_pointer("/setup/workspace_files", relative), True, problem
+
+
+def _file_parts(relative: str) -> tuple[str, ...]:
+    parts = relative.replace("\\", "/").split("/")
+    return tuple(part for part in parts if part != ".") if relative.strip("./") else ()
 
 
 def _expects_problems(expects: Expects, raw: dict[str, Any], *, empty_ok: bool = False) -> Iterator[_Raw]:

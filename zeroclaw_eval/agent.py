@@ -9,8 +9,10 @@ harness still wraps the provider and the tools, so every agent is recorded alike
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from zeroclaw_eval.errors import AgentLoadError, EvalError
@@ -112,14 +114,20 @@ def reference_agent(context: AgentContext) -> Agent:
     return ReferenceAgent(context)
 
 
-def load_agent_factory(spec: str) -> AgentFactory:
-    """Import the factory named by `module:callable` (`module.sub:attr.attr` works too)."""
+def load_agent_factory(spec: str, project_dir: Path | None = None) -> AgentFactory:
+    """Import the factory named by `module:callable` (`module.sub:attr.attr` works too).
+
+    `project_dir` (the folder of the config file) is put on `sys.path` first, as pytest
+    does with its rootdir, so a module of the project imports without being installed.
+    """
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
         raise AgentLoadError(
             f"[eval].agent = {spec!r} is not of the form 'module:callable'"
             " (for example 'my_project.agents:make_agent')"
         )
+    if project_dir is not None and str(project_dir) not in sys.path:
+        sys.path.insert(0, str(project_dir))
     try:
         target: Any = importlib.import_module(module_name)
     except Exception as exc:

@@ -19,7 +19,7 @@ from zeroclaw_eval import __version__
 from zeroclaw_eval.cli_common import CONTEXT, config_option, fail, suite_option
 from zeroclaw_eval.cli_live import serve_command
 from zeroclaw_eval.cli_vacuity import vacuity_command
-from zeroclaw_eval.errors import EvalError, ReporterError, UsageError
+from zeroclaw_eval.errors import EvalError, ReporterError, SystemProblem, UsageError
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import RejectedFixture
@@ -94,11 +94,7 @@ def _emit(report: SuiteReport, outputs: list[Output], annotations: bool | None) 
     for output, path in emitted.written:
         click.echo(f"Wrote {output.fmt} to {path}", err=True)
     if emitted.failed:
-        lines = [
-            f"the {o.fmt} reporter failed, nothing was written to {o.path}: {why}"
-            for o, why in emitted.failed
-        ]
-        raise ReporterError("\n".join(lines))
+        raise ReporterError("\n".join(emitted.failed))
 
 
 def _plan(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
@@ -178,7 +174,7 @@ def run_command(
 
             live_settings = live_options(loaded)
         suite_dir = suite if suite is not None else loaded.resolve(settings.suite_dir)
-        factory = load_agent_factory(settings.agent) if settings.agent else reference_agent
+        factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
         recorded: list[Path] = []
         hooks = _case_hooks(
             len(discover(suite_dir)),
@@ -201,7 +197,7 @@ def run_command(
     except EvalError as error:
         fail(error)
     except OSError as error:
-        fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+        fail(SystemProblem(f"{error.strerror or error}: {error.filename}"))
     if record_dir is not None:
         click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())
@@ -271,7 +267,7 @@ def render_command(
     except EvalError as error:
         fail(error)
     except OSError as error:
-        fail(UsageError(f"cannot write {error.filename or 'the report'}: {error.strerror or error}"))
+        fail(SystemProblem(f"{error.strerror or error}: {error.filename}"))
 
 
 eval_group.add_command(vacuity_command)

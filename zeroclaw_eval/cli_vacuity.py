@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zeroclaw_eval.cli_common import CONTEXT, config_option, fail, suite_option
-from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.errors import EvalError, SystemProblem
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import RejectedFixture
@@ -115,5 +115,7 @@ def vacuity_command(suite: Path | None, config: Path | None) -> None:
         report = check_suite(suite_dir)
     except EvalError as error:
         fail(error)
+    except OSError as error:  # the machine, not the fixtures: no temporary folder to be had
+        fail(SystemProblem(f"{error.strerror or error}: {error.filename or 'a temporary folder'}"))
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())

@@ -35,6 +35,12 @@ class ReporterError(EvalError):
     exit_code = 2
 
 
+class SystemProblem(EvalError):
+    """The machine refused something the command needed (a file, a folder, a port)."""
+
+    exit_code = 2
+
+
 class RunError(EvalError):
     """A case could not run to completion (replay divergence, iteration cap, crash).
 

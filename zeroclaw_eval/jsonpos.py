@@ -14,6 +14,7 @@ by JSON pointer), so the scanner below is written here.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,8 +109,17 @@ def parse_json(raw: bytes) -> ParsedJson:
         flagged = True
         return float(name)
 
+    def float_hook(text: str) -> float:
+        nonlocal flagged
+        value = float(text)
+        if math.isinf(value):  # 1e999: as unwritable as Infinity itself
+            flagged = True
+        return value
+
     try:
-        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=constant_hook)
+        data = json.loads(
+            text, object_pairs_hook=pairs_hook, parse_constant=constant_hook, parse_float=float_hook
+        )
     except json.JSONDecodeError as exc:
         message = f"invalid JSON: {exc.msg}"
         if exc.msg == "Extra data":
@@ -190,6 +200,11 @@ class SourceMap:
             number = _NUMBER.match(text, i)
             if number and number.end() > i:
                 end = number.end()
+                if math.isinf(float(number.group())):
+                    message = (
+                        f"the number {number.group()} is too large to be written back out; use a smaller one"
+                    )
+                    self.problems.append(JsonProblem(pointer, i, message))
             else:
                 for literal in (*_LITERALS, *_NON_FINITE):
                     if text.startswith(literal, i):
@@ -244,7 +259,15 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is out of range for a float")
+    return value
+
+
 def loads_strict(text: str) -> Any:
-    """`json.loads` that refuses `NaN`/`Infinity`, so whatever it returns can be written
-    back out as valid JSON (model output and tool arguments are parsed with this)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """`json.loads` that refuses `NaN`, `Infinity` and numbers that overflow to infinity,
+    so whatever it returns can be written back out as valid JSON (model output and tool
+    arguments are parsed with this)."""
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)

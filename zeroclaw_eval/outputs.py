@@ -54,7 +54,24 @@ def plan(primary: Output, extra: list[Output]) -> list[Output]:
     paths = [os.path.abspath(o.path) for o in outputs if o.path != "-"]
     if len(paths) != len(set(paths)):
         raise UsageError("two outputs write to the same file")
+    for output in outputs:
+        if output.path != "-":
+            _check_writable(output)
     return outputs
+
+
+def _check_writable(output: Output) -> None:
+    """Refuse, before anything runs (a live run costs tokens), a path no file can be at."""
+    target = Path(output.path)
+    if target.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path} is a folder; give a file path")
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is not writable")
 
 
 def in_github_actions() -> bool:
@@ -64,10 +81,10 @@ def in_github_actions() -> bool:
 
 @dataclass
 class Emitted:
-    """What `emit` did: the files written, and the outputs whose reporter failed."""
+    """What `emit` did: the files written, and why any output was not."""
 
     written: list[tuple[Output, Path]] = field(default_factory=list)
-    failed: list[tuple[Output, str]] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None, color: bool) -> Emitted:
@@ -82,11 +99,18 @@ def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None
         try:
             text = get_reporter(output.fmt)(report, color=color and output.path == "-")
         except Exception as exc:  # a third-party reporter is outside our control
-            emitted.failed.append((output, f"{type(exc).__name__}: {exc}"))
+            reason = f"{type(exc).__name__}: {exc}"
+            emitted.failed.append(
+                f"the {output.fmt} reporter failed, nothing was written to {output.path}: {reason}"
+            )
             continue
         if output.path == "-" and github and output.fmt in _LOG_FORMATS:
             text = stop_commands(text)
-        path = write_output(text, output.path)
+        try:
+            path = write_output(text, output.path)
+        except OSError as exc:  # the others are still written: nothing is lost for one bad path
+            emitted.failed.append(f"cannot write {output.fmt} to {output.path}: {exc.strerror or exc}")
+            continue
         if path is not None:
             emitted.written.append((output, path))
     github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)

@@ -12,7 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -22,7 +22,6 @@ from zeroclaw_eval.agent import AgentContext, AgentFactory, reference_agent
 from zeroclaw_eval.config import ProviderSettings
 from zeroclaw_eval.errors import EvalError, RunError, UsageError
 from zeroclaw_eval.grader import GradeResult, grade
-from zeroclaw_eval.location import FieldRef
 from zeroclaw_eval.provider import Provider, RecordingProvider
 from zeroclaw_eval.record import RunRecord, TurnRecord
 from zeroclaw_eval.replay import ReplayProvider
@@ -153,7 +152,14 @@ async def run_case(
     trace = case.trace
     workspace = None
     if trace.needs_workspace(WORKSPACE_TOOLS):
-        workspace = Workspace.create(trace.setup.workspace_files if trace.setup else None)
+        try:
+            workspace = Workspace.create(trace.setup.workspace_files if trace.setup else None)
+        except OSError as exc:  # a full disk, say: this case cannot run, the others still can
+            message = f"cannot seed the case workspace: {exc.strerror or exc}"
+            seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
+            return CaseReport(
+                case.name, shown_path or display_path(case.path), trace.model_name, error=seeding
+            )
     try:
         record = RunRecord()
         error = await _drive(case, options, record, workspace, live_provider)
@@ -175,19 +181,14 @@ async def run_case(
     return report
 
 
+def locate_grade(case: Case, result: GradeResult) -> GradeResult:
+    """`result` with the line and column of its fixture field filled in."""
+    return replace(result, field=case.locate(result.field.pointer, at_key=True))
+
+
 def _located(case: Case, result: GradeResult) -> GradeResult:
-    if result.passed:
-        return result
-    field_ref: FieldRef = case.locate(result.field.pointer, at_key=True)
-    return GradeResult(
-        result.check_id,
-        result.category,
-        False,
-        result.detail,
-        field_ref,
-        result.expected,
-        result.actual,
-    )
+    # Only failing checks are located: a green suite never pays for the position scan.
+    return result if result.passed else locate_grade(case, result)
 
 
 def _toolbox(case: Case, options: RunOptions, record: RunRecord, workspace: Workspace | None) -> ToolBox:

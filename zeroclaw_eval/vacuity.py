@@ -11,14 +11,14 @@ duration 0); a fixture is vacuous when none of its checks fails there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from zeroclaw_eval.admission import Case, RejectedFixture
 from zeroclaw_eval.case import LlmTrace
 from zeroclaw_eval.grader import GradeResult, grade
 from zeroclaw_eval.record import RunRecord
-from zeroclaw_eval.runner import load_suite
+from zeroclaw_eval.runner import load_suite, locate_grade
 from zeroclaw_eval.workspace import Workspace
 
 
@@ -80,7 +80,7 @@ def find_vacuous(case: Case) -> VacuousCase | None:
     grades = empty_run_grades(case.trace)
     if any(not result.passed for result in grades):
         return None
-    located = tuple(_located(case, result) for result in grades)
+    located = tuple(locate_grade(case, result) for result in grades)
     return VacuousCase(case.name, case.path, case.trace.model_name, located)
 
 
@@ -94,8 +94,3 @@ def check_suite(suite_dir: Path) -> VacuityReport:
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
     vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)
     return VacuityReport(suite_dir, len(cases), vacuous, rejected)
-
-
-def _located(case: Case, result: GradeResult) -> GradeResult:
-    # Grades carry only a pointer until a report needs the position (see FieldRef).
-    return replace(result, field=case.locate(result.field.pointer, at_key=True))
