@@ -759,3 +759,44 @@ def test_every_truncation_of_a_fixture_is_rejected_without_raising(tmp_path: Pat
         assert isinstance(result, RejectedFixture), end
         assert all(p.field.line is not None and p.field.col is not None for p in result.problems)
     assert isinstance(admit_bytes(data, tmp_path / "whole.json", BUILTIN_TOOLS), Case)
+
+
+@pytest.mark.parametrize(
+    ("files", "pointer", "words"),
+    [
+        ({"a": "x", "a/b": "y"}, "/setup/workspace_files/a", "needs it to be a folder"),
+        ({".": "x"}, "/setup/workspace_files/.", "names the workspace itself"),
+        ({"notes/": "x"}, "/setup/workspace_files/notes~1", "empty or trailing segment"),
+        ({"a//b": "x"}, "/setup/workspace_files/a~1~1b", "empty or trailing segment"),
+    ],
+)
+def test_setup_files_that_cannot_all_be_seeded_are_rejected(
+    tmp_path: Path, files: dict[str, str], pointer: str, words: str
+) -> None:
+    extra = '  "setup": {"workspace_files": ' + json.dumps(files) + "},\n"
+    problem = only_problem_at(
+        reject(tmp_path, fixture_text('{"response_contains": ["ok"]}', extra=extra)), pointer
+    )
+    assert words in problem.message
+
+
+def test_setup_files_in_nested_folders_are_admitted(tmp_path: Path) -> None:
+    extra = '  "setup": {"workspace_files": {"./a.txt": "x", "sub/b.txt": "y", "sub/deep/c.txt": "z"}},\n'
+    assert isinstance(admit(tmp_path, fixture_text('{"response_contains": ["ok"]}', extra=extra)), Case)
+
+
+@pytest.mark.parametrize("number", ["1e999", "-1e999", "1.5e400"])
+def test_a_number_that_overflows_to_infinity_is_rejected_at_its_position(tmp_path: Path, number: str) -> None:
+    text = fixture_text('{\n    "response_json": {"/x": ' + number + "}\n  }")
+    problem = only_problem_at(reject(tmp_path, text), "/expects/response_json/~1x")
+    assert "too large" in problem.message
+    assert position(problem) == value_position(text, "/x")
+
+
+def test_a_large_but_finite_number_is_admitted(tmp_path: Path) -> None:
+    assert isinstance(
+        admit(
+            tmp_path, fixture_text('{"response_json": {"/x": 1e300, "/y": 123456789012345678901234567890}}')
+        ),
+        Case,
+    )

@@ -305,3 +305,15 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
     hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
     assert hostile["source"] == FAILING_TEXT
     assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None
+
+
+def test_output_paths_no_file_can_be_at_are_refused_before_the_run(repo: Path) -> None:
+    (repo / "adir").mkdir()
+    (repo / "afile").write_text("x", encoding="utf-8")
+    folder = run_cli("eval", "run", "--report", "junit=adir", cwd=repo)
+    assert folder.code == 2
+    assert "junit output adir is a folder" in folder.stderr
+    assert folder.stdout == ""  # refused before anything ran
+    under_a_file = run_cli("eval", "run", "--report", "html=afile/page.html", cwd=repo)
+    assert under_a_file.code == 2
+    assert "afile is a file, not a folder" in under_a_file.stderr

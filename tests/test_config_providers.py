@@ -250,3 +250,22 @@ def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
     text = FULL.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
     with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
         live_options(load_config(write(tmp_path, "zeroclaw.toml", text)))
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ("[eval]\ncase_timeout_secs = inf\n", "case_timeout_secs"),
+        ("[eval]\ncase_timeout_secs = nan\n", "case_timeout_secs"),
+    ],
+)
+def test_an_infinite_or_nan_timeout_is_rejected(tmp_path: Path, table: str, key: str) -> None:
+    # An infinite turn timeout would quietly turn off the guarantee that a turn never hangs.
+    assert key in config_error(write(tmp_path, "zeroclaw.toml", table))
+
+
+def test_an_infinite_request_timeout_is_rejected(tmp_path: Path) -> None:
+    text = (
+        '[providers.models.p]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nrequest_timeout_secs = inf\n'
+    )
+    assert "request_timeout_secs" in config_error(write(tmp_path, "zeroclaw.toml", text))

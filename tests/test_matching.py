@@ -255,3 +255,14 @@ def test_pathological_pattern_completes() -> None:
     # Catastrophic for a backtracking engine; RE2 answers in linear time.
     assert not regex_search(r"(a+)+$", "a" * 50000 + "b")
     assert regex_search(r"(a+)+b$", "a" * 50000 + "b")
+
+
+def test_overflowing_numbers_make_a_response_not_json() -> None:
+    # 1e999 would parse to infinity, which no JSON report can hold.
+    assert is_missing(response_as_json('{"a": 1e999}'))
+    assert response_as_json('{"a": 1e300}') == {"a": 1e300}
+
+
+def test_longer_fences_are_recognised_and_closed_by_as_many_backticks() -> None:
+    response = 'Here:\n````json\n{"code": "```"}\n````\n'
+    assert response_as_json(response) == {"code": "```"}

@@ -331,8 +331,9 @@ def test_summary_lists_every_failure_with_its_file_and_line() -> None:
     assert len(rows) == len(ranked) == 5
     for row, finding in zip(rows, ranked, strict=True):
         assert len(row) == 4
-        assert row[0] == finding.case.name
-        assert row[2] == f"{finding.case.path}:{finding.field.line}"
+        # Names and locations are inline code: literal, never links or markup.
+        assert row[0] == f"`{finding.case.name}`"
+        assert row[2] == f"`{finding.case.path}:{finding.field.line}`"
 
 
 def test_summary_cells_escape_pipes_and_html() -> None:
@@ -345,8 +346,8 @@ def test_summary_cells_escape_pipes_and_html() -> None:
         FieldRef("/x", 1, 1, 1, 2),
     )
     summary = step_summary(report)
-    row = next(r for r in table_rows(summary) if r[1].startswith("c"))
-    assert row[1] == "c\\|x"
+    row = next(r for r in table_rows(summary) if r[1].startswith("`c"))
+    assert row[1] == "`c\\|x`"
     assert row[3] == "a \\| b &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt; ::error::y"
     table = summary[summary.index("| case |") : summary.index("<details>")]
     assert "<" not in table.replace("&lt;", "")
@@ -370,7 +371,8 @@ def test_summary_fences_final_responses_longer_than_any_backtick_run() -> None:
     report.cases[1].record.turns[0].response = hostile
     blocks = fenced_blocks(step_summary(report))
     fence, content = blocks[0]
-    assert content == hostile
+    # Line ends are normalised: a lone CR would otherwise start a line of its own.
+    assert content == hostile.replace("\r\n", "\n").replace("\r", "\n")
     longest = max(len(run) for run in re.findall("`+", hostile))
     assert len(fence) > longest
     for line in re.split(r"\r\n|\r|\n", content):
@@ -416,3 +418,19 @@ def test_a_huge_summary_is_cut_under_one_mebibyte() -> None:
     assert SUMMARY_LIMIT * 0.9 < size <= SUMMARY_LIMIT
     assert re.search(r"\d+ part\(s\) left out", summary)
     assert len(table_rows(summary)) == 300  # the table of failures comes before the responses
+
+
+def test_summary_cells_cannot_become_links_or_images() -> None:
+    report = every_status_report()
+    report.cases[1].grades[0] = GradeResult(
+        "response_contains[0]",
+        RESPONSE,
+        False,
+        "found ![](https://tracker.example.com/pixel.png) and [click](https://example.com) **bold**",
+        FieldRef("/x", 1, 1, 1, 2),
+    )
+    row = next(r for r in table_rows(step_summary(report)) if "tracker" in r[3])
+    assert row[3] == (
+        "found \\!\\[\\]\\(https://tracker\\.example\\.com/pixel\\.png\\) and"
+        " \\[click\\]\\(https://example\\.com\\) \\*\\*bold\\*\\*"
+    )

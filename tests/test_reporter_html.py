@@ -294,3 +294,54 @@ def test_a_saved_report_renders_byte_identical(
         assert report_from_dict(report_to_dict(report)) == report
         assert reporter(reloaded) == reporter(report)
         assert reporter(reloaded, color=True) == reporter(report, color=True)
+
+
+def test_source_lines_follow_the_positions_even_after_a_unicode_line_separator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Positions count LF-separated lines; U+2028 inside a string must not shift the rows.
+    monkeypatch.chdir(tmp_path)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    text = (
+        '{\n  "model_name": "ls",\n  "turns": [{"user_input": "a\u2028b", "steps": [\n'
+        '    {"response": {"type": "text", "content": "hello"}}]}],\n'
+        '  "expects": {\n    "response_contains": ["goodbye"]\n  }\n}\n'
+    )
+    (suite / "ls.json").write_text(text, encoding="utf-8")
+    from zeroclaw_eval.runner import run_suite
+
+    report = run_suite(Path("suite"))
+    line = report.cases[0].failed_grades[0].field.line
+    assert line == 6
+    failing = re.findall(
+        r'<tr id="case-0-L(\d+)" class="failing"><td class="n">\d+</td><td>(.*?)</td>', render(report)
+    )
+    assert [(int(n), html.unescape(t).strip()) for n, t in failing] == [
+        (6, '"response_contains": ["goodbye"]')
+    ]
+
+
+def test_the_page_script_is_inserted_whole_after_the_text_is_defused() -> None:
+    from zeroclaw_eval.reporters.html import _SCRIPT_SLOT, _script
+
+    report = every_status_report()
+    assert report.cases[1].record is not None
+    report.cases[1].record.turns[0].response = "a model repeating the slot: " + _SCRIPT_SLOT
+    page = render(report)
+    script = _script()
+    assert page.count(script) == 1
+    assert page.index(script) > page.index("a model repeating the slot")
+    assert "<script>" + script + "</script>" in page
+
+
+def test_the_static_css_and_script_hold_nothing_the_runner_would_execute() -> None:
+    # The script goes into the page untouched (its CSP hash must match); the CSS is
+    # defused with the rest, where a line starting with ':' would change its meaning.
+    from zeroclaw_eval.reporters.html import _environment, _script
+
+    environment = _environment()
+    template = environment.loader.get_source(environment, "report.html.j2")[0]
+    for static in (_script(), template):
+        assert "##[" not in static
+        assert not [line for line in static.splitlines() if line.lstrip().startswith(":")]

@@ -263,3 +263,18 @@ def test_passing_case_has_no_result_and_no_transcript() -> None:
     (testcase,) = the_suite(junit)
     assert testcase.is_passed
     assert testcase.system_out is None
+
+
+@pytest.mark.parametrize(
+    ("suite", "classname"),
+    [
+        ("evals/regression", "evals.regression"),
+        ("../shared/upstream-fixtures", "shared.upstream-fixtures"),
+        (".", "suite"),
+        ("/abs/suite", "abs.suite"),
+    ],
+)
+def test_classname_has_no_empty_or_dot_parts(suite: str, classname: str) -> None:
+    report = SuiteReport(suite, "replay", [CaseReport("a.json", "a.json", "a", grades=[])])
+    xml = JUnitXml.fromstring(render(report))
+    assert [tc.classname for tc in next(iter(xml))] == [classname]

@@ -611,3 +611,40 @@ def test_the_openai_client_retries_through_a_429_honouring_retry_after(
     )
     assert reply.choices[0].message.tool_calls is not None
     assert [e["status"] for e in server.log] == [429, 200]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "model": "two_turns",
+            "messages": [USER_1, {"role": "assistant", "tool_calls": [{"id": "a", "function": "zz"}]}],
+        },
+        {"model": "two_turns", "messages": [USER_1, {"role": "assistant", "tool_calls": "zz"}]},
+        {"model": "two_turns", "messages": "not a list"},
+        {"model": "two_turns", "messages": [1, 2, 3]},
+    ],
+)
+def test_a_malformed_request_gets_a_400_not_a_dropped_connection(
+    two_turns: Case, serve: Callable[..., ReplayServer], body: dict[str, Any]
+) -> None:
+    server = serve([two_turns])
+    response = httpx.post(server.url + "/chat/completions", json=body, timeout=5)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"]
+
+
+def test_a_bad_content_length_gets_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    import http.client
+    from urllib.parse import urlparse
+
+    server = serve([two_turns])
+    where = urlparse(server.url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=5)
+    connection.putrequest("POST", "/v1/chat/completions")
+    connection.putheader("Content-Length", "abc")
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 400
+    assert b"Content-Length" in response.read()
+    connection.close()

@@ -30,7 +30,7 @@ M = TypeVar("M", bound=BaseModel)
 class EvalSettings(BaseModel):
     """The `[eval]` table, with the defaults DESIGN.md gives."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
     suite_dir: str = "evals/regression"
     mode: Literal["replay", "live"] = "replay"
@@ -49,7 +49,7 @@ class ProviderSettings(BaseModel):
     that holds it.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1)

@@ -14,7 +14,10 @@ from typing import Any
 from zeroclaw_eval.jsonpos import loads_strict
 
 _MISSING = object()
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*```", re.DOTALL | re.MULTILINE)
+# A fence is three or more backticks; it is closed by a line of at least as many (CommonMark).
+_FENCE = re.compile(
+    r"^[ \t]*(`{3,})[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*\1`*[ \t]*$", re.DOTALL | re.MULTILINE
+)
 
 
 def compact_json(value: Any) -> str:
@@ -75,7 +78,7 @@ def response_as_json(response: str) -> Any:
     """The response parsed as JSON; else its first ```json block; else its first
     unlabelled fenced block. Returns `_MISSING` (see `is_missing`) when none parses."""
     candidates = [response]
-    blocks = [(m.group(1), m.group(2)) for m in _FENCE.finditer(response)]
+    blocks = [(m.group(2), m.group(3)) for m in _FENCE.finditer(response)]
     labelled = [body for label, body in blocks if label.lower() == "json"]
     plain = [body for label, body in blocks if not label]
     if labelled:

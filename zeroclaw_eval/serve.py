@@ -151,15 +151,22 @@ def next_step(trace: LlmTrace, messages: list[dict[str, Any]]) -> ModelResponse:
 
 def _check_assistant(where: str, message: dict[str, Any], scripted: ModelResponse) -> list[str]:
     calls = message.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise Divergence(f"{where}: tool_calls must be a list")
     if not scripted.tool_calls:
         if calls:
             raise Divergence(f"{where}: the script answered with text here, not tool calls")
         return []
-    sent = [(c.get("id"), c.get("function", {}).get("name")) for c in calls if isinstance(c, dict)]
+    sent = [(_get(c, "id"), _get(_get(c, "function"), "name")) for c in calls]
     wanted = [(c.id, c.name) for c in scripted.tool_calls]
     if sent != wanted:
         raise Divergence(f"{where}: the script asked for the tool calls {wanted}, the agent sent back {sent}")
     return [c.id for c in scripted.tool_calls]
+
+
+def _get(value: Any, key: str) -> Any:
+    """`value[key]` for an object, else None: request bodies are untrusted."""
+    return value.get(key) if isinstance(value, dict) else None
 
 
 def _next_step_of(case: Case, messages: list[dict[str, Any]]) -> ModelResponse:
@@ -349,8 +356,18 @@ def _handler(server: ReplayServer) -> type[BaseHTTPRequestHandler]:
                 self._error(404, f"no route {self.path}", "not_found")
 
         def do_POST(self) -> None:
+            try:
+                self._post()
+            except Exception as exc:  # a malformed request is the client's problem: tell it
+                self._error(400, f"malformed request: {type(exc).__name__}: {exc}", "invalid_request_error")
+
+        def _post(self) -> None:
             path = self.path.split("?")[0].rstrip("/")
-            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                length = int(self.headers.get("Content-Length") or 0)
+            except ValueError:
+                self._error(400, "Content-Length is not a number", "invalid_request_error")
+                return
             raw = self.rfile.read(length)
             if path not in ("/v1/chat/completions", "/chat/completions"):
                 self._error(404, f"no route {self.path}", "not_found")

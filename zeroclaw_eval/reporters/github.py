@@ -11,6 +11,7 @@ command of its own; `col`/`endColumn` are only kept by the runner on a single li
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -120,21 +121,40 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
     return "".join(lines)
 
 
+_MARKDOWN = re.compile(r"([\\`*_\[\]()!#+\-.|~{}])")
+
+
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell: one line, with `|` and HTML made literal."""
-    flat = " ".join(text.split())
-    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+    """Text for a Markdown table cell: one line, every Markdown punctuation character
+    backslash-escaped and HTML made literal, so untrusted text cannot become a link, an
+    image (a tracking pixel) or markup."""
+    flat = _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
+    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
         flat = flat.replace(raw, safe)
     return flat
 
 
-def _fenced(text: str) -> str:
-    """A fenced code block that no backtick run inside `text` can close."""
+def _code(text: str) -> str:
+    """Text as an inline code span in a table cell (literal, links and all), delimited by
+    more backticks than any run inside it; GFM still needs `|` escaped there."""
+    flat = " ".join(text.split()).replace("|", "\\|")
+    ticks = "`" * (_longest_backtick_run(flat) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def _longest_backtick_run(text: str) -> int:
     longest = run = 0
     for char in text:
         run = run + 1 if char == "`" else 0
         longest = max(longest, run)
-    fence = "`" * max(3, longest + 1)
+    return longest
+
+
+def _fenced(text: str) -> str:
+    """A fenced code block that no backtick run inside `text` can close."""
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     return f"{fence}text\n{text}\n{fence}\n"
 
 
@@ -142,8 +162,8 @@ def _summary_rows(report: SuiteReport) -> Iterator[str]:
     for finding in findings(report):
         field = finding.field
         where = f"{finding.case.path}:{field.line}" if field.line else finding.case.path
-        cells = (finding.case.name, finding.check, where, finding.message)
-        yield "| " + " | ".join(_cell(cell) for cell in cells) + " |\n"
+        cells = (_code(finding.case.name), _code(finding.check), _code(where), _cell(finding.message))
+        yield "| " + " | ".join(cells) + " |\n"
 
 
 def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:

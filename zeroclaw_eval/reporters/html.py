@@ -135,7 +135,11 @@ def _timeline(case: CaseReport) -> list[dict[str, Any]]:
 
 def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
     anchor = f"case-{index}"
-    source = case.source.splitlines() if case.source is not None else []
+    # Split on LF only, as positions count lines (str.splitlines also splits at U+2028 and
+    # friends, which would shift every line after one).
+    source = case.source.split("\n") if case.source else []
+    if source and source[-1] == "":
+        source.pop()
     marks = _lines_to_mark(case)
     return {
         "case": case,
@@ -154,6 +158,9 @@ def _script() -> str:
     return source
 
 
+_SCRIPT_SLOT = "/*zeroclaw-eval: the page script*/"
+
+
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The whole page as one string."""
     script = _script()
@@ -167,8 +174,13 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == 0 else "failed",
             cases=[_case_view(i, case) for i, case in enumerate(report.cases)],
-            script=script,
+            script=_SCRIPT_SLOT,
             script_hash=f"sha256-{digest}",
         )
     )
-    return neutralize_markup(str(page))
+    # Workflow commands are defused in the document, whose text may be a model's; the
+    # script goes in afterwards, untouched, so that it still matches its CSP hash. Its
+    # slot is the last one in the page: model text, which could repeat it, comes before.
+    before, slot, after = neutralize_markup(str(page)).rpartition(_SCRIPT_SLOT)
+    assert slot, "the template has no script slot"
+    return before + script + after

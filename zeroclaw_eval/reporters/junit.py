@@ -11,6 +11,7 @@ since 2020 and neither escapes illegal characters reliably nor pretty-prints saf
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
@@ -94,7 +95,9 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
-    classname = report.suite.strip("./").replace("/", ".") or "suite"
+    # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
+    parts = [part for part in PurePosixPath(report.suite).parts if part not in ("/", ".", "..")]
+    classname = ".".join(parts) or "suite"
     suite = TestSuite(
         name=xml_safe(report.suite),
         test_cases=[_testcase(case, classname) for case in report.cases],
