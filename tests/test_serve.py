@@ -18,15 +18,8 @@ from tests.conftest import write_fixture
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.provider import ModelResponse, ToolCallRequest
-from zeroclaw_eval.serve import (
-    Divergence,
-    Fault,
-    ReplayServer,
-    completion,
-    load_cases,
-    next_step,
-    parse_fault,
-)
+from zeroclaw_eval.replay import Divergence, next_step
+from zeroclaw_eval.serve import Fault, ReplayServer, completion, load_cases, parse_fault
 from zeroclaw_eval.tools import BUILTIN_TOOLS
 
 

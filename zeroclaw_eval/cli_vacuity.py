@@ -18,7 +18,6 @@ from zeroclaw_eval.errors import EvalError, SystemProblem
 
 if TYPE_CHECKING:
     from zeroclaw_eval.admission import RejectedFixture
-    from zeroclaw_eval.location import FieldRef
     from zeroclaw_eval.vacuity import VacuityReport, VacuousCase
 
 _HINT = (
@@ -26,10 +25,6 @@ _HINT = (
     " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
     " tool_results_contain, response_contains, a file the agent must write, ...)."
 )
-
-
-def _where(path: str, field: FieldRef) -> str:
-    return path if field.line is None else f"{path}:{field.line}:{field.col}"
 
 
 def _plural(count: int, noun: str) -> str:
@@ -43,7 +38,7 @@ def _vacuous_lines(case: VacuousCase) -> list[str]:
     checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
     lines = [f"✗ {case.name}  {case.model_name}  (vacuous: {checks} against an empty run)"]
     for check in case.checks:
-        lines.append(f"    {check.check_id} [{check.category}]  {_where(path, check.field)}")
+        lines.append(f"    {check.check_id} [{check.category}]  {check.field.where(path)}")
         lines.append(f"      {check.detail}")
     return lines
 
@@ -54,7 +49,7 @@ def _rejected_lines(fixture: RejectedFixture) -> list[str]:
     path = display_path(fixture.path)
     lines = [f"✗ {fixture.name}  (rejected)"]
     for problem in fixture.problems:
-        lines.append(f"    {_where(path, problem.field)}: {problem.field.pointer}: {problem.message}")
+        lines.append(f"    {problem.field.where(path)}: {problem.field.pointer}: {problem.message}")
     return lines
 
 

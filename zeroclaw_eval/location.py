@@ -30,6 +30,10 @@ class FieldRef:
     end_line: int | None = None
     end_col: int | None = None
 
+    def where(self, path: str) -> str:
+        """`path:line:col` of this field (just `path` while its position is unknown)."""
+        return path if self.line is None else f"{path}:{self.line}:{self.col}"
+
     def located(self, position: Position) -> FieldRef:
         """This field with its position filled in."""
         return FieldRef(self.pointer, position.line, position.col, position.end_line, position.end_col)

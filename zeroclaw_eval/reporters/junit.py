@@ -23,8 +23,7 @@ from zeroclaw_eval.reporters.safety import neutralize_markup, one_line, xml_safe
 
 
 def _at(case: CaseReport, field: FieldRef) -> str:
-    where = f"{case.path}:{field.line}:{field.col}" if field.line is not None else case.path
-    return f"{where} ({field.pointer or '/'})"
+    return f"{field.where(case.path)} ({field.pointer or '/'})"
 
 
 def _json(value: Any) -> str:

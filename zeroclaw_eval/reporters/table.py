@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from zeroclaw_eval.location import FieldRef
 from zeroclaw_eval.report import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
 
 _MARKS = {PASSED: ("✓", "green"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
@@ -13,13 +12,6 @@ def _paint(text: str, colour: str, color: bool) -> str:
     return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m" if color else text
 
 
-def where(path: str, field: FieldRef) -> str:
-    """`path:line:col` of a field (just `path` when the position is unknown)."""
-    if field.line is None:
-        return path
-    return f"{path}:{field.line}:{field.col}"
-
-
 def _case_lines(case: CaseReport, color: bool) -> list[str]:
     mark, colour = _MARKS.get(case.status, ("✗", "red"))
     label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
@@ -27,15 +19,15 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
     lines = [f"{_paint(mark, colour, color)} {case.name}{label}  ({status})"]
     for problem in case.problems:
-        lines.append(f"    {where(case.path, problem.field)}: {problem.field.pointer}: {problem.message}")
+        lines.append(f"    {problem.field.where(case.path)}: {problem.field.pointer}: {problem.message}")
     if case.error is not None:
-        lines.append(f"    {where(case.path, case.error.field)}: run error: {case.error.message}")
+        lines.append(f"    {case.error.field.where(case.path)}: run error: {case.error.message}")
         if case.grades:
             passed = len(case.grades) - len(case.failed_grades)
             lines.append(f"    graded on the partial run: {passed} of {len(case.grades)} checks passed")
     for grade in case.failed_grades:
         cross = _paint("✗", "red", color)
-        lines.append(f"    {cross} {grade.check_id} [{grade.category}]  {where(case.path, grade.field)}")
+        lines.append(f"    {cross} {grade.check_id} [{grade.category}]  {grade.field.where(case.path)}")
         lines.append(f"      {grade.detail}")
     return lines
 
