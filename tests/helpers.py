@@ -95,3 +95,27 @@ def line_col(text: str, fragment: str, occurrence: int = 1) -> tuple[int, int]:
 def position(problem: FixtureProblem) -> tuple[int | None, int | None]:
     """(line, col) of a problem."""
     return problem.field.line, problem.field.col
+
+
+def tools_step(*calls: dict[str, Any], tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
+    """A scripted step asking for `calls`, with the token counts the provider reports."""
+    return {
+        "response": {
+            "type": "tool_calls",
+            "tool_calls": list(calls),
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
+        }
+    }
+
+
+def text_step(content: str, tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
+    """A scripted text answer, with the token counts the provider reports."""
+    return {
+        "response": {
+            "type": "text",
+            "content": content,
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
+        }
+    }

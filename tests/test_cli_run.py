@@ -12,32 +12,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import Result, run_cli, write_fixture
+from tests.helpers import text_step, tools_step
 
 
 def call(name: str, arguments: dict[str, Any] | str, call_id: str = "") -> dict[str, Any]:
     return {"id": call_id or f"call_{name}", "name": name, "arguments": arguments}
-
-
-def tools_step(*calls: dict[str, Any], tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "tool_calls",
-            "tool_calls": list(calls),
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
-
-
-def text_step(content: str, tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "text",
-            "content": content,
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
 
 
 def case(

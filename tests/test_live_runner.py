@@ -13,6 +13,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_fixture
+from tests.helpers import text_step, tools_step
 from zeroclaw_eval.admission import Case, RejectedFixture
 from zeroclaw_eval.agent import Agent, AgentContext, reference_agent
 from zeroclaw_eval.config import ProviderSettings
@@ -36,26 +38,9 @@ def call(call_id: str, name: str, **arguments: str) -> dict[str, Any]:
     return {"id": call_id, "name": name, "arguments": arguments}
 
 
-def tools(*calls: dict[str, Any], tokens: tuple[int, int] = (40, 10)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "tool_calls",
-            "tool_calls": list(calls),
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
-
-
-def text(content: str, tokens: tuple[int, int] = (60, 8)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "text",
-            "content": content,
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
+# The token counts these cases' usage checks expect.
+tools = partial(tools_step, tokens=(40, 10))
+text = partial(text_step, tokens=(60, 8))
 
 
 @dataclass

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import openai
 import pytest
 
 from tests.conftest import write_fixture
+from tests.helpers import text_step as text_step_with_tokens
 from zeroclaw_eval.admission import Case
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.provider import ModelResponse, ToolCallRequest
@@ -34,15 +36,7 @@ def tool_step(call_id: str, message: str, tokens: tuple[int, int] = (20, 10)) ->
     }
 
 
-def text_step(content: str, tokens: tuple[int, int] = (30, 5)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "text",
-            "content": content,
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
+text_step = partial(text_step_with_tokens, tokens=(30, 5))
 
 
 def fixture(model_name: str, *turns: tuple[str, list[dict[str, Any]]]) -> dict[str, Any]:
