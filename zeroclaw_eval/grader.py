@@ -46,11 +46,17 @@ class GradeResult:
     actual: Any = None
 
 
+def _cut(text: str, limit: int) -> tuple[str, str]:
+    """`text` cut after `limit` characters, and the note that says how much was left out."""
+    if len(text) <= limit:
+        return text, ""
+    return text[:limit], f"… ({len(text) - limit} more characters)"
+
+
 def quote(text: str, limit: int = _SHOWN) -> str:
     """`text` as a JSON string literal, cut after `limit` characters with a note."""
-    if len(text) <= limit:
-        return json.dumps(text, ensure_ascii=False)
-    return json.dumps(text[:limit], ensure_ascii=False) + f"… ({len(text) - limit} more characters)"
+    head, note = _cut(text, limit)
+    return json.dumps(head, ensure_ascii=False) + note
 
 
 def describe_calls(calls: list[RecordedCall], *, results: bool = False) -> str:
@@ -69,8 +75,8 @@ def _argument_text(arguments: Any) -> str:
     # Raw (unparsed) argument text is quoted so it cannot be mistaken for an object.
     if isinstance(arguments, str):
         return quote(arguments)
-    text = compact_json(arguments)
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + f"… ({len(text) - _SHOWN} more characters)"
+    head, note = _cut(compact_json(arguments), _SHOWN)
+    return head + note
 
 
 def _grade(

@@ -7,8 +7,7 @@ from typing import TextIO
 
 from zeroclaw_eval.admission import Case, RejectedFixture
 from zeroclaw_eval.report import CaseReport
-
-_MARKS = {"passed": "✓", "failed": "✗", "error": "!", "rejected": "✗"}
+from zeroclaw_eval.reporters.table import MARKS
 
 
 class Progress:
@@ -32,7 +31,7 @@ class Progress:
             end = "\n" if self._done == self._total else ""
             self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{end}")
         else:
-            mark = _MARKS.get(report.status, "?")
+            mark = MARKS[report.status][0]
             seconds = report.duration_ms / 1000
             self._stream.write(f"{counter} {mark} {report.path} ({report.status}, {seconds:.2f}s)\n")
         self._stream.flush()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from zeroclaw_eval.report import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
 
-_MARKS = {PASSED: ("✓", "green"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
+#: Each case status's mark and colour (progress lines use the same marks).
+MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
 _ANSI = {"green": "32", "red": "31", "yellow": "33", "dim": "2", "bold": "1"}
 
 
@@ -13,7 +14,7 @@ def _paint(text: str, colour: str, color: bool) -> str:
 
 
 def _case_lines(case: CaseReport, color: bool) -> list[str]:
-    mark, colour = _MARKS.get(case.status, ("✗", "red"))
+    mark, colour = MARKS[case.status]
     label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
     checks = f"{len(case.grades)} check{'s' if len(case.grades) != 1 else ''}"
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
