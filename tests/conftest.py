@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,3 +79,33 @@ def line_of(text: str, snippet: str) -> int:
     """1-based line of the first occurrence of `snippet` in `text`."""
     index = text.index(snippet)
     return text.count("\n", 0, index) + 1
+
+
+#: A fixture that passes: one echo dispatch whose result carries the value.
+PASSING = {
+    "model_name": "echo-hello",
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [{"id": "c1", "name": "echo", "arguments": {"message": "hello"}}],
+                    }
+                },
+                {"response": {"type": "text", "content": "hello"}},
+            ],
+        }
+    ],
+    "expects": {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
+}
+
+
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make `tempfile` (and so case workspaces) create folders under a directory this test owns."""
+    base = tmp_path / "tmp"
+    base.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    return base

@@ -11,27 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Runner, console_script, write_fixture
+from tests.conftest import PASSING, Runner, console_script, write_fixture
 from zeroclaw_eval.report import FORMAT_VERSION
 
-PASSING = {
-    "model_name": "echo-hello",
-    "turns": [
-        {
-            "user_input": "Echo hello",
-            "steps": [
-                {
-                    "response": {
-                        "type": "tool_calls",
-                        "tool_calls": [{"id": "c1", "name": "echo", "arguments": {"message": "hello"}}],
-                    }
-                },
-                {"response": {"type": "text", "content": "hello"}},
-            ],
-        }
-    ],
-    "expects": {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
-}
 FAILING = {**PASSING, "expects": {"response_contains": ["goodbye"]}}
 
 

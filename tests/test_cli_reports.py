@@ -14,26 +14,8 @@ from typing import Any
 import pytest
 from junitparser import JUnitXml
 
-from tests.conftest import line_of, run_cli, write_fixture
+from tests.conftest import PASSING, line_of, run_cli, write_fixture
 
-GOOD = {
-    "model_name": "echo-hello",
-    "turns": [
-        {
-            "user_input": "Echo hello",
-            "steps": [
-                {
-                    "response": {
-                        "type": "tool_calls",
-                        "tool_calls": [{"id": "c1", "name": "echo", "arguments": {"message": "hello"}}],
-                    }
-                },
-                {"response": {"type": "text", "content": "hello"}},
-            ],
-        }
-    ],
-    "expects": {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
-}
 HOSTILE_TEXT = (
     "::error file=x.py,line=1::forged\n::stop-commands::abc\n::add-mask::secret\r::warning::lone-cr"
     " %0A ##[error]legacy </script><script>alert(1)</script>"
@@ -63,7 +45,7 @@ REJECTED_TEXT = """{
 def repo(tmp_path: Path) -> Path:
     """A repository whose suite holds a passing, a failing (hostile) and a rejected fixture."""
     suite = tmp_path / "evals" / "regression"
-    write_fixture(suite, "a_good.json", GOOD)
+    write_fixture(suite, "a_good.json", PASSING)
     write_fixture(suite, "b_hostile.json", FAILING_TEXT)
     write_fixture(suite, "c_typo.json", REJECTED_TEXT)
     return tmp_path

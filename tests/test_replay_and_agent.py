@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -474,15 +473,6 @@ def test_turn_timeout_is_a_run_error(tmp_path: Path) -> None:
 
 
 # --- isolation ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Make case workspaces appear under a directory this test owns."""
-    base = tmp_path / "tmp"
-    base.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(base))
-    return base
 
 
 class WorkspaceWatcher:

@@ -3,21 +3,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from zeroclaw_eval.workspace import OutsideWorkspace, Workspace, workspace_path_problem
-
-
-@pytest.fixture
-def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Make `tempfile` create folders under a directory this test owns."""
-    base = tmp_path / "tmp"
-    base.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(base))
-    return base
 
 
 @pytest.mark.parametrize(
