@@ -16,9 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from zeroclaw_eval.config import ProviderSettings
-from zeroclaw_eval.runner import LiveOptions, RunOptions, discover, run_suite
-from zeroclaw_eval.serve import Fault, ReplayServer, load_cases
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.fixtures.suite import discover
+from zeroclaw_eval.runner import RunOptions, run_suite
+from zeroclaw_eval.serve.faults import Fault
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
 
 
 def write_suite(folder: Path, cases: int) -> None:

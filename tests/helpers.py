@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
-from zeroclaw_eval.location import FixtureProblem
-from zeroclaw_eval.tools import BUILTIN_TOOLS
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.location import FixtureProblem
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 _MINIMAL: dict[str, Any] = {
     "model_name": "minimal",

@@ -22,8 +22,9 @@ from tests.helpers import (
     reject,
     write_fixture,
 )
-from zeroclaw_eval.admission import Case, RejectedFixture, admit_bytes, load_fixture
-from zeroclaw_eval.tools import BUILTIN_TOOLS
+from zeroclaw_eval.fixtures.admission import admit_bytes, load_fixture
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 TURNS_LINE = (
     '  "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "ok"}}]}],\n'

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSING, Runner, console_script, write_fixture
-from zeroclaw_eval.report import FORMAT_VERSION
+from zeroclaw_eval.report.codec import FORMAT_VERSION
 
 FAILING = {**PASSING, "expects": {"response_contains": ["goodbye"]}}
 

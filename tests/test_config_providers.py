@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.cli_live import live_options
-from zeroclaw_eval.config import ProviderSettings, load_config
+from zeroclaw_eval.cli.live import live_options
+from zeroclaw_eval.config.load import load_config
+from zeroclaw_eval.config.settings import ProviderSettings
 from zeroclaw_eval.errors import ConfigError, UsageError
 
 FULL = """

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.case import Expects
-from zeroclaw_eval.grader import BUDGET, RESPONSE, SIDE_EFFECT, TOOL, GradeResult, grade
-from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.workspace import Workspace
+from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.result import BUDGET, RESPONSE, SIDE_EFFECT, TOOL, GradeResult
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+from zeroclaw_eval.run.workspace import Workspace
 
 
 def record_of(

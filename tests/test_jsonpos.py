@@ -5,16 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import line_col
-from zeroclaw_eval.jsonpos import (
-    SourceMap,
-    escape_pointer_token,
-    join_pointer,
-    loads_strict,
-    offset_to_line_col,
-    parent_pointer,
-    parse_json,
-)
-from zeroclaw_eval.location import Position
+from zeroclaw_eval.fixtures.json_text import loads_strict, parse_json
+from zeroclaw_eval.fixtures.location import Position
+from zeroclaw_eval.fixtures.pointer import escape_pointer_token, join_pointer, parent_pointer
+from zeroclaw_eval.fixtures.source_map import SourceMap, offset_to_line_col
 
 TEXT = """{
   "name": "zeroclaw",

@@ -23,12 +23,15 @@ import httpx
 import pytest
 
 from tests.conftest import write_fixture
-from zeroclaw_eval.config import ProviderSettings
-from zeroclaw_eval.live import MAX_RETRY_WAIT, OpenAIProvider, ProviderError, retry_after
-from zeroclaw_eval.provider import Message, ModelResponse, ToolSpec
-from zeroclaw_eval.secrets import REDACTED, scrub
-from zeroclaw_eval.serve import ReplayServer, load_cases, parse_fault
-from zeroclaw_eval.tools import BUILTIN_TOOLS
+from zeroclaw_eval.config.settings import ProviderSettings
+from zeroclaw_eval.errors import ProviderError
+from zeroclaw_eval.redaction import REDACTED, scrub
+from zeroclaw_eval.run.live import MAX_RETRY_WAIT, OpenAIProvider, retry_after
+from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.serve.faults import parse_fault
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
 
 API_KEY = "sk-test-4f9c2e7a1b"
 KEY_ENV = "ZEROCLAW_TEST_PROVIDER_KEY"

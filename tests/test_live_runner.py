@@ -22,14 +22,17 @@ import pytest
 
 from tests.conftest import write_fixture
 from tests.helpers import text_step, tools_step
-from zeroclaw_eval.admission import Case, RejectedFixture
-from zeroclaw_eval.agent import Agent, AgentContext, reference_agent
-from zeroclaw_eval.config import ProviderSettings
-from zeroclaw_eval.progress import Progress
-from zeroclaw_eval.report import CaseReport, SuiteReport, report_to_dict
+from zeroclaw_eval.cli.progress import Progress
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.report.codec import report_to_dict
+from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter
-from zeroclaw_eval.runner import LiveOptions, RunOptions, run_suite
-from zeroclaw_eval.serve import ReplayServer, load_cases, parse_fault
+from zeroclaw_eval.run.agent import Agent, AgentContext, reference_agent
+from zeroclaw_eval.runner import RunOptions, run_suite
+from zeroclaw_eval.serve.faults import parse_fault
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
 
 KEY = "sk-live-runner-5e8a0d13"
 

@@ -15,23 +15,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.conftest import write_fixture
-from zeroclaw_eval.admission import Case, RejectedFixture, load_fixture
-from zeroclaw_eval.config import ProviderSettings
-from zeroclaw_eval.grader import GradeResult
-from zeroclaw_eval.live import OpenAIProvider
-from zeroclaw_eval.location import FieldRef, FixtureProblem
-from zeroclaw_eval.progress import Progress
-from zeroclaw_eval.record import ModelStep, RunRecord
-from zeroclaw_eval.recording import fixture_from_run, write_recording
-from zeroclaw_eval.report import CaseError, CaseReport
-from zeroclaw_eval.runner import LiveOptions, RunOptions, run_case
-from zeroclaw_eval.secrets import REDACTED
-from zeroclaw_eval.serve import ReplayServer, load_cases
-from zeroclaw_eval.tools import BUILTIN_TOOLS
+from zeroclaw_eval.cli.progress import Progress
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.redaction import REDACTED
+from zeroclaw_eval.report.model import CaseError, CaseReport
+from zeroclaw_eval.run.capture import fixture_from_run, write_recording
+from zeroclaw_eval.run.record import ModelStep, RunRecord
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.runner import RunOptions, run_case
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
 
 KEY = "sk-record-test-93b1d0c7e2"
 
@@ -235,11 +235,7 @@ def live_run(case: Case, url: str) -> CaseReport:
     settings = ProviderSettings(base_url=url, model="gpt-live", api_key_env="RECORD_KEY", max_retries=0)
     options = RunOptions(mode="live", live=LiveOptions(settings, KEY, ALLOWED))
 
-    async def go() -> CaseReport:
-        async with httpx.AsyncClient() as client:
-            return await run_case(case, options, live_provider=OpenAIProvider(settings, KEY, client))
-
-    return asyncio.run(go())
+    return asyncio.run(run_case(case, options))
 
 
 def record_and_replay(tmp_path: Path, name: str, url: str) -> tuple[CaseReport, CaseReport, str]:
@@ -322,7 +318,7 @@ FIXTURE = RejectedFixture("x.json", Path("x.json"), [])
 def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """Progress's clock, set by the test."""
     now = [100.0]
-    monkeypatch.setattr("zeroclaw_eval.progress.time.monotonic", lambda: now[0])
+    monkeypatch.setattr("zeroclaw_eval.cli.progress.time.monotonic", lambda: now[0])
     return now
 
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.admission import Case, load_fixture
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.grading.vacuity import find_vacuous
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 from zeroclaw_eval.runner import run_case
-from zeroclaw_eval.tools import BUILTIN_TOOLS
-from zeroclaw_eval.vacuity import find_vacuous
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
 SUITE = EVALS / "regression"

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from tests.helpers import admit_case
-from zeroclaw_eval.admission import Case
-from zeroclaw_eval.agent import Agent, AgentContext, ReferenceAgent
-from zeroclaw_eval.case import LlmTrace
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.provider import Message, ModelResponse, Provider, ToolCallRequest, ToolSpec
-from zeroclaw_eval.replay import ReplayProvider
-from zeroclaw_eval.report import CaseReport
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
+from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolCallRequest, ToolSpec
+from zeroclaw_eval.run.replay import ReplayProvider
 from zeroclaw_eval.runner import RunOptions, run_case
 
 

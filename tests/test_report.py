@@ -7,17 +7,11 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.grader import BUDGET, RESPONSE, SIDE_EFFECT, TOOL, GradeResult
-from zeroclaw_eval.location import FieldRef, FixtureProblem
-from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.report import (
-    FORMAT_VERSION,
-    CaseError,
-    CaseReport,
-    SuiteReport,
-    report_from_dict,
-    report_to_dict,
-)
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import BUDGET, RESPONSE, SIDE_EFFECT, TOOL, GradeResult
+from zeroclaw_eval.report.codec import FORMAT_VERSION, report_from_dict, report_to_dict
+from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 
 def grade(check_id: str, category: str, passed: bool, **extra: Any) -> GradeResult:

@@ -18,10 +18,9 @@ from tests.test_reporter_safety import (
     parse_command,
     run_every_status_suite,
 )
-from zeroclaw_eval.grader import RESPONSE, TOOL, GradeResult
-from zeroclaw_eval.location import FieldRef, FixtureProblem
-from zeroclaw_eval.record import RunRecord, TurnRecord
-from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
+from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.github import (
     SUMMARY_LIMIT,
     escape_data,
@@ -30,6 +29,7 @@ from zeroclaw_eval.reporters.github import (
     render,
     step_summary,
 )
+from zeroclaw_eval.run.record import RunRecord, TurnRecord
 
 
 @pytest.fixture(autouse=True)

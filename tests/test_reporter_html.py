@@ -19,10 +19,11 @@ from tests.test_reporter_safety import (
     every_status_report,
     run_every_status_suite,
 )
-from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.report import SuiteReport, report_from_dict, report_to_dict
+from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
+from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
 from zeroclaw_eval.reporters.html import render
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 
 @dataclass

@@ -19,11 +19,11 @@ from tests.test_reporter_safety import (
     fixture_text,
     run_every_status_suite,
 )
-from zeroclaw_eval.grader import RESPONSE, GradeResult
-from zeroclaw_eval.location import FieldRef, FixtureProblem
-from zeroclaw_eval.record import RunRecord, TurnRecord
-from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import RESPONSE, GradeResult
+from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.junit import render
+from zeroclaw_eval.run.record import RunRecord, TurnRecord
 
 
 def read(xml: str) -> tuple[ET.Element, JUnitXml]:

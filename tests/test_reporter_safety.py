@@ -22,10 +22,9 @@ import pytest
 
 from tests.helpers import line_col
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.grader import RESPONSE, TOOL, GradeResult
-from zeroclaw_eval.location import FieldRef, FixtureProblem
-from zeroclaw_eval.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.report import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
+from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.reporters import (
     builtin_names,
     get_reporter,
@@ -41,6 +40,7 @@ from zeroclaw_eval.reporters.safety import (
     stop_commands,
     xml_safe,
 )
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.runner import run_suite
 
 # Shared: hostile text -------------------------------------------------------------------

@@ -17,12 +17,15 @@ import pytest
 
 from tests.conftest import write_fixture
 from tests.helpers import text_step as text_step_with_tokens
-from zeroclaw_eval.admission import Case
-from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.provider import ModelResponse, ToolCallRequest
-from zeroclaw_eval.replay import Divergence, next_step
-from zeroclaw_eval.serve import Fault, ReplayServer, completion, load_cases, parse_fault
-from zeroclaw_eval.tools import BUILTIN_TOOLS
+from zeroclaw_eval.errors import Divergence, UsageError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.conversation import next_step
+from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.serve.bodies import completion
+from zeroclaw_eval.serve.faults import Fault, parse_fault
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
 
 
 def tool_step(call_id: str, message: str, tokens: tuple[int, int] = (20, 10)) -> dict[str, Any]:

@@ -9,17 +9,11 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.provider import ToolSpec
-from zeroclaw_eval.record import RunRecord
-from zeroclaw_eval.tools import (
-    BUILTIN_TOOLS,
-    WORKSPACE_TOOLS,
-    Tool,
-    ToolBox,
-    ToolOutcome,
-    tools_for_case,
-)
-from zeroclaw_eval.workspace import Workspace
+from zeroclaw_eval.run.provider import ToolSpec
+from zeroclaw_eval.run.record import RunRecord
+from zeroclaw_eval.run.toolbox import ToolBox
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, Tool, ToolOutcome, tools_for_case
+from zeroclaw_eval.run.workspace import Workspace
 
 ALL_TOOLS = ["file_read", "file_write", "list_dir"]
 

@@ -13,10 +13,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import line_of, run_cli, write_fixture
-from zeroclaw_eval.admission import Case, load_fixture
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.tools import BUILTIN_TOOLS
-from zeroclaw_eval.vacuity import VacuousCase, check_suite, empty_run_grades, find_vacuous
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.grading.vacuity import (
+    VacuousCase,
+    check_vacuity as check_suite,
+    empty_run_grades,
+    find_vacuous,
+)
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 ECHO_STEPS = [
     {

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import zeroclaw_eval
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,11 +41,19 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-def test_wheel_holds_the_templates_and_the_type_marker(wheel: Path) -> None:
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert "zeroclaw_eval/templates/report.html.j2" in names
-    assert "zeroclaw_eval/templates/report.js" in names
+def test_wheel_holds_the_templates_the_type_marker_the_license_and_both_scripts(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    assert "zeroclaw_eval/reporters/templates/report.html.j2" in names
+    assert "zeroclaw_eval/reporters/templates/report.js" in names
     assert "zeroclaw_eval/py.typed" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+    (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    scripts = archive.read(entry_points).decode("utf-8")
+    assert "zeroclaw = zeroclaw_eval.cli:main" in scripts
+    assert "zeroclaw-eval = zeroclaw_eval.cli:main" in scripts
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    assert f"Version: {zeroclaw_eval.__version__}" in archive.read(metadata).decode("utf-8")
 
 
 def test_installed_wheel_renders_a_page(wheel: Path, tmp_path: Path) -> None:

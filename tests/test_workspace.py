@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.workspace import OutsideWorkspace, Workspace, workspace_path_problem
+from zeroclaw_eval.errors import OutsideWorkspace
+from zeroclaw_eval.fixtures.workspace_paths import workspace_path_problem
+from zeroclaw_eval.run.workspace import Workspace
 
 
 @pytest.mark.parametrize(

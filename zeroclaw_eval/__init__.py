@@ -3,45 +3,125 @@
 Replay JSON trace fixtures through a real agent loop, record what crosses the provider
 and tool boundaries, grade it against declarative expectations, and report.
 
-The public API is listed in `__all__`; names are imported on first use so that
+The packages are the stages of that flow, in the order data moves through them:
+
+    fixtures/   a fixture file -> an admitted Case, or a RejectedFixture naming each problem
+    run/        a Case through an agent, between two recorded boundaries -> a RunRecord
+    grading/    a RunRecord against the fixture's expects -> one GradeResult per check
+    report/     every case's grades -> one SuiteReport (and its JSON shape)
+    reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations
+    cli/        the `zeroclaw` command: options in, outputs written, exit code out
+
+`runner` ties the first four together for a case or a suite; `serve/` puts fixtures'
+scripted steps behind an OpenAI-compatible HTTP endpoint; `config/` reads the settings;
+`errors` holds the one exception hierarchy. Imports flow one way: a package imports
+only from the packages before it in that list (`runner` after `report`, `serve` after
+`run`, `cli` last), which a test checks.
+
+The public API is `__all__` below; names are imported on first use, so that
 `import zeroclaw_eval` stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from zeroclaw_eval._version import __version__
 
 _EXPORTS = {
-    "Agent": "zeroclaw_eval.agent",
-    "AgentContext": "zeroclaw_eval.agent",
-    "ReferenceAgent": "zeroclaw_eval.agent",
-    "Case": "zeroclaw_eval.admission",
-    "RejectedFixture": "zeroclaw_eval.admission",
-    "load_fixture": "zeroclaw_eval.admission",
-    "LlmTrace": "zeroclaw_eval.case",
-    "EvalError": "zeroclaw_eval.errors",
-    "RunError": "zeroclaw_eval.errors",
-    "UsageError": "zeroclaw_eval.errors",
-    "GradeResult": "zeroclaw_eval.grader",
-    "grade": "zeroclaw_eval.grader",
-    "FieldRef": "zeroclaw_eval.location",
-    "FixtureProblem": "zeroclaw_eval.location",
-    "ModelResponse": "zeroclaw_eval.provider",
-    "ToolCallRequest": "zeroclaw_eval.provider",
-    "RecordedCall": "zeroclaw_eval.record",
-    "RunRecord": "zeroclaw_eval.record",
-    "CaseReport": "zeroclaw_eval.report",
-    "SuiteReport": "zeroclaw_eval.report",
-    "RunOptions": "zeroclaw_eval.runner",
-    "load_suite": "zeroclaw_eval.runner",
-    "run_case": "zeroclaw_eval.runner",
+    # Running cases.
     "run_suite": "zeroclaw_eval.runner",
+    "run_case": "zeroclaw_eval.runner",
+    "RunOptions": "zeroclaw_eval.runner",
+    "LiveOptions": "zeroclaw_eval.config.settings",
+    "load_config": "zeroclaw_eval.config.load",
+    # Fixtures.
+    "load_fixture": "zeroclaw_eval.fixtures.admission",
+    "Case": "zeroclaw_eval.fixtures.case",
+    "RejectedFixture": "zeroclaw_eval.fixtures.case",
+    "LlmTrace": "zeroclaw_eval.fixtures.model",
+    "FieldRef": "zeroclaw_eval.fixtures.location",
+    "FixtureProblem": "zeroclaw_eval.fixtures.location",
+    # What a run records, and how it is graded.
+    "RunRecord": "zeroclaw_eval.run.record",
+    "RecordedCall": "zeroclaw_eval.run.record",
+    "grade": "zeroclaw_eval.grading.grader",
+    "GradeResult": "zeroclaw_eval.grading.result",
+    "check_vacuity": "zeroclaw_eval.grading.vacuity",
+    "VacuityReport": "zeroclaw_eval.grading.vacuity",
+    "VacuousCase": "zeroclaw_eval.grading.vacuity",
+    # The report and its formats.
+    "SuiteReport": "zeroclaw_eval.report.model",
+    "CaseReport": "zeroclaw_eval.report.model",
+    "render_report": "zeroclaw_eval.reporters.output",
+    "reporter_names": "zeroclaw_eval.reporters.registry",
+    # Writing an agent of your own.
+    "Agent": "zeroclaw_eval.run.agent",
+    "AgentContext": "zeroclaw_eval.run.agent",
+    "AgentFactory": "zeroclaw_eval.run.agent",
+    "ReferenceAgent": "zeroclaw_eval.run.agent",
+    "ToolDispatcher": "zeroclaw_eval.run.agent",
+    "Provider": "zeroclaw_eval.run.provider",
+    "Message": "zeroclaw_eval.run.provider",
+    "ModelResponse": "zeroclaw_eval.run.provider",
+    "ToolCallRequest": "zeroclaw_eval.run.provider",
+    "ToolSpec": "zeroclaw_eval.run.provider",
+    "ToolOutcome": "zeroclaw_eval.run.tools",
+    # Serving fixtures to an agent in any language.
+    "ReplayServer": "zeroclaw_eval.serve.server",
+    # Errors.
+    "EvalError": "zeroclaw_eval.errors",
+    "UsageError": "zeroclaw_eval.errors",
+    "ConfigError": "zeroclaw_eval.errors",
+    "RunError": "zeroclaw_eval.errors",
 }
 
 __all__ = ["__version__", *sorted(_EXPORTS)]
+
+# What type checkers see (`X as X`: an explicit re-export); at run time `__getattr__`
+# imports each name on first use.
+if TYPE_CHECKING:
+    from zeroclaw_eval.config.load import load_config as load_config
+    from zeroclaw_eval.config.settings import LiveOptions as LiveOptions
+    from zeroclaw_eval.errors import (
+        ConfigError as ConfigError,
+        EvalError as EvalError,
+        RunError as RunError,
+        UsageError as UsageError,
+    )
+    from zeroclaw_eval.fixtures.admission import load_fixture as load_fixture
+    from zeroclaw_eval.fixtures.case import Case as Case, RejectedFixture as RejectedFixture
+    from zeroclaw_eval.fixtures.location import FieldRef as FieldRef, FixtureProblem as FixtureProblem
+    from zeroclaw_eval.fixtures.model import LlmTrace as LlmTrace
+    from zeroclaw_eval.grading.grader import grade as grade
+    from zeroclaw_eval.grading.result import GradeResult as GradeResult
+    from zeroclaw_eval.grading.vacuity import (
+        VacuityReport as VacuityReport,
+        VacuousCase as VacuousCase,
+        check_vacuity as check_vacuity,
+    )
+    from zeroclaw_eval.report.model import CaseReport as CaseReport, SuiteReport as SuiteReport
+    from zeroclaw_eval.reporters.output import render_report as render_report
+    from zeroclaw_eval.reporters.registry import reporter_names as reporter_names
+    from zeroclaw_eval.run.agent import (
+        Agent as Agent,
+        AgentContext as AgentContext,
+        AgentFactory as AgentFactory,
+        ReferenceAgent as ReferenceAgent,
+        ToolDispatcher as ToolDispatcher,
+    )
+    from zeroclaw_eval.run.provider import (
+        Message as Message,
+        ModelResponse as ModelResponse,
+        Provider as Provider,
+        ToolCallRequest as ToolCallRequest,
+        ToolSpec as ToolSpec,
+    )
+    from zeroclaw_eval.run.record import RecordedCall as RecordedCall, RunRecord as RunRecord
+    from zeroclaw_eval.run.tools import ToolOutcome as ToolOutcome
+    from zeroclaw_eval.runner import RunOptions as RunOptions, run_case as run_case, run_suite as run_suite
+    from zeroclaw_eval.serve.server import ReplayServer as ReplayServer
 
 
 def __getattr__(name: str) -> Any:

@@ -1,11 +1,27 @@
-"""The one exception hierarchy of zeroclaw-eval.
+"""The one exception hierarchy of zeroclaw-eval, and how an error suggests a fix.
 
-The CLI catches `EvalError` once and maps it to an exit code; nothing below the CLI
-prints or exits. Problems inside a single case (a rejected fixture, a run error) are
-*data* in the report, not exceptions that escape the suite.
+The CLI catches `EvalError` once and maps it to an exit code (`exit_code`); nothing
+below the CLI prints or exits. Problems inside a single case (a rejected fixture, a run
+error, a failed check) are *data* in the report, not exceptions that escape the suite.
+
+    EvalError                    exit 1
+    ├── UsageError               exit 2: the command line or configuration cannot work
+    │   ├── ConfigError
+    │   └── AgentLoadError
+    ├── ReporterError            exit 2: a reporter raised; its output was not written
+    ├── SystemProblem            exit 2: the machine refused a file, a folder, a port
+    ├── RunError                 a case could not run to completion (at a fixture field)
+    │   ├── IterationCapReached
+    │   └── ProviderError
+    ├── Divergence               a conversation sent to `serve` left the script
+    ├── OutsideWorkspace         a path that would leave the case workspace
+    └── InvalidRegex             a pattern RE2 cannot compile
 """
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
 
 
 class EvalError(Exception):
@@ -52,3 +68,34 @@ class RunError(EvalError):
         super().__init__(message)
         self.message = message
         self.pointer = pointer
+
+
+class IterationCapReached(RunError):
+    """The model kept asking for tools past `max_tool_iterations` rounds in one turn."""
+
+
+class ProviderError(RunError):
+    """The live provider could not answer; the case fails with this message."""
+
+
+class Divergence(EvalError):
+    """A conversation sent to `zeroclaw eval serve` does not follow the fixture's script."""
+
+    def __init__(self, message: str, fixture: str | None = None) -> None:
+        super().__init__(message)
+        #: The fixture whose script the request was checked against, once known.
+        self.fixture = fixture
+
+
+class OutsideWorkspace(EvalError):
+    """A path that is absolute, climbs with `..`, or resolves outside the workspace."""
+
+
+class InvalidRegex(EvalError):
+    """A pattern RE2 cannot compile (bad syntax, or a feature RE2 leaves out)."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """The choice `word` most likely misspells, if any is close enough to suggest."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return close[0] if close else None

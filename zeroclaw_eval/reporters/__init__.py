@@ -1,109 +1,27 @@
-"""Reporters: render a finished `SuiteReport` as text; one module per format.
+"""Stage 5: a finished `SuiteReport` rendered as text; one module per format.
 
 A reporter is a callable `(report, *, color) -> str`. It reads the report and returns;
 it never re-runs, re-grades, writes files or decides the exit code. `render_report`
-owns the output: `-` is stdout, a file is written whole or not at all.
-
-Third-party formats register a reporter under the entry-point group
-`zeroclaw_eval.reporters`, for example in their pyproject.toml:
-
-    [project.entry-points."zeroclaw_eval.reporters"]
-    tap = "my_package.tap:render"
+owns the output.
 """
 
-from __future__ import annotations
+from zeroclaw_eval.reporters.output import render_report, write_output
+from zeroclaw_eval.reporters.registry import (
+    ENTRY_POINT_GROUP,
+    Reporter,
+    builtin_names,
+    get_reporter,
+    reporter_names,
+    reset_registry,
+)
 
-import importlib
-import sys
-from collections.abc import Callable
-from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
-from typing import Protocol
-
-from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.files import write_atomic
-from zeroclaw_eval.report import SuiteReport
-
-ENTRY_POINT_GROUP = "zeroclaw_eval.reporters"
-
-_BUILTIN = {
-    "table": "zeroclaw_eval.reporters.table",
-    "json": "zeroclaw_eval.reporters.json_report",
-    "junit": "zeroclaw_eval.reporters.junit",
-    "html": "zeroclaw_eval.reporters.html",
-    "github": "zeroclaw_eval.reporters.github",
-}
-
-
-class Reporter(Protocol):
-    """Renders a finished report as text."""
-
-    def __call__(self, report: SuiteReport, *, color: bool = False) -> str:
-        """The whole output for `report`."""
-        ...
-
-
-_plugins: dict[str, EntryPoint] | None = None
-
-
-def _plugin_entry_points() -> dict[str, EntryPoint]:
-    # Looked up on first need only: scanning installed distributions costs start-up time.
-    global _plugins
-    if _plugins is None:
-        found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-        _plugins = {name: ep for name, ep in found.items() if name not in _BUILTIN}
-    return _plugins
-
-
-def reset_registry() -> None:
-    """Forget discovered plugins (tests install and remove them)."""
-    global _plugins
-    _plugins = None
-
-
-def builtin_names() -> list[str]:
-    """The formats zeroclaw-eval ships."""
-    return list(_BUILTIN)
-
-
-def reporter_names() -> list[str]:
-    """Every available format: the built-in ones, then plugins by name."""
-    return [*_BUILTIN, *sorted(_plugin_entry_points())]
-
-
-def get_reporter(name: str) -> Reporter:
-    """The reporter for format `name`; a `UsageError` naming the choices if none."""
-    if name in _BUILTIN:
-        render: Reporter = importlib.import_module(_BUILTIN[name]).render
-        return render
-    plugin = _plugin_entry_points().get(name)
-    if plugin is None:
-        raise UsageError(f"unknown report format {name!r}; choose from: {', '.join(reporter_names())}")
-    try:
-        loaded: Callable[..., str] = plugin.load()
-    except Exception as exc:
-        raise UsageError(f"report format {name!r} ({plugin.value}) failed to load: {exc}") from None
-    return loaded
-
-
-def write_output(text: str, output: str) -> Path | None:
-    """Write `text` to `output` (`-` is stdout), a file whole or not at all (see
-    `files.write_atomic`); return the file written, if any."""
-    # Text from a custom agent may hold a lone surrogate, which UTF-8 cannot encode: it is
-    # written as a visible \udXXX escape (in JSON, that is the same string) instead.
-    data = text.encode("utf-8", errors="backslashreplace")
-    if output == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return None
-    target = Path(output)
-    write_atomic(target, data)
-    return target
-
-
-def render_report(report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False) -> Path | None:
-    """Render `report` as `fmt` and write it to `output`; a reporter that raises writes
-    nothing at all."""
-    text = get_reporter(fmt)(report, color=color)
-    return write_output(text, output)
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Reporter",
+    "builtin_names",
+    "get_reporter",
+    "render_report",
+    "reporter_names",
+    "reset_registry",
+    "write_output",
+]

@@ -1,7 +1,7 @@
 """The `github` format: workflow-command annotations at the failing fixture fields, and
 the Markdown step summary.
 
-Facts from actions/runner and actions/toolkit (see CI-FORMATS.md): at most 10 error
+Facts from actions/runner and actions/toolkit: at most 10 error
 annotations per step become annotations, so failures are ranked and the rest counted;
 property values and messages are escaped exactly as `@actions/core` does, so untrusted
 text inside an annotation can never contain a raw line break and so never start a
@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
-from zeroclaw_eval.location import FieldRef
-from zeroclaw_eval.report import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
 
 MAX_ERRORS = 10  # annotations of one type per step (runner `_maxCountPerIssueType`)
 MESSAGE_LIMIT = 4000  # the runner cuts a message at 4,096 characters
@@ -54,12 +54,7 @@ def findings(report: SuiteReport) -> list[Finding]:
     and within a round rejected fixtures, then run errors, then failed checks."""
     per_case: list[list[Finding]] = []
     for case in report.cases:
-        mine = [
-            Finding(case, p.field, f"rejected {p.field.pointer or '/'}", p.message) for p in case.problems
-        ]
-        if case.error is not None:
-            mine.append(Finding(case, case.error.field, "run error", case.error.message))
-        mine.extend(Finding(case, g.field, g.check_id, g.detail) for g in case.failed_grades)
+        mine = [Finding(case, f.field, f.check, f.message) for f in case.failures()]
         if mine:
             per_case.append(mine)
     severity = {REJECTED: 0, ERROR: 1}

@@ -1,8 +1,7 @@
 """The `html` format: one self-contained page (inline CSS and JS, no network) from jinja2.
 
-Templates live in the top-level `templates/` folder; the wheel carries them as
-`zeroclaw_eval/templates` (see pyproject), and a source checkout reads them where they
-are. Autoescaping is on for everything, and the page's Content-Security-Policy allows
+The templates are package data (`reporters/templates/`), read through
+`importlib.resources`. Autoescaping is on for everything, and the page's Content-Security-Policy allows
 only its own script (by hash), so model text can neither inject markup nor run code.
 """
 
@@ -16,11 +15,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
-from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.grader import GradeResult
-from zeroclaw_eval.report import CaseReport, SuiteReport
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.safety import neutralize_markup
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
@@ -31,21 +29,18 @@ _DIFF_LIMIT = 4000  # characters per side; SequenceMatcher is quadratic in the w
 def _environment() -> Any:
     import jinja2
 
-    try:
-        loader: jinja2.BaseLoader = jinja2.PackageLoader("zeroclaw_eval", "templates")
-    except ValueError:
-        # An editable install from a checkout: hatchling's force-include does not apply,
-        # so the templates are still in the repository's top-level folder.
-        checkout = Path(str(files("zeroclaw_eval"))).parent / "templates"
-        loader = jinja2.FileSystemLoader(str(checkout))
     return jinja2.Environment(
-        loader=loader,
+        loader=jinja2.FunctionLoader(_template_source),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+
+
+def _template_source(name: str) -> str:
+    return (files("zeroclaw_eval.reporters") / "templates" / name).read_text(encoding="utf-8")
 
 
 @dataclass
@@ -103,10 +98,7 @@ def diff_view(grade: GradeResult) -> DiffView:
 
 def _lines_to_mark(case: CaseReport) -> dict[int, str]:
     marks: dict[int, str] = {}
-    fields = [p.field for p in case.problems] + [g.field for g in case.failed_grades]
-    if case.error is not None:
-        fields.append(case.error.field)
-    for ref in fields:
+    for ref in (failure.field for failure in case.failures()):
         if ref.line is not None:
             for line in range(ref.line, (ref.end_line or ref.line) + 1):
                 marks[line] = "failing"
@@ -153,9 +145,7 @@ def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
 
 def _script() -> str:
     # Read as is, not rendered: the script is static and must match its CSP hash.
-    environment = _environment()
-    source: str = environment.loader.get_source(environment, "report.js")[0]
-    return source
+    return _template_source("report.js")
 
 
 _SCRIPT_SLOT = "/*zeroclaw-eval: the page script*/"

@@ -1,10 +1,11 @@
-"""The `json` format: the versioned report shape (see `report.report_to_dict`)."""
+"""The `json` format: the versioned report shape (see `report.codec`)."""
 
 from __future__ import annotations
 
 import json
 
-from zeroclaw_eval.report import SuiteReport, report_to_dict
+from zeroclaw_eval.report.codec import report_to_dict
+from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.safety import neutralize_json
 
 

@@ -4,8 +4,10 @@ One `<testsuite>` per suite, one `<testcase>` per fixture, one `<failure>` per f
 check, `<error>` for a run error or a rejected fixture. `file`/`line` on each testcase
 point at the first failing field (mikepenz/action-junit-report and
 EnricoMi/publish-unit-test-result-action read them). junit-xml has been unmaintained
-since 2020 and neither escapes illegal characters reliably nor pretty-prints safely
-(see CI-FORMATS.md), so text is made XML-safe here and the output is not pretty-printed.
+since 2020 and neither escapes illegal characters reliably (it strips C0 controls and
+lets lone surrogates through as references that make the XML ill-formed) nor
+pretty-prints safely (minidom writes raw newlines into attributes before Python 3.13),
+so text is made XML-safe here and the output is not pretty-printed.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from zeroclaw_eval.grader import GradeResult
-from zeroclaw_eval.location import FieldRef
-from zeroclaw_eval.report import CaseReport, SuiteReport
+from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.safety import neutralize_markup, one_line, xml_safe
 
 
@@ -32,12 +34,7 @@ def _json(value: Any) -> str:
 
 def first_failing_line(case: CaseReport) -> int | None:
     """The line of the first field a failing case points at (None for a passing case)."""
-    fields = [p.field for p in case.problems]
-    if case.error is not None:
-        fields.append(case.error.field)
-    fields.extend(g.field for g in case.failed_grades)
-    lines = [f.line for f in fields if f.line is not None]
-    return lines[0] if lines else None
+    return next((f.field.line for f in case.failures() if f.field.line is not None), None)
 
 
 def _testcase(case: CaseReport, classname: str) -> TestCase:

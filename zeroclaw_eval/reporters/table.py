@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zeroclaw_eval.report import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
 
 #: Each case status's mark and colour (progress lines use the same marks).
 MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}

@@ -1,0 +1,103 @@
+"""What every `zeroclaw eval` command shares: help settings, the options they have in
+common, where the suite is, and how an error ends the process."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from zeroclaw_eval.errors import EvalError, SystemProblem
+
+if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.config.load import LoadedConfig
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def fail(error: EvalError) -> NoReturn:
+    """Print `Error: …` on stderr and exit with the error's code (never a traceback)."""
+    click.echo(f"Error: {error}", err=True)
+    sys.exit(error.exit_code)
+
+
+@contextmanager
+def exit_on_error() -> Iterator[None]:
+    """End the command on an `EvalError` with its exit code, and on an `OSError` (the
+    machine refused a file, a folder, a port) with exit code 2; never a traceback."""
+    try:
+        yield
+    except EvalError as error:
+        fail(error)
+    except OSError as error:
+        where = f": {error.filename}" if error.filename else ""
+        fail(SystemProblem(f"{error.strerror or error}{where}"))
+
+
+def resolve_suite(suite: Path | None, loaded: LoadedConfig) -> Path:
+    """The suite folder: `--suite` when given, else `[eval].suite_dir` from the config."""
+    return suite if suite is not None else loaded.resolve(loaded.settings.suite_dir)
+
+
+def use_color(output: str) -> bool:
+    """Colour for output to a terminal, unless NO_COLOR is set (https://no-color.org)."""
+    return output == "-" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def suite_option(help_text: str = "Folder of *.json fixtures.") -> Callable[[F], F]:
+    """`--suite DIR`, defaulting to `[eval].suite_dir`."""
+    return click.option(
+        "--suite",
+        type=click.Path(path_type=Path),
+        help=f"{help_text} [default: [eval].suite_dir, else evals/regression]",
+    )
+
+
+config_option = click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [eval] from this file (zeroclaw.toml, or [tool.zeroclaw.eval] in a pyproject.toml).",
+)
+
+
+def output_options(command: F) -> F:
+    """The options that say where a report goes, shared by `run` and `render`."""
+    options = [
+        click.option(
+            "--format",
+            "fmt",
+            default="table",
+            show_default=True,
+            metavar="FORMAT",
+            help="Main output: table, json, junit, html, github, or a plugin's format.",
+        ),
+        click.option(
+            "--output",
+            "-o",
+            default="-",
+            metavar="PATH",
+            help="Write the main output to PATH instead of stdout ('-').",
+        ),
+        click.option(
+            "--report",
+            "reports",
+            multiple=True,
+            metavar="FORMAT=PATH",
+            help="Also write FORMAT to PATH (repeatable), e.g. --report junit=reports/eval.xml.",
+        ),
+        click.option(
+            "--annotations/--no-annotations",
+            default=None,
+            help="Print GitHub annotations to stderr and append the step summary."
+            " [default: on when GITHUB_ACTIONS=true]",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

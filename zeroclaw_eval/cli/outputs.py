@@ -1,0 +1,134 @@
+"""Where a finished report goes: the outputs of one `run` or `render` invocation.
+
+One run can write several formats at once (`--format table --report junit=eval.xml
+--report html=eval.html`) from the one report, without replaying twice. Under GitHub
+Actions the annotations also go to stderr (once, unless turned off), raw text printed to
+the log is fenced off from the workflow-command parser, and the step summary is
+appended.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from zeroclaw_eval.cli.common import use_color
+from zeroclaw_eval.errors import ReporterError, UsageError
+from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.output import render_report
+from zeroclaw_eval.reporters.registry import get_reporter
+
+
+@dataclass(frozen=True)
+class Output:
+    """One format written to one place (`-` is stdout)."""
+
+    fmt: str
+    path: str = "-"
+
+
+def parse_report_option(spec: str) -> Output:
+    """`FORMAT=PATH` or `FORMAT` (stdout), as given to `--report`."""
+    fmt, sep, path = spec.partition("=")
+    if not fmt or (sep and not path):
+        raise UsageError(f"--report {spec!r}: expected FORMAT=PATH (for example junit=reports/eval.xml)")
+    return Output(fmt, path if sep else "-")
+
+
+def plan_outputs(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
+    """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked."""
+    return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
+
+
+def plan(primary: Output, extra: list[Output]) -> list[Output]:
+    """The outputs to write, checked: known formats, one stdout, no path twice."""
+    outputs = [primary, *extra]
+    for output in outputs:
+        get_reporter(output.fmt)  # an unknown format is a usage error before anything runs
+    to_stdout = [o.fmt for o in outputs if o.path == "-"]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"only one output can go to stdout, got {', '.join(to_stdout)};"
+            " give the others a path (--report FORMAT=PATH)"
+        )
+    paths = [os.path.abspath(o.path) for o in outputs if o.path != "-"]
+    if len(paths) != len(set(paths)):
+        raise UsageError("two outputs write to the same file")
+    for output in outputs:
+        if output.path != "-":
+            _check_writable(output)
+    return outputs
+
+
+def _check_writable(output: Output) -> None:
+    """Refuse, before anything runs (a live run costs tokens), a path no file can be at."""
+    target = Path(output.path)
+    if target.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path} is a folder; give a file path")
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is not writable")
+
+
+def in_github_actions() -> bool:
+    """True inside a GitHub Actions job."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None) -> None:
+    """Render and write every output, then the automatic GitHub annotations and summary.
+
+    Each file written is announced on stderr. `annotations` None means: on when running
+    under GitHub Actions. A reporter that raises writes nothing, and the other outputs
+    are still written (nothing is lost); then a `ReporterError` lists what failed.
+    """
+    failed: list[str] = []
+    github = in_github_actions()
+    # Colour only when the main output is the terminal's.
+    color = outputs[0].path == "-" and use_color("-")
+    for output in outputs:
+        try:
+            render_report(
+                report,
+                output.fmt,
+                output.path,
+                color=color and output.path == "-",
+                in_ci_log=github,
+                announce=lambda message: click.echo(message, err=True),
+            )
+        except OSError as exc:  # the others are still written: nothing is lost for one bad path
+            failed.append(f"cannot write {output.fmt} to {output.path}: {exc.strerror or exc}")
+        except Exception as exc:  # a third-party reporter is outside our control
+            reason = f"{type(exc).__name__}: {exc}"
+            failed.append(f"the {output.fmt} reporter failed, nothing was written to {output.path}: {reason}")
+    github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)
+    if annotations is None:
+        annotations = github
+    if annotations and not github_in_log:
+        # stderr, so they never mix into a report written to stdout.
+        sys.stderr.write(get_reporter("github")(report))
+        sys.stderr.flush()
+    if (annotations or github_in_log) and os.environ.get("GITHUB_STEP_SUMMARY"):
+        append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
+    if failed:
+        raise ReporterError("\n".join(failed))
+
+
+def append_step_summary(report: SuiteReport, path: Path) -> None:
+    """Append the Markdown summary, keeping the whole file under GitHub's 1 MiB cap."""
+    from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
+
+    existing = path.stat().st_size if path.exists() else 0
+    room = SUMMARY_LIMIT - existing
+    if room <= 0:
+        return
+    with path.open("a", encoding="utf-8", newline="\n") as stream:
+        stream.write(step_summary(report, limit=room))

@@ -1,0 +1,37 @@
+"""Progress while cases run: a redrawn line on a terminal, one line per case in CI logs."""
+
+from __future__ import annotations
+
+import time
+from typing import TextIO
+
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.reporters.table import MARKS
+
+
+class Progress:
+    """Call it with each finished case; it writes to `stream` (stderr)."""
+
+    def __init__(self, total: int, stream: TextIO, *, tty: bool) -> None:
+        self._total = total
+        self._stream = stream
+        self._tty = tty
+        self._done = 0
+        self._failed = 0
+        self._started = time.monotonic()
+
+    def __call__(self, fixture: Case | RejectedFixture, report: CaseReport) -> None:
+        """Count one finished case and show it."""
+        self._done += 1
+        self._failed += not report.passed
+        elapsed = time.monotonic() - self._started
+        counter = f"[{self._done}/{self._total}]"
+        if self._tty:
+            end = "\n" if self._done == self._total else ""
+            self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{end}")
+        else:
+            mark = MARKS[report.status][0]
+            seconds = report.duration_ms / 1000
+            self._stream.write(f"{counter} {mark} {report.path} ({report.status}, {seconds:.2f}s)\n")
+        self._stream.flush()

@@ -1,0 +1,44 @@
+"""`zeroclaw eval render`: a saved JSON report in other formats, without running anything."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from zeroclaw_eval.cli.common import CONTEXT, exit_on_error, output_options
+from zeroclaw_eval.errors import UsageError
+
+
+@click.command("render", context_settings=CONTEXT)
+@click.argument("report_file", metavar="REPORT.json", type=click.Path(path_type=Path, dir_okay=False))
+@output_options
+def render_command(
+    report_file: Path, fmt: str, output: str, reports: tuple[str, ...], annotations: bool | None
+) -> None:
+    """Render a saved JSON report in other formats, without running anything.
+
+    The output is byte for byte what `zeroclaw eval run` writes for the same report.
+
+    \b
+    Examples:
+      zeroclaw eval run --format json -o reports/eval.json
+      zeroclaw eval render reports/eval.json --format html -o reports/eval.html
+    """
+    from zeroclaw_eval.cli.outputs import emit, plan_outputs
+    from zeroclaw_eval.report.codec import report_from_dict
+
+    with exit_on_error():
+        outputs = plan_outputs(fmt, output, reports)
+        try:
+            data = json.loads(report_file.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise UsageError(f"cannot read {report_file}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"{report_file} is not a JSON report: {exc}") from None
+        try:
+            report = report_from_dict(data)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
+        emit(report, outputs, annotations=annotations)

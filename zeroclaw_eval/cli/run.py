@@ -1,0 +1,155 @@
+"""`zeroclaw eval run`: run a suite, write its outputs, exit with the gate's verdict."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from zeroclaw_eval.cli.common import (
+    CONTEXT,
+    config_option,
+    exit_on_error,
+    output_options,
+    resolve_suite,
+    suite_option,
+)
+from zeroclaw_eval.errors import UsageError
+
+if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.config.settings import LiveOptions
+    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.runner import CaseDone
+
+
+@click.command("run", context_settings=CONTEXT)
+@suite_option()
+@click.option(
+    "--mode",
+    type=click.Choice(["replay", "live"]),
+    help="replay: the scripted steps, no network. live: the provider named by [eval].live_provider,"
+    " in a sandbox. [default: [eval].mode, else replay]",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cases to run at once (live mode waits on the network; the report keeps fixture order).",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Live mode: write each run as a replay fixture into this folder (secrets scrubbed).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
+    " [default: on in live mode]",
+)
+@output_options
+@config_option
+def run_command(
+    suite: Path | None,
+    mode: str | None,
+    jobs: int,
+    record_dir: Path | None,
+    progress: bool | None,
+    fmt: str,
+    output: str,
+    reports: tuple[str, ...],
+    annotations: bool | None,
+    config: Path | None,
+) -> None:
+    """Run a suite and exit 0 only if every case passed.
+
+    \b
+    Examples:
+      zeroclaw eval run
+      zeroclaw eval run --format junit > reports/eval.xml
+      zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
+      zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
+    \b
+    Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
+    was rejected, or the suite held no fixtures; 2 usage or configuration error.
+    """
+    from zeroclaw_eval.cli.outputs import emit, plan_outputs
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.fixtures.suite import discover
+    from zeroclaw_eval.run.agent import reference_agent
+    from zeroclaw_eval.run.agent_loader import load_agent_factory
+    from zeroclaw_eval.runner import RunOptions, run_suite
+
+    with exit_on_error():
+        outputs = plan_outputs(fmt, output, reports)
+        loaded = load_config(config)
+        settings = loaded.settings
+        live = mode == "live" or (mode is None and settings.mode == "live")
+        if record_dir is not None and not live:
+            raise UsageError("--record writes what a live run got back; use it with --mode live")
+        live_settings = None
+        if live:
+            from zeroclaw_eval.cli.live import live_options
+
+            live_settings = live_options(loaded)
+        suite_dir = resolve_suite(suite, loaded)
+        factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
+        recorded: list[Path] = []
+        hooks = _case_hooks(
+            len(discover(suite_dir)),
+            progress if progress is not None else live,
+            record_dir,
+            live_settings,
+            recorded,
+        )
+        options = RunOptions(
+            mode="live" if live else "replay",
+            agent_factory=factory,
+            case_timeout_secs=settings.case_timeout_secs,
+            max_tool_iterations=settings.max_tool_iterations,
+            jobs=jobs,
+            live=live_settings,
+            on_case_done=hooks,
+        )
+        report = run_suite(suite_dir, options)
+        emit(report, outputs, annotations=annotations)
+    if record_dir is not None:
+        click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
+    sys.exit(report.exit_code())
+
+
+def _case_hooks(
+    total: int, progress: bool, record_dir: Path | None, live: LiveOptions | None, recorded: list[Path]
+) -> CaseDone | None:
+    """What to do as each case finishes: show progress, capture the run as a fixture
+    (appending the files written to `recorded`)."""
+    from zeroclaw_eval.cli.progress import Progress
+    from zeroclaw_eval.fixtures.case import Case
+
+    shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
+    if shown is None and record_dir is None:
+        return None
+
+    def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
+        if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
+            from zeroclaw_eval.run.capture import write_recording
+
+            path = write_recording(record_dir, fixture, report.record, [live.api_key], live.allowed_tools)
+            if path is not None:
+                recorded.append(path)
+            else:
+                click.echo(
+                    f"Not recorded: {fixture.name} was failed by the sandbox denying a tool call,"
+                    " which replay has no approval gate to repeat",
+                    err=True,
+                )
+        if shown is not None:
+            shown(fixture, report)
+
+    return done

@@ -1,0 +1,108 @@
+"""`zeroclaw eval vacuity`: the command line of the vacuity check (`grading.vacuity`).
+
+Exit codes: 0 every fixture can fail; 1 a fixture is vacuous or rejected, or the suite
+is empty; 2 the command or its configuration is unusable.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from zeroclaw_eval.cli.common import CONTEXT, config_option, exit_on_error, resolve_suite, suite_option
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.fixtures.case import RejectedFixture
+    from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
+
+_HINT = (
+    "A vacuous case passes whatever the agent does, so it certifies nothing: give it a check"
+    " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
+    " tool_results_contain, response_contains, a file the agent must write, ...)."
+)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _vacuous_lines(case: VacuousCase) -> list[str]:
+    from zeroclaw_eval.fixtures.suite import display_path
+
+    path = display_path(case.path)
+    checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
+    lines = [f"✗ {case.name}  {case.model_name}  (vacuous: {checks} against an empty run)"]
+    for check in case.checks:
+        lines.append(f"    {check.check_id} [{check.category}]  {check.field.where(path)}")
+        lines.append(f"      {check.detail}")
+    return lines
+
+
+def _rejected_lines(fixture: RejectedFixture) -> list[str]:
+    from zeroclaw_eval.fixtures.suite import display_path
+
+    path = display_path(fixture.path)
+    lines = [f"✗ {fixture.name}  (rejected)"]
+    for problem in fixture.problems:
+        lines.append(f"    {problem.field.where(path)}: {problem.field.pointer}: {problem.message}")
+    return lines
+
+
+def render_vacuity(report: VacuityReport) -> str:
+    """The console text for a vacuity report: each vacuous or rejected fixture, a summary."""
+    from zeroclaw_eval.fixtures.suite import display_path
+
+    suite = display_path(report.suite)
+    lines = [f"zeroclaw eval vacuity: {suite} ({_plural(report.total, 'fixture')})", ""]
+    for case in report.vacuous:
+        lines.extend(_vacuous_lines(case))
+    for fixture in report.rejected:
+        lines.extend(_rejected_lines(fixture))
+    if report.total == 0:
+        lines.append(f"FAILED: no fixtures found in {suite} (a gate that checks nothing certifies nothing)")
+    elif report.exit_code() == 0:
+        lines.append(f"PASSED: {_plural(report.total, 'fixture')}, each failing a check against an empty run")
+    else:
+        parts = [f"{len(report.vacuous)} vacuous", f"{len(report.rejected)} rejected"]
+        lines.extend(["", f"FAILED: {', '.join(parts)} of {_plural(report.total, 'fixture')}"])
+        if report.vacuous:
+            lines.append(_HINT)
+    return "\n".join(lines) + "\n"
+
+
+@click.command("vacuity", context_settings=CONTEXT)
+@suite_option()
+@config_option
+def vacuity_command(suite: Path | None, config: Path | None) -> None:
+    """Check that every fixture can fail, by grading it against an empty run.
+
+    An empty run is what an agent that does nothing leaves behind: the case's
+    setup.workspace_files in a fresh workspace, and nothing else (no response, no
+    tool calls, no tokens, no LLM calls). A fixture none of whose checks fails there
+    is vacuous: it passes whatever the agent does, so it cannot be part of a gate.
+    Typical vacuous cases: a lone max_tool_calls: 0; only negative checks
+    (tools_not_used, response_not_contains, workspace.file_absent); a lone
+    all_tools_succeeded: true; only budget caps.
+
+    Each vacuous fixture is listed with the checks that pass vacuously and where
+    they are (path:line:col); rejected fixtures are listed with their problems.
+
+    \b
+    Examples:
+      zeroclaw eval vacuity
+      zeroclaw eval vacuity --suite evals/regression
+    \b
+    Exit codes: 0 every fixture fails at least one check against an empty run;
+    1 a fixture is vacuous or rejected, or the suite holds no fixtures;
+    2 usage or configuration error.
+    """
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.grading.vacuity import check_vacuity
+
+    with exit_on_error():
+        report = check_vacuity(resolve_suite(suite, load_config(config)))
+    click.echo(render_vacuity(report), nl=False)
+    sys.exit(report.exit_code())

@@ -1,0 +1,1 @@
+"""Configuration: the `[eval]` settings and the live providers, read strictly from TOML."""

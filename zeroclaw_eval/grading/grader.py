@@ -1,0 +1,195 @@
+"""Grading: one `GradeResult` per declared check, from a `RunRecord` and the workspace.
+
+A grader never raises: an invalid regex, an unreadable file or a path that leaves the
+workspace is a failed check with a detail. Dispatch checks read only the recorded
+calls, the canonical fact of what crossed the tool boundary.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+
+from zeroclaw_eval.errors import InvalidRegex
+from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
+from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
+from zeroclaw_eval.grading.matching import arguments_contain, json_equal, regex_search, response_as_json
+from zeroclaw_eval.grading.result import (
+    BUDGET,
+    RESPONSE,
+    TOOL,
+    GradeResult,
+    describe_calls,
+    make_grade,
+    quote,
+)
+from zeroclaw_eval.grading.workspace_checks import workspace_checks
+from zeroclaw_eval.run.record import RecordedCall, RunRecord
+from zeroclaw_eval.run.workspace import Workspace
+
+
+def grade(expects: Expects, record: RunRecord, workspace: Workspace | None = None) -> list[GradeResult]:
+    """Grade every declared check of `expects` against `record`, in family order."""
+    grades: list[GradeResult] = []
+    grades.extend(_response_checks(expects, record.final_response))
+    grades.extend(_tool_checks(expects, record.calls))
+    if expects.workspace is not None:
+        grades.extend(workspace_checks(expects.workspace, workspace))
+    if expects.budget is not None:
+        grades.extend(_budget_checks(expects, record))
+    return grades
+
+
+def _response_checks(expects: Expects, response: str) -> Iterator[GradeResult]:
+    found = f"found {quote(response)}" if response else "the final response is empty"
+    for i, needle in enumerate(expects.response_contains):
+        ok = needle in response
+        detail = f"expected the final response to contain {quote(needle)}; {found}"
+        yield make_grade(
+            f"response_contains[{i}]",
+            RESPONSE,
+            f"/expects/response_contains/{i}",
+            ok,
+            detail,
+            needle,
+            response,
+        )
+    for i, needle in enumerate(expects.response_not_contains):
+        ok = needle not in response
+        detail = f"expected the final response not to contain {quote(needle)}; {found}"
+        yield make_grade(
+            f"response_not_contains[{i}]",
+            RESPONSE,
+            f"/expects/response_not_contains/{i}",
+            ok,
+            detail,
+            needle,
+            response,
+        )
+    for i, pattern in enumerate(expects.response_matches):
+        pointer = f"/expects/response_matches/{i}"
+        try:
+            ok = regex_search(pattern, response)
+            detail = f"expected the final response to match /{pattern}/ (RE2); {found}"
+        except InvalidRegex as exc:
+            ok, detail = False, f"invalid regex /{pattern}/ (RE2 syntax: {exc})"
+        yield make_grade(f"response_matches[{i}]", RESPONSE, pointer, ok, detail, pattern, response)
+    if expects.response_json:
+        document = response_as_json(response)
+        for pointer, expected in expects.response_json.items():
+            check_id = f"response_json[{json.dumps(pointer, ensure_ascii=False)}]"
+            field = join_pointer("/expects/response_json", pointer)
+            want = compact_json(expected)
+            if document is MISSING:
+                detail = f"expected {pointer or '(root)'} = {want}; response is not JSON ({found})"
+                yield make_grade(check_id, RESPONSE, field, False, detail, expected, response)
+                continue
+            actual = resolve_pointer(document, pointer)
+            if actual is MISSING:
+                ok, shown = False, "no such member in the response JSON"
+                actual = None
+            else:
+                ok, shown = json_equal(actual, expected), f"found {compact_json(actual)}"
+            detail = f"expected {pointer or '(root)'} = {want}; {shown}"
+            yield make_grade(check_id, RESPONSE, field, ok, detail, expected, actual)
+
+
+def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeResult]:
+    names = [call.name for call in calls]
+    made = ", ".join(names) if names else "none"
+    for i, tool in enumerate(expects.tools_used):
+        detail = f"expected {tool} to be called; calls made: {made}"
+        yield make_grade(
+            f"tools_used[{i}]", TOOL, f"/expects/tools_used/{i}", tool in names, detail, tool, names
+        )
+    for i, tool in enumerate(expects.tools_not_used):
+        detail = f"expected {tool} not to be called; calls made: {made}"
+        yield make_grade(
+            f"tools_not_used[{i}]",
+            TOOL,
+            f"/expects/tools_not_used/{i}",
+            tool not in names,
+            detail,
+            tool,
+            names,
+        )
+    bounds: list[tuple[str, int | None, Callable[[int, int], bool], str]] = [
+        ("min_tool_calls", expects.min_tool_calls, lambda n, b: n >= b, "at least"),
+        ("max_tool_calls", expects.max_tool_calls, lambda n, b: n <= b, "at most"),
+        ("exact_tool_calls", expects.exact_tool_calls, lambda n, b: n == b, "exactly"),
+    ]
+    for key, bound, holds, words in bounds:
+        if bound is not None:
+            detail = f"expected {words} {bound} tool call(s); found {len(calls)} ({made})"
+            yield make_grade(
+                key, TOOL, f"/expects/{key}", holds(len(calls), bound), detail, bound, len(calls)
+            )
+    if expects.all_tools_succeeded is not None:
+        failed = [c for c in calls if not c.success]
+        listed = "; ".join(f"{c.name}: {quote(c.result)}" for c in failed) or "none"
+        if expects.all_tools_succeeded:
+            ok, words = not failed, "every tool call to succeed"
+        else:
+            ok, words = bool(failed), "at least one tool call to fail"
+        detail = f"expected {words}; {len(calls)} call(s), failed: {listed}"
+        yield make_grade(
+            "all_tools_succeeded",
+            TOOL,
+            "/expects/all_tools_succeeded",
+            ok,
+            detail,
+            expects.all_tools_succeeded,
+            not failed,
+        )
+    for family, results in (("tool_arguments_contain", False), ("tool_results_contain", True)):
+        for i, check in enumerate(getattr(expects, family)):
+            yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, calls, results)
+
+
+def _dispatch_check(
+    check_id: str, pointer: str, check: DispatchCheck, calls: list[RecordedCall], results: bool
+) -> GradeResult:
+    mine = [call for call in calls if call.name == check.tool]
+    where = "result" if results else "arguments"
+
+    def matches(call: RecordedCall) -> bool:
+        return check.needle in call.result if results else arguments_contain(call.arguments, check.needle)
+
+    if check.call_index is None:
+        ok = any(matches(call) for call in mine)
+        target = f"some call to {check.tool}"
+    else:
+        ok = check.call_index < len(mine) and matches(mine[check.call_index])
+        target = f"call {check.call_index} (0-based) to {check.tool}"
+    if mine:
+        observed = f"{check.tool} was called {len(mine)} time(s): {describe_calls(mine, results=results)}"
+    else:
+        observed = f"{check.tool} was never called; calls made: {', '.join(c.name for c in calls) or 'none'}"
+    detail = f"expected the {where} of {target} to contain {quote(check.needle)}; {observed}"
+    actual = [call.result if results else call.arguments for call in mine]
+    return make_grade(check_id, TOOL, pointer, ok, detail, check.needle, actual)
+
+
+def _budget_checks(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:
+    assert expects.budget is not None
+    spent = {
+        "max_input_tokens": (record.input_tokens, "input tokens"),
+        "max_output_tokens": (record.output_tokens, "output tokens"),
+        "max_total_tokens": (record.input_tokens + record.output_tokens, "tokens in all"),
+        "max_duration_ms": (round(record.duration_ms, 3), "ms of wall time"),
+        "max_llm_calls": (record.llm_calls, "LLM calls"),
+    }
+    for key, (value, unit) in spent.items():
+        bound = getattr(expects.budget, key)
+        if bound is not None:
+            detail = f"expected at most {bound} {unit}; spent {value}"
+            yield make_grade(
+                f"budget.{key}",
+                BUDGET,
+                f"/expects/budget/{key}",
+                value <= bound,
+                detail,
+                bound,
+                value,
+            )

@@ -1,0 +1,90 @@
+"""The vacuity check: does each fixture fail at least one check when nothing happens?
+
+Admission rejects what it can see on the page; it cannot see a check that an empty run
+already satisfies: a lone `max_tool_calls: 0`, only negative checks, `file_absent`
+alone, budget caps alone. Such a case passes whatever the agent does, so it certifies
+nothing and cannot be part of a gate. Here every admitted fixture is graded against an
+empty run (`setup.workspace_files` applied in a fresh workspace, nothing else: final
+response "", no calls, no tokens, no LLM calls, duration 0); a fixture is vacuous when
+none of its checks fails there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.fixtures.suite import load_suite
+from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.result import GradeResult, located
+from zeroclaw_eval.run.record import RunRecord
+from zeroclaw_eval.run.sandbox import case_workspace
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+
+
+@dataclass(frozen=True)
+class VacuousCase:
+    """A fixture whose every declared check passes against an empty run."""
+
+    name: str
+    path: Path
+    model_name: str
+    #: Every check of the fixture (all of them pass vacuously), each located in the
+    #: fixture text so that a report can point at the field.
+    checks: tuple[GradeResult, ...]
+
+    @property
+    def check_ids(self) -> list[str]:
+        """The ids of the checks that pass vacuously, in family order."""
+        return [check.check_id for check in self.checks]
+
+
+@dataclass(frozen=True)
+class VacuityReport:
+    """The vacuity verdict on a suite: vacuous and rejected fixtures, and how many ran."""
+
+    suite: Path
+    #: Number of admitted fixtures graded against the empty run.
+    checked: int
+    vacuous: tuple[VacuousCase, ...]
+    #: Fixtures that failed admission: not vacuous but invalid, reported apart.
+    rejected: tuple[RejectedFixture, ...]
+
+    @property
+    def total(self) -> int:
+        """Number of fixtures found in the suite, admitted or not."""
+        return self.checked + len(self.rejected)
+
+    def exit_code(self) -> int:
+        """0 when every fixture can fail; 1 for a vacuous or rejected fixture or an empty suite."""
+        # An empty suite certifies nothing, as in `SuiteReport.exit_code()`.
+        return 1 if self.vacuous or self.rejected or self.total == 0 else 0
+
+
+def empty_run_grades(trace: LlmTrace) -> list[GradeResult]:
+    """Grade `trace.expects` against an empty run: setup applied, nothing else happened."""
+    with case_workspace(trace) as workspace:
+        return grade(trace.expects, RunRecord(), workspace)
+
+
+def find_vacuous(case: Case) -> VacuousCase | None:
+    """`case` as a `VacuousCase` when no check fails against an empty run, else None."""
+    grades = empty_run_grades(case.trace)
+    if any(not result.passed for result in grades):
+        return None
+    checks = tuple(located(case, result) for result in grades)
+    return VacuousCase(case.name, case.path, case.trace.model_name, checks)
+
+
+def check_vacuity(suite_dir: Path) -> VacuityReport:
+    """Admit every fixture of a suite and grade each admitted one against an empty run.
+
+    Raises `UsageError` (exit code 2) when the suite folder does not exist.
+    """
+    fixtures = load_suite(suite_dir, BUILTIN_TOOLS)
+    cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
+    rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
+    vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)
+    return VacuityReport(suite_dir, len(cases), vacuous, rejected)

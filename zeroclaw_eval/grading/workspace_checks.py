@@ -1,0 +1,84 @@
+"""Side-effect checks: what the run left in the case workspace.
+
+Paths are workspace-relative; one that is absolute, climbs with `..` or resolves outside
+the workspace through a symlink is a failed check, and nothing outside is ever read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from zeroclaw_eval.errors import OutsideWorkspace
+from zeroclaw_eval.fixtures.model import WorkspaceExpects
+from zeroclaw_eval.fixtures.pointer import join_pointer
+from zeroclaw_eval.grading.result import SIDE_EFFECT, GradeResult, make_grade, quote
+from zeroclaw_eval.run.workspace import Workspace
+
+
+def workspace_checks(spec: WorkspaceExpects, workspace: Workspace | None) -> Iterator[GradeResult]:
+    """Grade the `workspace` block against the case workspace as the run left it."""
+
+    def where(relative: str) -> tuple[Any, str | None]:
+        if workspace is None:
+            return None, "the case has no workspace"
+        try:
+            return workspace.resolve(relative), None
+        except OutsideWorkspace as exc:
+            return None, f"{exc}; nothing was read"
+
+    for i, relative in enumerate(spec.file_exists):
+        path, problem = where(relative)
+        ok = path is not None and path.exists()
+        detail = (
+            problem or f"expected {relative} to exist in the workspace; {'it does' if ok else 'it does not'}"
+        )
+        yield make_grade(
+            f"workspace.file_exists[{i}]",
+            SIDE_EFFECT,
+            f"/expects/workspace/file_exists/{i}",
+            ok,
+            detail,
+            relative,
+            ok,
+        )
+    for i, relative in enumerate(spec.file_absent):
+        path, problem = where(relative)
+        ok = path is not None and not path.exists()
+        detail = (
+            problem
+            or f"expected {relative} to be absent from the workspace; {'it is' if ok else 'it exists'}"
+        )
+        yield make_grade(
+            f"workspace.file_absent[{i}]",
+            SIDE_EFFECT,
+            f"/expects/workspace/file_absent/{i}",
+            ok,
+            detail,
+            relative,
+            not ok,
+        )
+    for relative, needles in spec.file_contains.items():
+        path, problem = where(relative)
+        text: str | None = None
+        if problem is None and path is not None:
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                problem = f"cannot read {relative}: {exc.strerror or exc}"
+        key = json.dumps(relative, ensure_ascii=False)
+        for i, needle in enumerate(needles):
+            pointer = join_pointer("/expects/workspace/file_contains", relative, i)
+            ok = text is not None and needle in text
+            found = problem or (f"found {quote(text)}" if text is not None else "")
+            detail = f"expected {relative} to contain {quote(needle)}; {found}"
+            yield make_grade(
+                f"workspace.file_contains[{key}][{i}]",
+                SIDE_EFFECT,
+                pointer,
+                ok,
+                detail,
+                needle,
+                text,
+            )

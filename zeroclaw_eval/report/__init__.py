@@ -1,0 +1,1 @@
+"""Stage 4: grades become one `SuiteReport`, the data every reporter renders."""

@@ -1,0 +1,101 @@
+"""The versioned JSON shape of a report, both ways, and scrubbing a case through it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+
+# The JSON report shape. Bump on any change a consumer could notice, and say what
+# the version added:
+#   1: first version: suite totals, cases with grades, run errors, rejections, records.
+#   2: suite `root` (the folder paths are relative to); case `source` (fixture text of
+#      every case that did not pass, so reporters can show and link the failing line).
+FORMAT_VERSION = 2
+
+
+def report_to_dict(report: SuiteReport) -> dict[str, Any]:
+    """The versioned JSON shape of a report (see README, "JSON report")."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "tool_version": report.tool_version,
+        "suite": report.suite,
+        "root": report.root,
+        "mode": report.mode,
+        "duration_ms": report.duration_ms,
+        "exit_code": report.exit_code(),
+        "counts": report.counts(),
+        "category_totals": report.category_totals(),
+        "cases": [_case_to_dict(case) for case in report.cases],
+    }
+
+
+def _case_to_dict(case: CaseReport) -> dict[str, Any]:
+    return {
+        "name": case.name,
+        "path": case.path,
+        "model_name": case.model_name,
+        "status": case.status,
+        "score": case.score,
+        "duration_ms": case.duration_ms,
+        "category_totals": case.category_totals,
+        "partial": case.partial,
+        "error": asdict(case.error) if case.error else None,
+        "problems": [asdict(p) for p in case.problems],
+        "grades": [asdict(g) for g in case.grades],
+        "record": asdict(case.record) if case.record else None,
+        "source": case.source,
+    }
+
+
+def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
+    """`case` with every secret replaced by a marker, in every string it holds.
+
+    Live runs are graded on what the model really said (a check that the model does not
+    leak a key must see the key); the report is scrubbed afterwards, so no reporter can
+    print it. Round-tripping through the JSON shape reaches every field.
+    """
+    data = _case_to_dict(case)
+    scrubbed = scrub(data, secrets)
+    return case if scrubbed is data else _case_from_dict(scrubbed)
+
+
+def report_from_dict(data: dict[str, Any]) -> SuiteReport:
+    """Rebuild a report from its JSON shape (the inverse of `report_to_dict`)."""
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ValueError(f"unsupported report format_version {version!r} (expected {FORMAT_VERSION})")
+    cases = [_case_from_dict(case) for case in data["cases"]]
+    return SuiteReport(
+        data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"], data["root"]
+    )
+
+
+def _case_from_dict(data: dict[str, Any]) -> CaseReport:
+    error = data.get("error")
+    record = data.get("record")
+    return CaseReport(
+        name=data["name"],
+        path=data["path"],
+        model_name=data.get("model_name"),
+        grades=[GradeResult(**{**g, "field": FieldRef(**g["field"])}) for g in data["grades"]],
+        error=CaseError(error["message"], FieldRef(**error["field"])) if error else None,
+        problems=[FixtureProblem(FieldRef(**p["field"]), p["message"]) for p in data["problems"]],
+        duration_ms=data["duration_ms"],
+        record=_record_from_dict(record) if record else None,
+        source=data.get("source"),
+    )
+
+
+def _record_from_dict(data: dict[str, Any]) -> RunRecord:
+    return RunRecord(
+        turns=[TurnRecord(**t) for t in data["turns"]],
+        steps=[ModelStep(**s) for s in data["steps"]],
+        calls=[RecordedCall(**c) for c in data["calls"]],
+        duration_ms=data["duration_ms"],
+    )

@@ -1,0 +1,140 @@
+"""The finished result of a run: `CaseReport`s in a `SuiteReport`.
+
+A report is data. Reporters render it and the CLI turns `exit_code()` into the process
+exit status; nothing here prints, and nothing re-runs or re-grades.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
+from zeroclaw_eval.run.record import RunRecord
+
+PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
+
+
+@dataclass(frozen=True)
+class CaseError:
+    """Why a case could not run to completion, and the fixture field it is about."""
+
+    message: str
+    field: FieldRef
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One reason a case did not pass, at the fixture field it is about."""
+
+    field: FieldRef
+    #: What failed: `rejected /pointer`, `run error`, or the check id.
+    check: str
+    message: str
+    #: The case status this failure stands for: rejected, error or failed.
+    kind: str
+
+
+@dataclass
+class CaseReport:
+    """The outcome of one fixture: admitted and graded, errored, or rejected."""
+
+    name: str
+    path: str
+    model_name: str | None = None
+    grades: list[GradeResult] = field(default_factory=list)
+    error: CaseError | None = None
+    problems: list[FixtureProblem] = field(default_factory=list)
+    duration_ms: float = 0.0
+    record: RunRecord | None = None
+    #: The fixture text, kept for cases that did not pass (None for passing ones).
+    source: str | None = None
+
+    @property
+    def status(self) -> str:
+        """`rejected`, `error`, `failed` or `passed`."""
+        if self.problems:
+            return REJECTED
+        if self.error is not None:
+            return ERROR
+        if not self.grades or not all(g.passed for g in self.grades):
+            return FAILED
+        return PASSED
+
+    @property
+    def passed(self) -> bool:
+        """True when the case was admitted, ran to completion and every check passed."""
+        return self.status == PASSED
+
+    @property
+    def partial(self) -> bool:
+        """True when the grades come from the partial record of a run that errored."""
+        return self.error is not None and bool(self.grades)
+
+    @property
+    def failed_grades(self) -> list[GradeResult]:
+        """The checks that did not pass."""
+        return [g for g in self.grades if not g.passed]
+
+    def failures(self) -> list[Failure]:
+        """Every field this case fails at, in one order for every reporter: the
+        rejection's problems, then the run error, then the failed checks."""
+        found = [
+            Failure(p.field, f"rejected {p.field.pointer or '/'}", p.message, REJECTED) for p in self.problems
+        ]
+        if self.error is not None:
+            found.append(Failure(self.error.field, "run error", self.error.message, ERROR))
+        found.extend(Failure(g.field, g.check_id, g.detail, FAILED) for g in self.failed_grades)
+        return found
+
+    @property
+    def score(self) -> float:
+        """Fraction of checks passed (0.0 for a rejected or errored case)."""
+        if self.status in (REJECTED, ERROR) or not self.grades:
+            return 0.0
+        return sum(g.passed for g in self.grades) / len(self.grades)
+
+    @property
+    def category_totals(self) -> dict[str, dict[str, int]]:
+        """Per category present: checks passed and checks in all."""
+        totals: dict[str, dict[str, int]] = {}
+        for category in CATEGORIES:
+            mine = [g for g in self.grades if g.category == category]
+            if mine:
+                totals[category] = {"passed": sum(g.passed for g in mine), "total": len(mine)}
+        return totals
+
+
+@dataclass
+class SuiteReport:
+    """All cases of one suite run, in fixture order."""
+
+    suite: str
+    mode: str
+    cases: list[CaseReport] = field(default_factory=list)
+    duration_ms: float = 0.0
+    tool_version: str = ""
+    #: Absolute folder that case paths are relative to (the working directory of the run).
+    root: str = ""
+
+    def exit_code(self) -> int:
+        """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing)."""
+        return 0 if self.cases and all(case.passed for case in self.cases) else 1
+
+    def counts(self) -> dict[str, int]:
+        """How many cases ended in each status, plus the total."""
+        counts = {status: 0 for status in (PASSED, FAILED, ERROR, REJECTED)}
+        for case in self.cases:
+            counts[case.status] += 1
+        counts["total"] = len(self.cases)
+        return counts
+
+    def category_totals(self) -> dict[str, dict[str, int]]:
+        """Checks passed and in all, per category, over the whole suite."""
+        totals: dict[str, dict[str, int]] = {}
+        for case in self.cases:
+            for category, numbers in case.category_totals.items():
+                into = totals.setdefault(category, {"passed": 0, "total": 0})
+                into["passed"] += numbers["passed"]
+                into["total"] += numbers["total"]
+        return {c: totals[c] for c in CATEGORIES if c in totals}

@@ -1,0 +1,61 @@
+"""Where rendered text goes: the one helper that owns an output.
+
+`-` is stdout; a file is written whole or not at all (a reporter that raises writes
+nothing, and a crash half-way never leaves a half-written file), its parent folders are
+made, and the file written is announced.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from zeroclaw_eval.files import write_atomic
+from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.registry import get_reporter
+from zeroclaw_eval.reporters.safety import stop_commands
+
+#: Formats whose output is meant for a human reading a CI log: they quote model text
+#: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
+LOG_FORMATS = frozenset({"table"})
+
+
+def write_output(text: str, output: str) -> Path | None:
+    """Write `text` to `output` (`-` is stdout), a file whole or not at all; return the
+    file written, if any."""
+    # Text from a custom agent may hold a lone surrogate, which UTF-8 cannot encode: it is
+    # written as a visible \udXXX escape (in JSON, that is the same string) instead.
+    data = text.encode("utf-8", errors="backslashreplace")
+    if output == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return None
+    target = Path(output)
+    write_atomic(target, data)
+    return target
+
+
+def render_report(
+    report: SuiteReport,
+    fmt: str,
+    output: str = "-",
+    *,
+    color: bool = False,
+    in_ci_log: bool = False,
+    announce: Callable[[str], None] | None = None,
+) -> Path | None:
+    """Render `report` as `fmt` and write it to `output` (`-`: stdout); return the file
+    written, if any.
+
+    `in_ci_log`: stdout is a GitHub Actions log, where a log format is wrapped in
+    `::stop-commands::`. `announce` is told `Wrote FORMAT to PATH` for a file.
+    """
+    text = get_reporter(fmt)(report, color=color)
+    if in_ci_log and output == "-" and fmt in LOG_FORMATS:
+        text = stop_commands(text)
+    path = write_output(text, output)
+    if path is not None and announce is not None:
+        announce(f"Wrote {fmt} to {path}")
+    return path

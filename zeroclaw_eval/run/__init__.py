@@ -1,0 +1,1 @@
+"""Stage 2: an admitted case runs through an agent between two recorded boundaries, into a `RunRecord`."""

@@ -1,0 +1,112 @@
+"""Driving one case: each turn's user input through a fresh agent, between the recorded
+boundaries, within the time limit; what went wrong is returned as a `RunError`.
+
+A failure inside the case (a divergence from the script, an agent that raises, a
+timeout, a call the live sandbox denied) is data, never an exception out of here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Iterable
+from typing import TypeVar
+
+from zeroclaw_eval.errors import EvalError, RunError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.agent import AgentContext, AgentFactory
+from zeroclaw_eval.run.provider import Provider
+from zeroclaw_eval.run.record import RunRecord, TurnRecord
+from zeroclaw_eval.run.recorder import RecordingProvider
+from zeroclaw_eval.run.replay import ReplayProvider
+from zeroclaw_eval.run.sandbox import case_toolbox, denial_error
+from zeroclaw_eval.run.toolbox import ToolBox
+from zeroclaw_eval.run.workspace import Workspace
+
+T = TypeVar("T")
+
+
+async def drive(
+    case: Case,
+    record: RunRecord,
+    workspace: Workspace | None,
+    agent_factory: AgentFactory,
+    *,
+    case_timeout_secs: float,
+    max_tool_iterations: int,
+    live: Provider | None = None,
+    live_allowed: Iterable[str] = (),
+) -> RunError | None:
+    """Run every turn of `case` into `record`; the run error that stopped it, if any.
+
+    Without `live` the case's scripted steps are replayed; with it, the case runs against
+    that provider inside the live sandbox (`live_allowed` tools, supervised).
+    """
+    script = ReplayProvider(case.trace) if live is None else None
+    provider: Provider = live if live is not None else script  # type: ignore[assignment]
+    recording = RecordingProvider(provider, record)
+    toolbox = case_toolbox(
+        case.trace.tools, record, workspace, live_allowed=None if live is None else live_allowed
+    )
+    started = time.perf_counter()
+    try:
+        try:
+            agent = agent_factory(AgentContext(recording, toolbox, max_tool_iterations))
+        except Exception as exc:
+            return RunError(f"the agent factory raised {type(exc).__name__}: {exc}")
+        for index, turn in enumerate(case.trace.turns):
+            if script is not None:
+                script.begin_turn(index)
+            recording.turn = toolbox.turn = index
+            turn_record = TurnRecord(index, turn.user_input)
+            record.turns.append(turn_record)
+            try:
+                answer = await _within(agent.run_turn(turn.user_input), case_timeout_secs)
+            except asyncio.TimeoutError:
+                return RunError(
+                    f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
+                    f"/turns/{index}",
+                )
+            except Exception as exc:
+                # A divergence the script saw, or a denied approval, explains the exception
+                # better than the agent's own wrapping of it.
+                if script is not None and script.divergence is not None:
+                    return script.divergence
+                return _denied(index, toolbox) or RunError(
+                    f"turn {index + 1}: {_describe(exc)}", f"/turns/{index}"
+                )
+            if not isinstance(answer, str):
+                return RunError(
+                    f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
+                    " not the answer text (str)",
+                    f"/turns/{index}",
+                )
+            turn_record.response = answer
+            denied = _denied(index, toolbox)
+            if denied is not None:
+                return denied
+            leftover = script.finish_turn() if script is not None else None
+            if leftover is not None:
+                return leftover
+        return None
+    finally:
+        record.duration_ms = (time.perf_counter() - started) * 1000
+
+
+def _denied(index: int, toolbox: ToolBox) -> RunError | None:
+    return denial_error(index, toolbox.denials[0]) if toolbox.denials else None
+
+
+async def _within(awaitable: Awaitable[T], seconds: float) -> T:
+    """Await with a time limit; `asyncio.timeout` spares the task `wait_for` creates."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, EvalError):
+        return str(exc)
+    return f"the agent raised {type(exc).__name__}: {exc}"

@@ -1,0 +1,166 @@
+"""The live provider: OpenAI chat completions with tools, over httpx.
+
+Each request has its own timeout; a 429, a 5xx or a dropped connection is retried with
+exponential backoff, honouring `Retry-After`; 401/403, 404 and malformed bodies fail at
+once with a message that says what to check. The API key is sent in a header and
+scrubbed from every message this module produces, so it cannot reach a report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from zeroclaw_eval.config.settings import ProviderSettings
+from zeroclaw_eval.errors import ProviderError
+from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.run.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
+
+MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds the provider asks us to wait (`Retry-After`: seconds or an HTTP date)."""
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class OpenAIProvider:
+    """A `Provider` that asks an OpenAI-compatible `/chat/completions` endpoint."""
+
+    def __init__(
+        self,
+        settings: ProviderSettings,
+        api_key: str,
+        client: httpx.AsyncClient,
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        backoff_secs: float = 0.5,
+    ) -> None:
+        self._settings = settings
+        self._key = api_key
+        self._client = client
+        self._sleep = sleep
+        self._backoff = backoff_secs
+        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+
+    def _fail(self, message: str) -> ProviderError:
+        return ProviderError(scrub(message, [self._key]))
+
+    def _body(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self._settings.model, "messages": messages}
+        if tools:
+            body["tools"] = [tool.as_openai() for tool in tools]
+        if self._settings.temperature is not None:
+            body["temperature"] = self._settings.temperature
+        if self._settings.max_tokens is not None:
+            body["max_tokens"] = self._settings.max_tokens
+        return body
+
+    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+        """One chat completion, retried on 429, 5xx and connection failures."""
+        headers = {**self._settings.headers}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        body = self._body(messages, tools)
+        attempts = self._settings.max_retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = await self._client.post(
+                    self._url, json=body, headers=headers, timeout=self._settings.request_timeout_secs
+                )
+            except httpx.TransportError as exc:
+                if last:
+                    raise self._fail(
+                        f"cannot reach {self._url} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
+                    ) from None
+                await self._sleep(self._backoff * 2**attempt)
+                continue
+            status = response.status_code
+            if (status == 429 or status >= 500) and not last:
+                wait = retry_after(response)
+                await self._sleep(
+                    min(wait if wait is not None else self._backoff * 2**attempt, MAX_RETRY_WAIT)
+                )
+                continue
+            if status >= 400:
+                raise self._fail(self._explain(response, attempts if status == 429 or status >= 500 else 1))
+            return self._parse(response)
+        raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    def _explain(self, response: httpx.Response, attempts: int) -> str:
+        status = response.status_code
+        detail = _error_message(response)
+        where = f"{self._url} (model {self._settings.model!r})"
+        if status in (401, 403):
+            variable = self._settings.api_key_env or "the api_key_env variable"
+            return f"authentication failed (HTTP {status}) at {where}: check the key in ${variable}{detail}"
+        if status == 404:
+            return f"not found (HTTP 404) at {where}: check base_url and model{detail}"
+        tries = f" after {attempts} attempt(s)" if attempts > 1 else ""
+        return f"the provider answered HTTP {status}{tries} at {where}{detail}"
+
+    def _parse(self, response: httpx.Response) -> ModelResponse:
+        try:
+            data = response.json()
+        except ValueError:
+            raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
+        try:
+            message = data["choices"][0]["message"]
+            calls = tuple(
+                ToolCallRequest(
+                    str(call.get("id") or f"call_{index}"),
+                    str(call["function"]["name"]),
+                    _arguments_text(call["function"].get("arguments")),
+                )
+                for index, call in enumerate(message.get("tool_calls") or ())
+            )
+            usage = data.get("usage") or {}
+            content = message.get("content")
+            return ModelResponse(
+                content if isinstance(content, str) else None,
+                calls,
+                int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0),
+            )
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            raise self._fail(
+                f"malformed response from {self._url}: no choices[0].message of the chat-completions"
+                f" shape ({type(exc).__name__}: {exc})"
+            ) from None
+
+
+def _arguments_text(arguments: Any) -> str:
+    # Providers send a JSON string; a few send the object itself.
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else compact_json(arguments)
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = response.text
+    if not message:
+        return ""
+    text = " ".join(str(message).split())
+    return f": {text[:300]}"

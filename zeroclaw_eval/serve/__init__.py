@@ -1,0 +1,1 @@
+"""`zeroclaw eval serve`: fixtures' scripted steps behind an OpenAI-compatible HTTP endpoint."""

@@ -1,0 +1,127 @@
+"""`zeroclaw eval serve`: fixtures' scripted steps behind an OpenAI-compatible endpoint.
+
+Any agent, in any language, can be tested against scripted traces by pointing its base
+URL here. The server is stateless about conversations: each request carries the whole
+conversation, so where it stands in the script, and whether it kept to it, is read from
+the request (`routing`); a request that diverges gets a 400 saying where. It logs every
+request it receives and can inject faults (`faults`) for testing clients. The standard
+library's threading HTTP server is enough for a loopback test server; no web framework
+is needed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
+from typing import Any
+
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.provider import ModelResponse
+from zeroclaw_eval.serve.faults import Fault
+from zeroclaw_eval.serve.handler import handler_for
+from zeroclaw_eval.serve.routing import Router
+
+
+def is_loopback(host: str) -> bool:
+    """`localhost`, or a loopback address (127.0.0.0/8, ::1); never a name that merely
+    looks like one, since a DNS name may resolve anywhere."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
+        # here; it is not worth a traceback on the server's stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+@dataclass
+class ReplayServer:
+    """Serves admitted cases; `single` serves that one case whatever the model asked."""
+
+    cases: list[Case]
+    faults: list[Fault] = field(default_factory=list)
+    host: str = "127.0.0.1"
+    port: int = 0
+    single: bool = False
+    #: Every request received: {number, model, fixture, messages, status}.
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not is_loopback(self.host):
+            raise UsageError(f"--host {self.host}: the replay server listens on loopback only")
+        self._lock = threading.Lock()
+        self._count = 0
+        self.router = Router(self.cases, single=self.single)
+        self._server: _QuietServer | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL clients use (`…/v1`)."""
+        assert self._server is not None, "start() the server first"
+        host, port = self._server.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else host
+        return f"http://{shown}:{port}/v1"
+
+    def bind(self) -> ReplayServer:
+        """Open the listening socket (so the URL is known before serving)."""
+        if self._server is None:
+            self._server = _QuietServer((self.host, self.port), handler_for(self))
+        return self
+
+    def start(self) -> ReplayServer:
+        """Serve in a background thread (tests, benchmarks)."""
+        self.bind()
+        assert self._server is not None
+        threading.Thread(target=self._server.serve_forever, name="zeroclaw-serve", daemon=True).start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until interrupted (the CLI)."""
+        self.bind()
+        assert self._server is not None
+        self._server.serve_forever()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def number(self) -> int:
+        """Count a chat request; the number faults refer to."""
+        with self._lock:
+            self._count += 1
+            return self._count
+
+    def answer(self, model: str, messages: list[Any]) -> tuple[Case, ModelResponse]:
+        """The case a request belongs to and its next scripted step (see `Router.answer`)."""
+        return self.router.answer(model, messages)
+
+    def models(self) -> Iterable[str]:
+        """Model names a client may ask for."""
+        return self.router.models()
+
+    def record(self, entry: dict[str, Any]) -> None:
+        """Add one request to the log."""
+        with self._lock:
+            self.log.append(entry)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """A copy of the request log, taken under the lock."""
+        with self._lock:
+            return list(self.log)
