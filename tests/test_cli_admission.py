@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Result, line_of, run_cli
+from tests.builders import line_of
+from tests.invoke import Result, run_cli
 
 GOOD_TURNS = '[{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "hello"}}]}]'
 

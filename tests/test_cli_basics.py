@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PASSING, Runner, console_script, write_fixture
+from tests.builders import PASSING, write_fixture
+from tests.invoke import Runner, console_script
 from zeroclaw_eval.report.codec import FORMAT_VERSION
 
 FAILING = {**PASSING, "expects": {"response_contains": ["goodbye"]}}

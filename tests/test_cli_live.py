@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import console_script, run_cli, write_fixture
+from tests.builders import write_fixture
+from tests.invoke import console_script, run_cli
 
 API_KEY = "sk-zeroclaw-test-9f3c2a7e51b04d68"
 KEY_ENV = "ZEROCLAW_TEST_KEY"

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from junitparser import JUnitXml
 
-from tests.conftest import PASSING, line_of, run_cli, write_fixture
+from tests.builders import PASSING, line_of, write_fixture
+from tests.invoke import run_cli
 
 HOSTILE_TEXT = (
     "::error file=x.py,line=1::forged\n::stop-commands::abc\n::add-mask::secret\r::warning::lone-cr"

@@ -11,12 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Result, run_cli, write_fixture
-from tests.helpers import text_step, tools_step
-
-
-def call(name: str, arguments: dict[str, Any] | str, call_id: str = "") -> dict[str, Any]:
-    return {"id": call_id or f"call_{name}", "name": name, "arguments": arguments}
+from tests.builders import text_step, tool_call, tools_step, write_fixture
+from tests.invoke import Result, run_cli
 
 
 def case(
@@ -30,7 +26,10 @@ def case(
     }
 
 
-ECHO_HELLO = (tools_step(call("echo", {"message": "hello"})), text_step("The echo said: hello"))
+ECHO_HELLO = (
+    tools_step(tool_call("echo", {"message": "hello"}), tokens=(10, 5)),
+    text_step("The echo said: hello", tokens=(10, 5)),
+)
 JSON_ANSWER = text_step('Here you go:\n```json\n{"status": "ok", "items": [1, 2.0], "flag": true}\n```')
 
 # name -> (fixture, expected status, the failing check ids)
@@ -103,7 +102,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
     "unknown_tool_is_a_failed_call": (
         case(
             {"all_tools_succeeded": False, "tools_used": ["web_search"], "exact_tool_calls": 1},
-            tools_step(call("web_search", {"q": "x"})),
+            tools_step(tool_call("web_search", {"q": "x"})),
             text_step("That tool is not available."),
         ),
         "passed",
@@ -112,7 +111,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
     "all_tools_succeeded_fail": (
         case(
             {"all_tools_succeeded": True},
-            tools_step(call("web_search", {"q": "x"})),
+            tools_step(tool_call("web_search", {"q": "x"})),
             text_step("That tool is not available."),
         ),
         "failed",
@@ -124,7 +123,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                 "tool_results_contain": [{"tool": "file_read", "needle": "no such file"}],
                 "all_tools_succeeded": False,
             },
-            tools_step(call("file_read", {"path": "missing.txt"})),
+            tools_step(tool_call("file_read", {"path": "missing.txt"})),
             text_step("The file does not exist."),
             tools=["file_read"],
         ),
@@ -139,7 +138,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                 "all_tools_succeeded": False,
                 "response_contains": ["could not"],
             },
-            tools_step(call("echo", "{not json")),
+            tools_step(tool_call("echo", "{not json")),
             text_step("I could not call the tool."),
         ),
         "passed",
@@ -151,7 +150,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                 "tool_arguments_contain": [{"tool": "echo", "needle": '東京 "quoted"', "call_index": 0}],
                 "tool_results_contain": [{"tool": "echo", "needle": '東京 "quoted"'}],
             },
-            tools_step(call("echo", {"message": '東京 "quoted"'})),
+            tools_step(tool_call("echo", {"message": '東京 "quoted"'})),
             text_step("done"),
         ),
         "passed",
@@ -177,8 +176,8 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                 ],
                 "exact_tool_calls": 3,
             },
-            tools_step(call("echo", {"message": "first"}, "c1"), call("list_dir", {}, "c2")),
-            tools_step(call("echo", {"message": "second"}, "c3")),
+            tools_step(tool_call("echo", {"message": "first"}, "c1"), tool_call("list_dir", {}, "c2")),
+            tools_step(tool_call("echo", {"message": "second"}, "c3")),
             text_step("done"),
             tools=["list_dir"],
         ),
@@ -206,11 +205,11 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
             turns=[
                 {
                     "user_input": "alpha",
-                    "steps": [tools_step(call("echo", {"message": "alpha"})), text_step("alpha")],
+                    "steps": [tools_step(tool_call("echo", {"message": "alpha"})), text_step("alpha")],
                 },
                 {
                     "user_input": "beta",
-                    "steps": [tools_step(call("echo", {"message": "beta"})), text_step("beta")],
+                    "steps": [tools_step(tool_call("echo", {"message": "beta"})), text_step("beta")],
                 },
             ],
         ),
@@ -226,7 +225,9 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                     "file_contains": {"notes/out.txt": ["zeroclaw_user", "example.com"]},
                 },
             },
-            tools_step(call("file_write", {"path": "notes/out.txt", "content": "zeroclaw_user@example.com"})),
+            tools_step(
+                tool_call("file_write", {"path": "notes/out.txt", "content": "zeroclaw_user@example.com"})
+            ),
             text_step("Saved."),
             tools=["file_write"],
         ),
@@ -296,7 +297,7 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
         set(),
     ),
     "under_specified_turn": (
-        case({"tools_used": ["echo"]}, tools_step(call("echo", {"message": "x"}))),
+        case({"tools_used": ["echo"]}, tools_step(tool_call("echo", {"message": "x"}))),
         "error",
         set(),
     ),
@@ -406,7 +407,7 @@ def test_turn_script_divergence_is_a_run_error_naming_the_turn(
 def test_case_workspaces_are_removed(tmp_path: Path) -> None:
     fixture = case(
         {"workspace": {"file_exists": ["a.txt"]}},
-        tools_step(call("file_write", {"path": "a.txt", "content": "x"})),
+        tools_step(tool_call("file_write", {"path": "a.txt", "content": "x"})),
         text_step("ok"),
         tools=["file_write"],
     )

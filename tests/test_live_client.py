@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import write_fixture
+from tests.builders import write_fixture
 from zeroclaw_eval.config.settings import ProviderSettings
 from zeroclaw_eval.errors import ProviderError
 from zeroclaw_eval.redaction import REDACTED, scrub

@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import write_fixture
-from tests.helpers import text_step, tools_step
+from tests.builders import text_step, tools_step, write_fixture
 from zeroclaw_eval.cli.progress import Progress
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture

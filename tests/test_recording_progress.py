@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import write_fixture
+from tests.builders import write_fixture
 from zeroclaw_eval.cli.progress import Progress
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.fixtures.admission import load_fixture

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import admit_case
+from tests.builders import admit_case, text_step, tool_call, tools_step
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import LlmTrace
@@ -20,30 +20,6 @@ from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolCallRequest, ToolSpec
 from zeroclaw_eval.run.replay import ReplayProvider
 from zeroclaw_eval.runner import RunOptions, run_case
-
-
-def tool_step(*calls: tuple[str, str, Any], input_tokens: int = 0, output_tokens: int = 0) -> dict[str, Any]:
-    """A scripted tool_calls step; each call is (id, name, arguments)."""
-    return {
-        "response": {
-            "type": "tool_calls",
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-            "tool_calls": [{"id": i, "name": n, "arguments": a} for i, n, a in calls],
-        }
-    }
-
-
-def text_step(content: str, input_tokens: int = 0, output_tokens: int = 0) -> dict[str, Any]:
-    """A scripted text step."""
-    return {
-        "response": {
-            "type": "text",
-            "content": content,
-            "input_tokens": input_tokens,
-            "output_tokens": output_tokens,
-        }
-    }
 
 
 def fixture(
@@ -97,7 +73,7 @@ TWO_TURNS = fixture(
         (
             "first",
             [
-                tool_step(("c1", "echo", {"message": "東京", "n": 1}), input_tokens=3, output_tokens=4),
+                tools_step(tool_call("echo", {"message": "東京", "n": 1}, "c1"), tokens=(3, 4)),
                 text_step("answer one"),
             ],
         ),
@@ -131,7 +107,7 @@ def test_replay_serves_each_turn_its_own_steps_in_order() -> None:
 
 def test_replay_passes_raw_argument_text_through() -> None:
     data = fixture(
-        [("go", [tool_step(("c1", "echo", '{"message": "unterminated')), text_step("ok")])],
+        [("go", [tools_step(tool_call("echo", '{"message": "unterminated', "c1")), text_step("ok")])],
         {"response_contains": ["ok"]},
     )
     provider = ReplayProvider(trace_of(data))
@@ -142,7 +118,7 @@ def test_replay_passes_raw_argument_text_through() -> None:
 
 def test_replay_gives_every_call_an_id() -> None:
     data = fixture(
-        [("go", [tool_step(("", "echo", {}), ("", "echo", {})), text_step("ok")])],
+        [("go", [tools_step(tool_call("echo", {}, ""), tool_call("echo", {}, "")), text_step("ok")])],
         {"response_contains": ["ok"]},
     )
     provider = ReplayProvider(trace_of(data))
@@ -188,14 +164,13 @@ def test_reference_agent_dispatches_several_calls_chains_steps_and_feeds_results
             (
                 "echo three things",
                 [
-                    tool_step(
-                        ("c1", "echo", {"message": "one"}),
-                        ("c2", "echo", {"message": "two"}),
-                        input_tokens=10,
-                        output_tokens=2,
+                    tools_step(
+                        tool_call("echo", {"message": "one"}, "c1"),
+                        tool_call("echo", {"message": "two"}, "c2"),
+                        tokens=(10, 2),
                     ),
-                    tool_step(("c3", "echo", {"message": "three"}), input_tokens=20, output_tokens=3),
-                    text_step("done: one two three", input_tokens=30, output_tokens=4),
+                    tools_step(tool_call("echo", {"message": "three"}, "c3"), tokens=(20, 3)),
+                    text_step("done: one two three", tokens=(30, 4)),
                 ],
             )
         ],
@@ -238,7 +213,10 @@ def test_failed_tool_calls_are_fed_back_and_the_loop_goes_on(tmp_path: Path) -> 
             (
                 "try things",
                 [
-                    tool_step(("u1", "no_such_tool", {"x": 1}), ("m1", "echo", '{"message": "broken')),
+                    tools_step(
+                        tool_call("no_such_tool", {"x": 1}, "u1"),
+                        tool_call("echo", '{"message": "broken', "m1"),
+                    ),
                     text_step("I could not do that"),
                 ],
             )
@@ -262,7 +240,7 @@ def test_multi_turn_history_is_kept_across_turns(tmp_path: Path) -> None:
         [
             (
                 "my name is zeroclaw_user",
-                [tool_step(("c1", "echo", {"message": "name"})), text_step("Noted.")],
+                [tools_step(tool_call("echo", {"message": "name"}, "c1")), text_step("Noted.")],
             ),
             ("what is my name?", [text_step("You are zeroclaw_user.")]),
         ],
@@ -286,7 +264,7 @@ def test_multi_turn_history_is_kept_across_turns(tmp_path: Path) -> None:
 
 
 def _rounds(count: int) -> list[dict[str, Any]]:
-    return [tool_step((f"c{i}", "echo", {"message": f"round {i}"})) for i in range(count)]
+    return [tools_step(tool_call("echo", {"message": f"round {i}"}, f"c{i}")) for i in range(count)]
 
 
 def test_iteration_cap_is_a_run_error_naming_the_turn(tmp_path: Path) -> None:
@@ -327,7 +305,7 @@ def test_script_with_unconsumed_steps_is_a_run_error(tmp_path: Path) -> None:
 
 def test_script_too_short_is_a_run_error(tmp_path: Path) -> None:
     data = fixture(
-        [("one", [tool_step(("c1", "echo", {"message": "x"}))])],
+        [("one", [tools_step(tool_call("echo", {"message": "x"}, "c1"))])],
         {"exact_tool_calls": 1},
     )
     report = run(admit_case(tmp_path, data))
@@ -358,7 +336,7 @@ class DirectAgent:
 
 def test_custom_agent_factory_is_recorded_through_the_harness_toolbox(tmp_path: Path) -> None:
     data = fixture(
-        [("go", [tool_step(("s1", "echo", {"message": "scripted"})), text_step("custom done")])],
+        [("go", [tools_step(tool_call("echo", {"message": "scripted"}, "s1")), text_step("custom done")])],
         {
             "exact_tool_calls": 2,
             "tool_arguments_contain": [{"tool": "echo", "needle": "custom agent call", "call_index": 1}],
@@ -502,7 +480,9 @@ def test_each_case_gets_a_fresh_workspace_that_is_removed_afterwards(
                 (
                     "write a file",
                     [
-                        tool_step(("w1", "file_write", {"path": "leak.txt", "content": "from case A"})),
+                        tools_step(
+                            tool_call("file_write", {"path": "leak.txt", "content": "from case A"}, "w1")
+                        ),
                         text_step("written"),
                     ],
                 )
@@ -515,7 +495,7 @@ def test_each_case_gets_a_fresh_workspace_that_is_removed_afterwards(
     reader = admit_case(
         fixtures_dir,
         fixture(
-            [("list", [tool_step(("l1", "list_dir", {})), text_step("listed")])],
+            [("list", [tools_step(tool_call("list_dir", {}, "l1")), text_step("listed")])],
             {"workspace": {"file_absent": ["leak.txt"], "file_exists": ["seed.txt"]}},
             tools=["list_dir"],
             setup={"workspace_files": {"seed.txt": "seeded"}},
@@ -549,7 +529,7 @@ def test_workspace_is_removed_even_when_the_run_errors(tmp_path: Path, private_t
 
 def test_a_case_that_needs_no_workspace_creates_none(tmp_path: Path, private_tmp: Path) -> None:
     data = fixture(
-        [("echo", [tool_step(("c1", "echo", {"message": "hi"})), text_step("hi")])],
+        [("echo", [tools_step(tool_call("echo", {"message": "hi"}, "c1")), text_step("hi")])],
         {"tool_results_contain": [{"tool": "echo", "needle": "hi"}]},
     )
     watcher = WorkspaceWatcher(private_tmp)
@@ -561,7 +541,7 @@ def test_a_case_that_needs_no_workspace_creates_none(tmp_path: Path, private_tmp
 
 def test_setup_files_are_seeded_before_the_first_turn(tmp_path: Path, private_tmp: Path) -> None:
     data = fixture(
-        [("read it", [tool_step(("r1", "file_read", {"path": "docs/in.txt"})), text_step("read")])],
+        [("read it", [tools_step(tool_call("file_read", {"path": "docs/in.txt"}, "r1")), text_step("read")])],
         {
             "tool_results_contain": [{"tool": "file_read", "needle": "seeded 東京"}],
             "all_tools_succeeded": True,

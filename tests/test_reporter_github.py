@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import line_col
+from tests.builders import line_col
 from tests.test_reporter_safety import (
     HOSTILE,
     Command,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, TestCase
 
-from tests.helpers import line_col
+from tests.builders import line_col
 from tests.test_reporter_safety import (
     HOSTILE,
     LONE_SURROGATE,

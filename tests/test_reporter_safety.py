@@ -20,7 +20,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from tests.helpers import line_col
+from tests.builders import line_col
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult

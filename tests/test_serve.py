@@ -15,8 +15,7 @@ import httpx
 import openai
 import pytest
 
-from tests.conftest import write_fixture
-from tests.helpers import text_step as text_step_with_tokens
+from tests.builders import text_step as text_step_with_tokens, write_fixture
 from zeroclaw_eval.errors import Divergence, UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.conversation import next_step

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import line_of, run_cli, write_fixture
+from tests.builders import line_of, write_fixture
+from tests.invoke import run_cli
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case

@@ -77,14 +77,9 @@ async def _run_all(
 ) -> list[CaseReport]:
     if options.live is None:
         return await _run_each(fixtures, options, suite, None)
-    import httpx  # only live mode pays for it
+    from zeroclaw_eval.run.live import live_provider  # only live mode pays for httpx
 
-    from zeroclaw_eval.run.live import OpenAIProvider
-
-    live = options.live
-    limits = httpx.Limits(max_connections=max(options.jobs, 1) * 2)
-    async with httpx.AsyncClient(limits=limits) as client:
-        provider = OpenAIProvider(live.provider, live.api_key, client)
+    async with live_provider(options.live, connections=max(options.jobs, 1) * 2) as provider:
         return await _run_each(fixtures, options, suite, provider)
 
 

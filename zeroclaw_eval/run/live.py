@@ -11,12 +11,13 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
-from zeroclaw_eval.config.settings import ProviderSettings
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
 from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.redaction import scrub
@@ -164,3 +165,11 @@ def _error_message(response: httpx.Response) -> str:
         return ""
     text = " ".join(str(message).split())
     return f": {text[:300]}"
+
+
+@asynccontextmanager
+async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[OpenAIProvider]:
+    """The configured provider over one HTTP client, closed on exit; `connections` bounds
+    the requests open at once (two per case running at once)."""
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
+        yield OpenAIProvider(options.provider, options.api_key, client)

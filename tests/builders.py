@@ -1,7 +1,10 @@
-"""Shared helpers for the unit tests: fixtures on disk and independent position arithmetic."""
+"""What the tests build fixtures from: fixture data, steps, files on disk, admission, and
+position arithmetic written apart from the package (so the scanner is never checked
+against itself)."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from pathlib import Path
@@ -10,7 +13,10 @@ from typing import Any
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.location import FixtureProblem
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.run.record import RunRecord
+from zeroclaw_eval.run.toolbox import ToolBox
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS, ToolOutcome, tools_for_case
+from zeroclaw_eval.run.workspace import Workspace
 
 _MINIMAL: dict[str, Any] = {
     "model_name": "minimal",
@@ -23,6 +29,29 @@ _MINIMAL: dict[str, Any] = {
     "expects": {"response_contains": ["hello"]},
 }
 
+#: A fixture that passes: one echo dispatch whose result carries the value.
+PASSING: dict[str, Any] = {
+    "model_name": "echo-hello",
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                {
+                    "response": {
+                        "type": "tool_calls",
+                        "tool_calls": [{"id": "c1", "name": "echo", "arguments": {"message": "hello"}}],
+                    }
+                },
+                {"response": {"type": "text", "content": "hello"}},
+            ],
+        }
+    ],
+    "expects": {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "hello"}]},
+}
+
+#: `PASSING` with a check its scripted answer fails.
+FAILING: dict[str, Any] = {**PASSING, "expects": {"response_contains": ["goodbye"]}}
+
 
 def minimal_fixture(**overrides: Any) -> dict[str, Any]:
     """A valid fixture as data; top-level keys in `overrides` replace the defaults."""
@@ -31,9 +60,11 @@ def minimal_fixture(**overrides: Any) -> dict[str, Any]:
     return data
 
 
-def write_fixture(directory: Path, content: dict[str, Any] | str | bytes, name: str = "case.json") -> Path:
-    """Write a fixture file (data is dumped as JSON with non-ASCII kept) and return its path."""
-    path = directory / name
+def write_fixture(folder: Path, name: str, content: dict[str, Any] | str | bytes) -> Path:
+    """Write a fixture file into `folder` (made if missing): data is dumped as indented JSON
+    with non-ASCII kept, text and bytes are written as they are."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
     if isinstance(content, bytes):
         path.write_bytes(content)
     elif isinstance(content, str):
@@ -47,13 +78,20 @@ def admit(
     directory: Path, content: dict[str, Any] | str | bytes, name: str = "case.json"
 ) -> Case | RejectedFixture:
     """Write a fixture and load it the way the runner does (built-in tools known)."""
-    return load_fixture(write_fixture(directory, content, name), BUILTIN_TOOLS)
+    return load_fixture(write_fixture(directory, name, content), BUILTIN_TOOLS)
 
 
 def admit_case(directory: Path, content: dict[str, Any] | str | bytes, name: str = "case.json") -> Case:
     """Admit a fixture that must be admitted."""
     result = admit(directory, content, name)
     assert isinstance(result, Case), [(p.field, p.message) for p in getattr(result, "problems", [])]
+    return result
+
+
+def admitted(path: Path) -> Case:
+    """Load a fixture file that must be admitted."""
+    result = load_fixture(path, BUILTIN_TOOLS)
+    assert isinstance(result, Case), getattr(result, "problems", None)
     return result
 
 
@@ -80,10 +118,7 @@ def only_problem_at(rejected: RejectedFixture, pointer: str) -> FixtureProblem:
 
 
 def line_col(text: str, fragment: str, occurrence: int = 1) -> tuple[int, int]:
-    """1-based (line, column in code points) of the `occurrence`-th `fragment` in `text`.
-
-    Written independently of the package so tests do not check the scanner against itself.
-    """
+    """1-based (line, column in code points) of the `occurrence`-th `fragment` in `text`."""
     index = -1
     for _ in range(occurrence):
         index = text.index(fragment, index + 1)
@@ -93,12 +128,23 @@ def line_col(text: str, fragment: str, occurrence: int = 1) -> tuple[int, int]:
     return line, col
 
 
+def line_of(text: str, fragment: str) -> int:
+    """1-based line of the first `fragment` in `text`."""
+    return line_col(text, fragment)[0]
+
+
 def position(problem: FixtureProblem) -> tuple[int | None, int | None]:
     """(line, col) of a problem."""
     return problem.field.line, problem.field.col
 
 
-def tools_step(*calls: dict[str, Any], tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
+def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> dict[str, Any]:
+    """A scripted tool call (`arguments` as text scripts malformed arguments; an empty
+    `call_id` scripts a call without an id)."""
+    return {"id": f"call_{name}" if call_id is None else call_id, "name": name, "arguments": arguments}
+
+
+def tools_step(*calls: dict[str, Any], tokens: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """A scripted step asking for `calls`, with the token counts the provider reports."""
     return {
         "response": {
@@ -110,7 +156,7 @@ def tools_step(*calls: dict[str, Any], tokens: tuple[int, int] = (10, 5)) -> dic
     }
 
 
-def text_step(content: str, tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]:
+def text_step(content: str, tokens: tuple[int, int] = (0, 0)) -> dict[str, Any]:
     """A scripted text answer, with the token counts the provider reports."""
     return {
         "response": {
@@ -120,3 +166,21 @@ def text_step(content: str, tokens: tuple[int, int] = (10, 5)) -> dict[str, Any]
             "output_tokens": tokens[1],
         }
     }
+
+
+#: The built-in tools that act on the case workspace.
+ALL_TOOLS = ["file_read", "file_write", "list_dir"]
+
+
+def make_box(workspace: Workspace | None = None, tools: list[str] | None = None) -> tuple[ToolBox, RunRecord]:
+    """A tool box offering `tools` (default: every built-in tool) and the record it writes."""
+    record = RunRecord()
+    box = ToolBox(tools_for_case(ALL_TOOLS if tools is None else tools), record, workspace)
+    return box, record
+
+
+def dispatch(
+    box: ToolBox, name: str, arguments: str | dict[str, Any] | Any, call_id: str = "c1"
+) -> ToolOutcome:
+    """Dispatch one call through `box` and wait for its outcome."""
+    return asyncio.run(box.call(name, arguments, call_id))

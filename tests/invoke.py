@@ -1,0 +1,85 @@
+"""Running the `zeroclaw` command: in this process through click's `CliRunner` (fast, for
+the many CLI tests), or as the installed console script in a subprocess (the real
+boundary, for the few end-to-end tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+
+from zeroclaw_eval.cli import main
+
+
+@dataclass
+class Result:
+    """A finished `zeroclaw` command."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        """stdout parsed as JSON."""
+        return json.loads(self.stdout)
+
+
+#: Run the command with arguments; keyword arguments `cwd` and `env`.
+Runner = Callable[..., Result]
+
+# The variables that change what the command does, unset unless a test sets them.
+_AMBIENT = ("NO_COLOR", "FORCE_COLOR", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
+
+
+def invoke(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+    """Run the command in this process (`CliRunner`), in `cwd`, with `env` set on top of
+    this process's environment (`_AMBIENT` variables unset unless given)."""
+    environment: dict[str, str | None] = {name: None for name in _AMBIENT}
+    environment.update(env or {})
+    previous = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = CliRunner().invoke(main, list(args), env=environment, catch_exceptions=False)
+    finally:
+        os.chdir(previous)
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+def console_script(name: str = "zeroclaw") -> str:
+    """An installed console script beside this interpreter (else on PATH)."""
+    beside = Path(sys.executable).parent / (f"{name}.exe" if os.name == "nt" else name)
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"the {name} console script is not installed; run pip install -e '.[test]'")
+    return found
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, script: str = "zeroclaw"
+) -> Result:
+    """Run the installed console script in a subprocess; `_AMBIENT` variables are unset
+    unless given."""
+    environment = {k: v for k, v in os.environ.items() if k not in _AMBIENT and not k.startswith("GITHUB_")}
+    environment.update(env or {})
+    completed = subprocess.run(
+        [console_script(script), *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    return Result(completed.returncode, completed.stdout, completed.stderr)
