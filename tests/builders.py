@@ -13,10 +13,15 @@ from typing import Any
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.location import FixtureProblem
-from zeroclaw_eval.run.record import RunRecord
+from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.run.toolbox import ToolBox
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS, ToolOutcome, tools_for_case
 from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.runner import RunOptions, run_case
 
 _MINIMAL: dict[str, Any] = {
     "model_name": "minimal",
@@ -51,6 +56,11 @@ PASSING: dict[str, Any] = {
 
 #: `PASSING` with a check its scripted answer fails.
 FAILING: dict[str, Any] = {**PASSING, "expects": {"response_contains": ["goodbye"]}}
+
+
+def echo_fixture(expects: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """`PASSING` (one echo of hello) with other `expects` and extra top-level keys."""
+    return {**PASSING, **extra, "expects": expects}
 
 
 def minimal_fixture(**overrides: Any) -> dict[str, Any]:
@@ -184,3 +194,45 @@ def dispatch(
 ) -> ToolOutcome:
     """Dispatch one call through `box` and wait for its outcome."""
     return asyncio.run(box.call(name, arguments, call_id))
+
+
+def record_of(
+    response: str | None = "",
+    calls: list[RecordedCall] | None = None,
+    steps: list[ModelStep] | None = None,
+    duration_ms: float = 0.0,
+) -> RunRecord:
+    """A run record with one turn that answered `response`."""
+    return RunRecord(
+        turns=[TurnRecord(0, "user says", response)],
+        steps=steps or [],
+        calls=calls or [],
+        duration_ms=duration_ms,
+    )
+
+
+def run_grades(
+    expects: dict[str, Any], record: RunRecord | None = None, workspace: Workspace | None = None
+) -> dict[str, GradeResult]:
+    """Grade `expects` and index the results by check id (ids must be unique)."""
+    grades = grade(Expects.model_validate(expects), record or record_of(), workspace)
+    by_id = {g.check_id: g for g in grades}
+    assert len(by_id) == len(grades), [g.check_id for g in grades]
+    return by_id
+
+
+def scripted_fixture(
+    turns: list[tuple[str, list[dict[str, Any]]]], expects: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
+    """A fixture from (user_input, steps) pairs."""
+    return {
+        "model_name": "unit",
+        **extra,
+        "turns": [{"user_input": user, "steps": steps} for user, steps in turns],
+        "expects": expects,
+    }
+
+
+def run_replay(case: Case, **options: Any) -> CaseReport:
+    """Replay one case to its report, with `RunOptions(**options)`."""
+    return asyncio.run(run_case(case, RunOptions(**options)))

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
+import textwrap
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.invoke import Runner, invoke, run_cli
+from zeroclaw_eval.reporters.registry import ENTRY_POINT_GROUP, reset_registry
+
+#: The module of the reporter plugin `install_plugin` installs.
+PLUGIN_MODULE = "zc_eval_test_plugin"
+_PLUGIN_SOURCE = """
+def render(report, *, color=False):
+    return f"TAP {len(report.cases)} cases\\n"
+
+def boom(report, *, color=False):
+    raise RuntimeError("reporter exploded")
+"""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,3 +51,36 @@ def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     base.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(base))
     return base
+
+
+@pytest.fixture
+def fresh_registry() -> Iterator[None]:
+    """The reporter registry forgets discovered plugins before and after the test."""
+    reset_registry()
+    yield
+    reset_registry()
+
+
+@pytest.fixture
+def install_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: None
+) -> Callable[..., None]:
+    """Install a reporter plugin for this test, as a distribution on `sys.path`: the module
+    `PLUGIN_MODULE` (`render` and a raising `boom` unless `source` says otherwise) and an
+    entry point per `name -> attribute` in `entries`."""
+
+    def install(entries: dict[str, str], source: str = _PLUGIN_SOURCE) -> None:
+        site = tmp_path / "site"
+        site.mkdir(exist_ok=True)
+        (site / f"{PLUGIN_MODULE}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        info = site / f"{PLUGIN_MODULE}-1.0.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(
+            "Metadata-Version: 2.1\nName: zc-eval-test-plugin\nVersion: 1.0\n", encoding="utf-8"
+        )
+        lines = "".join(f"{name} = {PLUGIN_MODULE}:{target}\n" for name, target in entries.items())
+        (info / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\n{lines}", encoding="utf-8")
+        monkeypatch.syspath_prepend(str(site))
+        monkeypatch.delitem(sys.modules, PLUGIN_MODULE, raising=False)
+
+    return install

@@ -13,7 +13,7 @@ import pytest
 from tests.builders import line_col, text_step, tool_call, tools_step
 from tests.ci_log import HOSTILE
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
-from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
+from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.runner import run_suite
@@ -250,3 +250,65 @@ def run_every_status_suite(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Suite
 def fixture_text(repo: Path, name: str) -> str:
     """The text of a fixture written by `run_every_status_suite`."""
     return (repo / SUITE / name).read_text(encoding="utf-8")
+
+
+def grade_result(check_id: str, category: str, passed: bool, **extra: Any) -> GradeResult:
+    """A verdict on `check_id`; a failing one is located at line 3."""
+    return GradeResult(
+        check_id,
+        category,
+        passed,
+        f"detail of {check_id}",
+        FieldRef(f"/expects/{check_id}", 3, 5, 3, 9) if not passed else FieldRef(f"/expects/{check_id}"),
+        **extra,
+    )
+
+
+def passing_case(name: str = "pass.json") -> CaseReport:
+    """A case whose two checks passed."""
+    return CaseReport(
+        name,
+        f"evals/{name}",
+        "passing",
+        [grade_result("response_contains[0]", RESPONSE, True), grade_result("exact_tool_calls", TOOL, True)],
+    )
+
+
+def failing_case() -> CaseReport:
+    """A case with two of four checks failed (a response and a budget check)."""
+    return CaseReport(
+        "fail.json",
+        "evals/fail.json",
+        "failing",
+        [
+            grade_result("response_contains[0]", RESPONSE, True),
+            grade_result("response_contains[1]", RESPONSE, False, expected="x", actual="y"),
+            grade_result("tools_used[0]", TOOL, True),
+            grade_result("budget.max_llm_calls", BUDGET, False, expected=1, actual=2),
+        ],
+    )
+
+
+def error_case() -> CaseReport:
+    """A case whose run errored after one passing check."""
+    record = RunRecord(
+        turns=[TurnRecord(0, "hi", None)],
+        steps=[ModelStep(0, None, [{"id": "c1", "name": "echo", "arguments": '{"message":"東京"}'}], 5, 6)],
+        calls=[RecordedCall(0, "c1", "echo", {"message": "東京"}, "東京", True)],
+        duration_ms=12.5,
+    )
+    return CaseReport(
+        "error.json",
+        "evals/error.json",
+        "erroring",
+        [grade_result("tools_used[0]", TOOL, True)],
+        CaseError("turn 1: the agent raised ValueError: boom", FieldRef("/turns/0", 4, 5, 9, 6)),
+        duration_ms=12.5,
+        record=record,
+    )
+
+
+def rejected_case() -> CaseReport:
+    """A case whose fixture was rejected."""
+    problem = FixtureProblem(FieldRef("/expects/tool_used", 6, 5, 6, 16), "unknown expectation key")
+    return CaseReport("rejected.json", "evals/rejected.json", problems=[problem])

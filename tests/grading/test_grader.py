@@ -1,33 +1,16 @@
-"""Unit tests for `zeroclaw_eval.grader`: one graded result per declared check, never an exception."""
+"""`zeroclaw_eval.grading.grader`: one graded result per declared check, never an exception."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.builders import record_of, run_grades
 from zeroclaw_eval.fixtures.model import Expects
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.grading.result import BUDGET, RESPONSE, SIDE_EFFECT, TOOL, GradeResult
+from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.run.workspace import Workspace
-
-
-def record_of(
-    response: str | None = "",
-    calls: list[RecordedCall] | None = None,
-    steps: list[ModelStep] | None = None,
-    duration_ms: float = 0.0,
-) -> RunRecord:
-    """A run record with one turn that answered `response`."""
-    return RunRecord(
-        turns=[TurnRecord(0, "user says", response)],
-        steps=steps or [],
-        calls=calls or [],
-        duration_ms=duration_ms,
-    )
 
 
 def call(
@@ -35,16 +18,6 @@ def call(
 ) -> RecordedCall:
     """A recorded dispatch."""
     return RecordedCall(0, call_id, name, {} if arguments is None else arguments, result, success)
-
-
-def run_grades(
-    expects: dict[str, Any], record: RunRecord | None = None, workspace: Workspace | None = None
-) -> dict[str, GradeResult]:
-    """Grade `expects` and index the results by check id (ids must be unique)."""
-    grades = grade(Expects.model_validate(expects), record or record_of(), workspace)
-    by_id = {g.check_id: g for g in grades}
-    assert len(by_id) == len(grades), [g.check_id for g in grades]
-    return by_id
 
 
 def test_response_contains_pass_and_fail() -> None:
@@ -357,116 +330,6 @@ def test_tool_arguments_contain_on_raw_argument_text() -> None:
         {"tool_arguments_contain": [{"tool": "echo", "needle": '"message": "broken'}]}, record_of("x", calls)
     )
     assert grades["tool_arguments_contain[0]"].passed
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    root = tmp_path / "ws"
-    (root / "docs").mkdir(parents=True)
-    (root / "out.txt").write_text("report: all good", encoding="utf-8")
-    (root / "docs" / "notes.md").write_text("東京 notes", encoding="utf-8")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("TOP SECRET", encoding="utf-8")
-    os.symlink(outside / "secret.txt", root / "link_out.txt")
-    os.symlink(outside, root / "dir_out")
-    os.symlink(root / "out.txt", root / "link_in.txt")
-    return Workspace(root)
-
-
-def test_workspace_file_exists_and_absent(workspace: Workspace) -> None:
-    grades = run_grades(
-        {
-            "workspace": {
-                "file_exists": ["out.txt", "docs", "docs/notes.md", "missing.txt", "link_in.txt"],
-                "file_absent": ["missing.txt", "out.txt"],
-            }
-        },
-        workspace=workspace,
-    )
-    assert grades["workspace.file_exists[0]"].passed
-    assert grades["workspace.file_exists[1]"].passed  # a folder exists too
-    assert grades["workspace.file_exists[2]"].passed
-    assert not grades["workspace.file_exists[3]"].passed
-    assert "missing.txt" in grades["workspace.file_exists[3]"].detail
-    assert grades["workspace.file_exists[4]"].passed  # a symlink that stays inside is fine
-    assert grades["workspace.file_absent[0]"].passed
-    assert not grades["workspace.file_absent[1]"].passed
-    assert all(g.category == SIDE_EFFECT for g in grades.values())
-    assert grades["workspace.file_exists[3]"].field.pointer == "/expects/workspace/file_exists/3"
-    assert grades["workspace.file_absent[1]"].field.pointer == "/expects/workspace/file_absent/1"
-
-
-def test_workspace_file_contains(workspace: Workspace) -> None:
-    grades = run_grades(
-        {"workspace": {"file_contains": {"out.txt": ["all good", "failure"], "docs/notes.md": ["東京"]}}},
-        workspace=workspace,
-    )
-    assert grades['workspace.file_contains["out.txt"][0]'].passed
-    bad = grades['workspace.file_contains["out.txt"][1]']
-    assert not bad.passed
-    assert '"failure"' in bad.detail
-    assert '"report: all good"' in bad.detail
-    assert bad.category == SIDE_EFFECT
-    assert bad.field.pointer == "/expects/workspace/file_contains/out.txt/1"
-    nested = grades['workspace.file_contains["docs/notes.md"][0]']
-    assert nested.passed
-    assert nested.field.pointer == "/expects/workspace/file_contains/docs~1notes.md/0"
-
-
-def test_workspace_file_contains_on_missing_file_or_folder_fails(workspace: Workspace) -> None:
-    grades = run_grades(
-        {"workspace": {"file_contains": {"missing.txt": ["x"], "docs": ["y"]}}}, workspace=workspace
-    )
-    assert not grades['workspace.file_contains["missing.txt"][0]'].passed
-    assert "missing.txt" in grades['workspace.file_contains["missing.txt"][0]'].detail
-    assert not grades['workspace.file_contains["docs"][0]'].passed
-
-
-@pytest.mark.parametrize(
-    ("relative", "why"),
-    [
-        ("/etc/hostname", "absolute"),
-        ("../outside/secret.txt", ".."),
-        ("docs/../../outside/secret.txt", ".."),
-        ("link_out.txt", "outside"),
-        ("dir_out/secret.txt", "outside"),
-    ],
-)
-def test_workspace_path_leaving_the_workspace_is_a_failed_check(
-    workspace: Workspace, tmp_path: Path, relative: str, why: str
-) -> None:
-    if relative.startswith("/"):
-        relative = str(tmp_path / "outside" / "secret.txt")  # an absolute path that exists
-    grades = run_grades(
-        {
-            "workspace": {
-                "file_exists": [relative],
-                "file_absent": [relative],
-                "file_contains": {relative: ["TOP SECRET"]},
-            }
-        },
-        workspace=workspace,
-    )
-    assert len(grades) == 3
-    for result in grades.values():
-        assert not result.passed, result.check_id
-        assert why in result.detail
-        assert "TOP SECRET" not in str(result.actual)
-        assert "TOP SECRET" not in result.detail.replace('contain "TOP SECRET"', "")
-
-
-def test_workspace_path_with_nul_byte_is_a_failed_check(workspace: Workspace) -> None:
-    # A grader never raises: a path the filesystem cannot even name is a failed check.
-    grades = run_grades({"workspace": {"file_exists": ["out\u0000.txt"]}}, workspace=workspace)
-    assert not grades["workspace.file_exists[0]"].passed
-
-
-def test_workspace_checks_without_a_workspace_fail() -> None:
-    grades = run_grades({"workspace": {"file_exists": ["a.txt"], "file_contains": {"a.txt": ["x"]}}})
-    assert not grades["workspace.file_exists[0]"].passed
-    assert "no workspace" in grades["workspace.file_exists[0]"].detail
-    assert not grades['workspace.file_contains["a.txt"][0]'].passed
 
 
 def _steps(*tokens: tuple[int, int]) -> list[ModelStep]:

@@ -10,15 +10,8 @@ import pytest
 from junitparser import Error, Failure, JUnitXml, TestCase
 
 from tests.builders import line_col
-from tests.test_reporter_safety import (
-    HOSTILE,
-    LONE_SURROGATE,
-    XML_ILLEGAL,
-    command_lines,
-    every_status_report,
-    fixture_text,
-    run_every_status_suite,
-)
+from tests.ci_log import HOSTILE, LONE_SURROGATE, XML_ILLEGAL, command_lines
+from tests.reports import every_status_report, fixture_text, run_every_status_suite
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport

@@ -13,12 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_reporter_safety import (
-    HOSTILE,
-    command_lines,
-    every_status_report,
-    run_every_status_suite,
-)
+from tests.ci_log import HOSTILE, command_lines
+from tests.reports import every_status_report, run_every_status_suite
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output

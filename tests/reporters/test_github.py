@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.builders import line_col
-from tests.test_reporter_safety import (
-    HOSTILE,
-    Command,
-    every_status_report,
-    executed_commands,
-    fixture_text,
-    parse_command,
-    run_every_status_suite,
-)
+from tests.ci_log import HOSTILE, Command, executed_commands, parse_command
+from tests.reports import every_status_report, fixture_text, run_every_status_suite
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_reporter_safety import every_status_report
+from tests.reports import every_status_report
 from zeroclaw_eval.reporters import write_output
 from zeroclaw_eval.reporters.html import render
 

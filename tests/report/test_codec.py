@@ -1,0 +1,57 @@
+"""`zeroclaw_eval.report.codec`: the versioned JSON shape of a report, both ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.reports import error_case, failing_case, passing_case, rejected_case
+from zeroclaw_eval.report.codec import FORMAT_VERSION, report_from_dict, report_to_dict
+from zeroclaw_eval.report.model import SuiteReport
+
+
+def _full_suite() -> SuiteReport:
+    return SuiteReport(
+        "evals/regression",
+        "replay",
+        [passing_case(), failing_case(), error_case(), rejected_case()],
+        duration_ms=42.25,
+        tool_version="0.1.0",
+    )
+
+
+def test_report_to_dict_shape() -> None:
+    data = report_to_dict(_full_suite())
+    assert data["format_version"] == FORMAT_VERSION
+    assert data["exit_code"] == 1
+    assert data["counts"]["total"] == 4
+    assert [c["status"] for c in data["cases"]] == ["passed", "failed", "error", "rejected"]
+    error = data["cases"][2]
+    assert error["partial"] is True
+    assert error["error"]["field"]["pointer"] == "/turns/0"
+    assert error["record"]["calls"][0]["arguments"] == {"message": "東京"}
+    assert data["cases"][3]["problems"][0]["field"]["line"] == 6
+
+
+def test_report_round_trips_through_json() -> None:
+    original = report_to_dict(_full_suite())
+    wire = json.loads(json.dumps(original, ensure_ascii=False))
+    rebuilt = report_from_dict(wire)
+    assert report_to_dict(rebuilt) == original
+    assert rebuilt.exit_code() == 1
+    assert [c.status for c in rebuilt.cases] == ["passed", "failed", "error", "rejected"]
+
+
+def test_passing_report_round_trips_with_exit_code_zero() -> None:
+    original = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0"))
+    rebuilt = report_from_dict(json.loads(json.dumps(original)))
+    assert rebuilt.exit_code() == 0
+    assert report_to_dict(rebuilt) == original
+
+
+def test_report_from_dict_refuses_another_format_version() -> None:
+    data = report_to_dict(_full_suite())
+    data["format_version"] = FORMAT_VERSION + 1
+    with pytest.raises(ValueError, match="format_version"):
+        report_from_dict(data)

@@ -1,0 +1,85 @@
+"""`zeroclaw_eval.reporters.output`: stdout or a file written whole, and `render_report`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.ci_log import (
+    LONE_SURROGATE,
+)
+from tests.reports import every_status_report
+from zeroclaw_eval.reporters import (
+    get_reporter,
+    render_report,
+    write_output,
+)
+
+
+def test_write_output_writes_the_file_whole_and_makes_parent_folders(tmp_path: Path) -> None:
+    target = tmp_path / "reports" / "deep" / "eval.xml"
+    text = "line one\nline 東京 two\n"
+    assert write_output(text, str(target)) == target
+    assert target.read_bytes() == text.encode("utf-8")
+    assert list(target.parent.iterdir()) == [target]
+
+
+def test_write_output_replaces_an_existing_file(tmp_path: Path) -> None:
+    target = tmp_path / "eval.xml"
+    target.write_text("old", encoding="utf-8")
+    write_output("new\n", str(target))
+    assert target.read_text(encoding="utf-8") == "new\n"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_write_output_dash_is_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert write_output("to stdout\n", "-") is None
+    assert capsys.readouterr().out == "to stdout\n"
+
+
+def test_write_output_failing_half_way_keeps_the_old_file_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "eval.html"
+    target.write_text("old report", encoding="utf-8")
+
+    def disk_full(source: str, destination: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    # The rename fails after the temporary file was written in full.
+    monkeypatch.setattr("zeroclaw_eval.files.os.replace", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        write_output("x" * 100_000, str(target))
+    assert target.read_text(encoding="utf-8") == "old report"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_write_output_makes_a_lone_surrogate_visible_instead_of_failing(tmp_path: Path) -> None:
+    target = tmp_path / "eval.json"
+    write_output('"a' + LONE_SURROGATE + 'b"', str(target))
+    assert target.read_bytes() == b'"a\\ud800b"'
+    assert json.loads(target.read_text(encoding="utf-8")) == "a" + LONE_SURROGATE + "b"
+
+
+def test_render_report_with_a_raising_reporter_writes_nothing(
+    tmp_path: Path, install_plugin: Callable[..., None]
+) -> None:
+    install_plugin({"boom": "boom"})
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / "eval.txt"
+    target.write_text("old report", encoding="utf-8")
+    with pytest.raises(RuntimeError, match="reporter exploded"):
+        render_report(every_status_report(), "boom", str(target))
+    assert target.read_text(encoding="utf-8") == "old report"
+    assert list(out.iterdir()) == [target]
+
+
+def test_render_report_writes_the_rendered_format(tmp_path: Path) -> None:
+    report = every_status_report()
+    target = tmp_path / "eval.json"
+    assert render_report(report, "json", str(target)) == target
+    assert target.read_text(encoding="utf-8") == get_reporter("json")(report)

@@ -1,0 +1,170 @@
+"""`zeroclaw_eval.run.drive`: a case's turns through an agent; whatever goes wrong is a run
+error, never a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.agents import RaisingAgent
+from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
+from zeroclaw_eval.run.agent import Agent, AgentContext
+
+
+def test_script_with_unconsumed_steps_is_a_run_error(tmp_path: Path) -> None:
+    data = scripted_fixture(
+        [("one", [text_step("ok")]), ("two", [text_step("early"), text_step("never asked")])],
+        {"response_contains": ["early"]},
+    )
+    report = run_replay(admit_case(tmp_path, data))
+    assert report.error is not None
+    assert "turn 2" in report.error.message
+    assert report.error.field.pointer == "/turns/1/steps/1"
+    assert not report.passed
+    assert report.partial  # the grades come from the partial record
+
+
+def test_script_too_short_is_a_run_error(tmp_path: Path) -> None:
+    data = scripted_fixture(
+        [("one", [tools_step(tool_call("echo", {"message": "x"}, "c1"))])],
+        {"exact_tool_calls": 1},
+    )
+    report = run_replay(admit_case(tmp_path, data))
+    assert report.error is not None
+    assert "turn 1" in report.error.message
+    assert report.error.field.pointer == "/turns/0/steps"
+    assert not report.passed
+
+
+class DirectAgent:
+    """Not the reference loop: asks once, runs what was asked plus a call of its own."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        ask = [{"role": "user", "content": user_input}]
+        response = await self.context.provider.complete(ask, self.context.tools.specs())
+        for request in response.tool_calls:
+            await self.context.tools.call(request.name, request.arguments, request.id)
+        await self.context.tools.call("echo", {"message": "custom agent call"}, "mine-1")
+        final = await self.context.provider.complete(ask, [])
+        return (final.content or "").upper()
+
+
+def test_custom_agent_factory_is_recorded_through_the_harness_toolbox(tmp_path: Path) -> None:
+    data = scripted_fixture(
+        [("go", [tools_step(tool_call("echo", {"message": "scripted"}, "s1")), text_step("custom done")])],
+        {
+            "exact_tool_calls": 2,
+            "tool_arguments_contain": [{"tool": "echo", "needle": "custom agent call", "call_index": 1}],
+            "tool_results_contain": [{"tool": "echo", "needle": "scripted", "call_index": 0}],
+            "response_contains": ["CUSTOM DONE"],
+            "budget": {"max_llm_calls": 2},
+        },
+    )
+    report = run_replay(admit_case(tmp_path, data), agent_factory=DirectAgent)
+    assert report.error is None
+    assert report.passed, [g.detail for g in report.failed_grades]
+    assert report.record is not None
+    assert [(c.call_id, c.result) for c in report.record.calls] == [
+        ("s1", "scripted"),
+        ("mine-1", "custom agent call"),
+    ]
+    assert report.record.final_response == "CUSTOM DONE"  # as the agent returned it
+
+
+def test_agent_that_raises_is_a_run_error_not_a_crash(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [])], {"exact_tool_calls": 1})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=RaisingAgent)
+    assert report.error is not None
+    assert "ValueError" in report.error.message
+    assert "agent exploded" in report.error.message
+    assert report.error.field.pointer == "/turns/0"
+    assert report.status == "error"
+    assert report.record is not None
+    assert len(report.record.calls) == 1  # the partial record is kept
+
+
+def test_agent_factory_that_raises_is_a_run_error(tmp_path: Path) -> None:
+    def broken_factory(context: AgentContext) -> Agent:
+        raise RuntimeError("cannot build")
+
+    report = run_replay(
+        admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})),
+        agent_factory=broken_factory,
+    )
+    assert report.error is not None
+    assert "cannot build" in report.error.message
+    assert not report.passed
+
+
+class SwallowingAgent:
+    """Asks for more steps than scripted and hides the provider's error."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        first = await self.context.provider.complete([], [])
+        try:
+            await self.context.provider.complete([], [])
+        except Exception:
+            pass
+        return first.content or ""
+
+
+def test_divergence_swallowed_by_the_agent_is_still_a_run_error(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [text_step("only step")])], {"response_contains": ["only"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=SwallowingAgent)
+    assert report.error is not None
+    assert "turn 1" in report.error.message
+    assert report.error.field.pointer == "/turns/0/steps"
+
+
+class NonTextAgent:
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> Any:
+        await self.context.provider.complete([], [])
+        return {"not": "text"}
+
+
+def test_agent_returning_something_else_than_text_is_a_run_error(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=NonTextAgent)
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0"
+
+
+class SlowAgent:
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        await asyncio.sleep(5)
+        return "too late"
+
+
+def test_turn_timeout_is_a_run_error(tmp_path: Path) -> None:
+    data = scripted_fixture([("first", [])], {"response_contains": ["late"]})
+    started = time.perf_counter()
+    report = run_replay(admit_case(tmp_path, data), agent_factory=SlowAgent, case_timeout_secs=0.05)
+    assert time.perf_counter() - started < 4  # the turn was cut short, not awaited
+    assert report.error is not None
+    assert "timed out" in report.error.message
+    assert "turn 1" in report.error.message
+    assert report.error.field.pointer == "/turns/0"
+    assert not report.passed
+
+
+def test_duration_is_recorded(tmp_path: Path) -> None:
+    data = scripted_fixture([("hi", [text_step("hello")])], {"budget": {"max_duration_ms": 60000}})
+    report = run_replay(admit_case(tmp_path, data))
+    assert report.passed
+    assert report.record is not None
+    assert report.record.duration_ms > 0
+    assert report.duration_ms == report.record.duration_ms

@@ -1,0 +1,124 @@
+"""`zeroclaw_eval.runner`: each case isolated in its own workspace, graded and located."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.agents import RaisingAgent
+from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
+from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
+
+
+class WorkspaceWatcher:
+    """An agent factory that notes which temp folders exist while each case runs."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.seen: list[list[str]] = []
+        self.agents: list[ReferenceAgent] = []
+
+    def __call__(self, context: AgentContext) -> Agent:
+        self.seen.append(sorted(os.listdir(self.base)))
+        agent = ReferenceAgent(context)
+        self.agents.append(agent)
+        return agent
+
+
+def test_each_case_gets_a_fresh_workspace_that_is_removed_afterwards(
+    tmp_path: Path, private_tmp: Path
+) -> None:
+    fixtures_dir = tmp_path / "fixtures"
+    fixtures_dir.mkdir()
+    writer = admit_case(
+        fixtures_dir,
+        scripted_fixture(
+            [
+                (
+                    "write a file",
+                    [
+                        tools_step(
+                            tool_call("file_write", {"path": "leak.txt", "content": "from case A"}, "w1")
+                        ),
+                        text_step("written"),
+                    ],
+                )
+            ],
+            {"workspace": {"file_contains": {"leak.txt": ["case A"]}}},
+            tools=["file_write"],
+        ),
+        name="a.json",
+    )
+    reader = admit_case(
+        fixtures_dir,
+        scripted_fixture(
+            [("list", [tools_step(tool_call("list_dir", {}, "l1")), text_step("listed")])],
+            {"workspace": {"file_absent": ["leak.txt"], "file_exists": ["seed.txt"]}},
+            tools=["list_dir"],
+            setup={"workspace_files": {"seed.txt": "seeded"}},
+        ),
+        name="b.json",
+    )
+    watcher = WorkspaceWatcher(private_tmp)
+    first = run_replay(writer, agent_factory=watcher)
+    assert os.listdir(private_tmp) == []  # removed after the case
+    second = run_replay(reader, agent_factory=watcher)
+    assert os.listdir(private_tmp) == []
+    assert first.passed, [g.detail for g in first.failed_grades]
+    assert second.passed, [g.detail for g in second.failed_grades]
+    assert second.record is not None
+    assert second.record.calls[0].result == "seed.txt"  # nothing of case A is visible
+    # One workspace existed while each case ran, and not the same one.
+    assert len(watcher.seen[0]) == 1
+    assert len(watcher.seen[1]) == 1
+    assert watcher.seen[0] != watcher.seen[1]
+    # A fresh agent per case: the second one never saw the first case's conversation.
+    assert watcher.agents[0] is not watcher.agents[1]
+    assert watcher.agents[1].messages[0] == {"role": "user", "content": "list"}
+
+
+def test_workspace_is_removed_even_when_the_run_errors(tmp_path: Path, private_tmp: Path) -> None:
+    data = scripted_fixture([("go", [])], {"exact_tool_calls": 1}, tools=["file_read"])
+    report = run_replay(admit_case(tmp_path, data), agent_factory=RaisingAgent)
+    assert report.error is not None
+    assert os.listdir(private_tmp) == []
+
+
+def test_a_case_that_needs_no_workspace_creates_none(tmp_path: Path, private_tmp: Path) -> None:
+    data = scripted_fixture(
+        [("echo", [tools_step(tool_call("echo", {"message": "hi"}, "c1")), text_step("hi")])],
+        {"tool_results_contain": [{"tool": "echo", "needle": "hi"}]},
+    )
+    watcher = WorkspaceWatcher(private_tmp)
+    report = run_replay(admit_case(tmp_path, data), agent_factory=watcher)
+    assert report.passed
+    assert watcher.seen == [[]]
+    assert os.listdir(private_tmp) == []
+
+
+def test_setup_files_are_seeded_before_the_first_turn(tmp_path: Path, private_tmp: Path) -> None:
+    data = scripted_fixture(
+        [("read it", [tools_step(tool_call("file_read", {"path": "docs/in.txt"}, "r1")), text_step("read")])],
+        {
+            "tool_results_contain": [{"tool": "file_read", "needle": "seeded 東京"}],
+            "all_tools_succeeded": True,
+        },
+        tools=["file_read"],
+        setup={"workspace_files": {"docs/in.txt": "seeded 東京"}},
+    )
+    report = run_replay(admit_case(tmp_path, data))
+    assert report.passed, [g.detail for g in report.failed_grades]
+    assert os.listdir(private_tmp) == []
+
+
+def test_failed_grade_is_located_in_the_fixture(tmp_path: Path) -> None:
+    data = scripted_fixture([("hi", [text_step("hello")])], {"response_contains": ["hello", "absent"]})
+    case = admit_case(tmp_path, data)
+    report = run_replay(case)
+    failed = report.failed_grades
+    assert [g.check_id for g in failed] == ["response_contains[1]"]
+    lines = case.text.splitlines()
+    line, col = failed[0].field.line, failed[0].field.col
+    assert line is not None
+    assert col is not None
+    assert lines[line - 1][col - 1 :].startswith('"absent"')
