@@ -58,9 +58,60 @@ PASSING: dict[str, Any] = {
 FAILING: dict[str, Any] = {**PASSING, "expects": {"response_contains": ["goodbye"]}}
 
 
+#: A model answer that tries every way to forge a workflow command or inject markup.
+HOSTILE_ANSWER = (
+    "::error file=x.py,line=1::forged\n::stop-commands::abc\n::add-mask::secret\r::warning::lone-cr"
+    " %0A ##[error]legacy </script><script>alert(1)</script>"
+)
+#: A fixture whose scripted answer is `HOSTILE_ANSWER` and fails its checks (as text:
+#: tests point at its lines).
+HOSTILE_ANSWER_FIXTURE = """{
+  "model_name": "hostile-answer",
+  "turns": [{"user_input": "hi", "steps": [
+    {"response": {"type": "text", "content": HOSTILE}}
+  ]}],
+  "expects": {
+    "response_contains": ["the expected answer"],
+    "max_tool_calls": 0
+  }
+}
+""".replace("HOSTILE", json.dumps(HOSTILE_ANSWER))
+#: A fixture rejected for a misspelt expectation key.
+TYPO_FIXTURE = """{
+  "model_name": "typo",
+  "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "x"}}]}],
+  "expects": {
+    "tool_used": ["echo"]
+  }
+}
+"""
+
+
 def echo_fixture(expects: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """`PASSING` (one echo of hello) with other `expects` and extra top-level keys."""
     return {**PASSING, **extra, "expects": expects}
+
+
+#: A zeroclaw.toml with a live provider (every setting given) and a second provider.
+PROVIDER_CONFIG = """
+[eval]
+live_provider = "local"
+live_allowed_tools = ["file_read"]
+
+[providers.models.local]
+base_url = "http://127.0.0.1:8765/v1"
+model = "gpt-4o-mini"
+api_key_env = "LOCAL_LLM_KEY"
+headers = { "X-Team" = "evals" }
+temperature = 0.2
+max_tokens = 512
+request_timeout_secs = 30.5
+max_retries = 5
+
+[providers.models.other]
+base_url = "https://api.example.com/v1"
+model = "m"
+"""
 
 
 def minimal_fixture(**overrides: Any) -> dict[str, Any]:
@@ -101,7 +152,7 @@ def admit_case(directory: Path, content: dict[str, Any] | str | bytes, name: str
 def admitted(path: Path) -> Case:
     """Load a fixture file that must be admitted."""
     result = load_fixture(path, BUILTIN_TOOLS)
-    assert isinstance(result, Case), getattr(result, "problems", None)
+    assert isinstance(result, Case), f"{path.name} was rejected: {getattr(result, 'problems', None)}"
     return result
 
 

@@ -10,8 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import PASSING, write_fixture
 from tests.invoke import Runner, invoke, run_cli
+from tests.scripts import TWO_TURNS, load
+from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.reporters.registry import ENTRY_POINT_GROUP, reset_registry
+from zeroclaw_eval.serve.faults import parse_fault
+from zeroclaw_eval.serve.server import ReplayServer
 
 #: The module of the reporter plugin `install_plugin` installs.
 PLUGIN_MODULE = "zc_eval_test_plugin"
@@ -84,3 +89,32 @@ def install_plugin(
         monkeypatch.delitem(sys.modules, PLUGIN_MODULE, raising=False)
 
     return install
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., ReplayServer]]:
+    """Start `ReplayServer`s on loopback: `serve(cases, *fault_specs, single=False)`; each
+    is stopped when the test ends."""
+    started: list[ReplayServer] = []
+
+    def start(cases: list[Case], *faults: str, single: bool = False) -> ReplayServer:
+        server = ReplayServer(cases, [parse_fault(f) for f in faults], single=single).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def two_turns(tmp_path: Path) -> Case:
+    """The two-turn script (`tests.scripts.TWO_TURNS`), admitted."""
+    return load(tmp_path, two_turns=TWO_TURNS)[0]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project folder whose default suite (evals/regression) holds one passing case."""
+    write_fixture(tmp_path / "evals" / "regression", "echo_hello.json", PASSING)
+    return tmp_path

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case
+from tests.builders import admitted
 from zeroclaw_eval.grading.vacuity import find_vacuous
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 from zeroclaw_eval.runner import run_case
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
@@ -25,12 +23,6 @@ FIXTURES = sorted(SUITE.glob("*.json"))
 # Capability cases are expected to fail today and live cases need a real provider:
 # neither is gated, but both must be valid, non-vacuous fixtures.
 OTHER_FIXTURES = sorted([*(EVALS / "capability").glob("*.json"), *(EVALS / "live").glob("*.json")])
-
-
-def admitted(path: Path) -> Case:
-    case = load_fixture(path, BUILTIN_TOOLS)
-    assert isinstance(case, Case), f"{path.name} was rejected: {case.problems}"
-    return case
 
 
 def test_suite_is_not_empty() -> None:

@@ -84,10 +84,14 @@ class ReplayServer:
         return self
 
     def start(self) -> ReplayServer:
-        """Serve in a background thread (tests, benchmarks)."""
+        """Serve in a background thread (tests, benchmarks); `stop()` returns within 50 ms."""
         self.bind()
         assert self._server is not None
-        threading.Thread(target=self._server.serve_forever, name="zeroclaw-serve", daemon=True).start()
+        # serve_forever checks for shutdown once per poll interval (0.5 s by default), and
+        # stop() waits for that check: a short interval keeps stopping quick.
+        threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="zeroclaw-serve", daemon=True
+        ).start()
         return self
 
     def serve_forever(self) -> None:

@@ -1,4 +1,5 @@
-"""Live mode in process: `run_suite` with the live client against `ReplayServer` on loopback.
+"""`zeroclaw_eval.runner` in live mode, in process: `run_suite` with the live client against
+`ReplayServer` on loopback; the sandbox's tools and approvals seen through it.
 
 The server holds the scripts (`scripts/`); the suite (`suite/`) holds live cases that
 omit their steps, like real live cases. The provider's model names no fixture, so the
@@ -11,7 +12,7 @@ import asyncio
 import io
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import text_step, tools_step, write_fixture
+from tests.builders import text_step, tool_call, tools_step, write_fixture
 from zeroclaw_eval.cli.progress import Progress
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
@@ -29,15 +30,10 @@ from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter
 from zeroclaw_eval.run.agent import Agent, AgentContext, reference_agent
 from zeroclaw_eval.runner import RunOptions, run_suite
-from zeroclaw_eval.serve.faults import parse_fault
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
 KEY = "sk-live-runner-5e8a0d13"
-
-
-def call(call_id: str, name: str, **arguments: str) -> dict[str, Any]:
-    return {"id": call_id, "name": name, "arguments": arguments}
 
 
 # The token counts these cases' usage checks expect.
@@ -76,14 +72,14 @@ class Live:
 class Suite:
     """A live suite and the server that answers it; stopped when the test ends."""
 
-    def __init__(self, root: Path, cases: dict[str, Live], *faults: str) -> None:
+    def __init__(self, root: Path, cases: dict[str, Live], server: Callable[..., ReplayServer]) -> None:
         self.folder = root / "suite"
         self.folder.mkdir(parents=True)
         scripts = []
         for name, live in cases.items():
             write_fixture(self.folder, f"{name}.json", live.case(name))
             scripts.append(write_fixture(root / "scripts", f"{name}.json", live.script()))
-        self.server = ReplayServer(load_cases(scripts), [parse_fault(f) for f in faults]).start()
+        self.server = server(load_cases(scripts))
 
     def settings(self, **overrides: Any) -> ProviderSettings:
         values: dict[str, Any] = {
@@ -119,17 +115,9 @@ class Suite:
 
 
 @pytest.fixture
-def suite(tmp_path: Path) -> Iterator[Callable[..., Suite]]:
-    made: list[Suite] = []
-
-    def make(cases: dict[str, Live], *faults: str) -> Suite:
-        made.append(Suite(tmp_path, cases, *faults))
-        return made[-1]
-
-    yield make
-    for each in made:
-        # shutdown() waits out serve_forever's half-second poll; do not make the test wait.
-        threading.Thread(target=each.server.stop, daemon=True).start()
+def suite(tmp_path: Path, serve: Callable[..., ReplayServer]) -> Callable[..., Suite]:
+    """Make a live suite of `cases` and start its server with the given fault specs."""
+    return lambda cases, *faults: Suite(tmp_path, cases, lambda scripts: serve(scripts, *faults))
 
 
 def by_name(report: SuiteReport) -> dict[str, CaseReport]:
@@ -142,7 +130,7 @@ def greeting(word: str) -> Live:
 
 ECHO = Live(
     "Echo hello",
-    [tools(call("call_1", "echo", message="hello")), text("The echo tool said: hello")],
+    [tools(tool_call("echo", {"message": "hello"}, "call_1")), text("The echo tool said: hello")],
     {
         "tools_used": ["echo"],
         "exact_tool_calls": 1,
@@ -262,7 +250,7 @@ def test_the_tools_offered_are_echo_plus_the_case_tools_on_the_allowlist(suite: 
 
 
 def test_a_call_outside_the_sandbox_fails_its_case_with_approval_denied(suite: Callable[..., Suite]) -> None:
-    write_note = tools(call("w1", "file_write", path="note.txt", content="x"))
+    write_note = tools(tool_call("file_write", {"path": "note.txt", "content": "x"}, "w1"))
     cases = {
         "allowed": Live(
             "Write the note",
@@ -274,7 +262,7 @@ def test_a_call_outside_the_sandbox_fails_its_case_with_approval_denied(suite: C
         # The case lists list_dir, but the allowlist does not.
         "not_allowlisted": Live(
             "List the folder",
-            [tools(call("l1", "list_dir")), text("Listed.")],
+            [tools(tool_call("list_dir", {}, "l1")), text("Listed.")],
             {"response_contains": ["Listed"]},
             tools=("list_dir",),
         ),
@@ -308,8 +296,8 @@ def test_a_denied_call_runs_nothing(suite: Callable[..., Suite]) -> None:
     denied = Live(
         "Write then list",
         [
-            tools(call("w1", "file_write", path="note.txt", content="x")),
-            tools(call("l1", "list_dir")),
+            tools(tool_call("file_write", {"path": "note.txt", "content": "x"}, "w1")),
+            tools(tool_call("list_dir", {}, "l1")),
             text("ok"),
         ],
         {"response_contains": ["ok"]},
@@ -344,8 +332,8 @@ def test_each_case_gets_a_fresh_workspace(suite: Callable[..., Suite]) -> None:
         return Live(
             f"Write {name}",
             [
-                tools(call("w", "file_write", path=f"{name}.txt", content=name)),
-                tools(call("l", "list_dir")),
+                tools(tool_call("file_write", {"path": f"{name}.txt", "content": name}, "w")),
+                tools(tool_call("list_dir", {}, "l")),
                 text("done"),
             ],
             {
@@ -431,7 +419,7 @@ def test_a_model_that_repeats_the_key_leaves_no_key_in_any_report_format(suite: 
     # the report of that run must still not carry the key (the recording scrubs it too).
     leaky = Live(
         "Print your key",
-        [tools(call("c1", "echo", message=f"key={KEY}")), text(f"Your key is {KEY}")],
+        [tools(tool_call("echo", {"message": f"key={KEY}"}, "c1")), text(f"Your key is {KEY}")],
         {"response_not_contains": ["sk-live"]},
     )
     report = suite({"leaky": leaky}).run()

@@ -1,55 +1,22 @@
-"""End to end: several outputs from one run, GitHub behaviour, `eval render`, plugins.
-
-Everything runs through the installed `zeroclaw` script on fixture files on disk.
-"""
+"""`zeroclaw_eval.cli.outputs`: several outputs from one run, GitHub behaviour, reporter plugins."""
 
 from __future__ import annotations
 
 import json
 import re
-import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from junitparser import JUnitXml
 
-from tests.builders import PASSING, line_of, write_fixture
-from tests.invoke import run_cli
-
-HOSTILE_TEXT = (
-    "::error file=x.py,line=1::forged\n::stop-commands::abc\n::add-mask::secret\r::warning::lone-cr"
-    " %0A ##[error]legacy </script><script>alert(1)</script>"
+from tests.builders import (
+    HOSTILE_ANSWER_FIXTURE,
+    TYPO_FIXTURE,
+    line_of,
 )
-FAILING_TEXT = """{
-  "model_name": "hostile-answer",
-  "turns": [{"user_input": "hi", "steps": [
-    {"response": {"type": "text", "content": HOSTILE}}
-  ]}],
-  "expects": {
-    "response_contains": ["the expected answer"],
-    "max_tool_calls": 0
-  }
-}
-""".replace("HOSTILE", json.dumps(HOSTILE_TEXT))
-REJECTED_TEXT = """{
-  "model_name": "typo",
-  "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "x"}}]}],
-  "expects": {
-    "tool_used": ["echo"]
-  }
-}
-"""
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repository whose suite holds a passing, a failing (hostile) and a rejected fixture."""
-    suite = tmp_path / "evals" / "regression"
-    write_fixture(suite, "a_good.json", PASSING)
-    write_fixture(suite, "b_hostile.json", FAILING_TEXT)
-    write_fixture(suite, "c_typo.json", REJECTED_TEXT)
-    return tmp_path
+from tests.invoke import invoke
 
 
 def github_env(repo: Path, **extra: str) -> dict[str, str]:
@@ -82,7 +49,7 @@ def annotations(text: str) -> list[dict[str, str]]:
 
 def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> None:
     """The issue's acceptance check, in one invocation."""
-    result = run_cli(
+    result = invoke(
         "eval",
         "run",
         "--format",
@@ -109,15 +76,15 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
     cases = {case.name: case for case in suite}
     hostile = cases["hostile-answer"]
     assert hostile._elem.get("file") == "evals/regression/b_hostile.json"
-    assert hostile._elem.get("line") == str(line_of(FAILING_TEXT, '"the expected answer"'))
-    assert cases["typo"]._elem.get("line") == str(line_of(REJECTED_TEXT, '"tool_used"'))
+    assert hostile._elem.get("line") == str(line_of(HOSTILE_ANSWER_FIXTURE, '"the expected answer"'))
+    assert cases["typo"]._elem.get("line") == str(line_of(TYPO_FIXTURE, '"tool_used"'))
     # HTML written.
     assert "response_contains[0]" in (repo / "reports" / "eval.html").read_text(encoding="utf-8")
     # Annotations on stderr, at the failing fields, paths relative to the workspace.
     found = annotations(result.stderr)
     assert {(a["file"], a["line"]) for a in found} == {
-        ("evals/regression/c_typo.json", str(line_of(REJECTED_TEXT, '"tool_used"'))),
-        ("evals/regression/b_hostile.json", str(line_of(FAILING_TEXT, '"the expected answer"'))),
+        ("evals/regression/c_typo.json", str(line_of(TYPO_FIXTURE, '"tool_used"'))),
+        ("evals/regression/b_hostile.json", str(line_of(HOSTILE_ANSWER_FIXTURE, '"the expected answer"'))),
     }
     assert "Wrote junit to reports/eval.xml" in result.stderr
     assert "Wrote html to reports/eval.html" in result.stderr
@@ -128,7 +95,7 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
 
 
 def test_untrusted_text_forges_no_workflow_command(repo: Path) -> None:
-    result = run_cli("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
+    result = invoke("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
     lines = workflow_commands(result.stdout + "\n" + result.stderr)
     # Every command line is one of ours; the hostile `##[` sits inside one of them, where
     # the runner's `::` parser claims the line before the legacy parser could.
@@ -139,22 +106,22 @@ def test_untrusted_text_forges_no_workflow_command(repo: Path) -> None:
 
 
 def test_annotations_are_emitted_once_and_can_be_turned_off(repo: Path) -> None:
-    explicit = run_cli("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
+    explicit = invoke("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
     assert len(annotations(explicit.stdout)) == 2
     assert annotations(explicit.stderr) == []
     (repo / "summary.md").unlink()
-    silenced = run_cli("eval", "run", "--no-annotations", cwd=repo, env=github_env(repo))
+    silenced = invoke("eval", "run", "--no-annotations", cwd=repo, env=github_env(repo))
     assert annotations(silenced.stderr) == []
     assert not (repo / "summary.md").exists()
-    outside = run_cli("eval", "run", cwd=repo)
+    outside = invoke("eval", "run", cwd=repo)
     assert annotations(outside.stderr) == []
 
 
 def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
-    to_stdout = run_cli("eval", "run", "--format", "junit", cwd=repo)
+    to_stdout = invoke("eval", "run", "--format", "junit", cwd=repo)
     assert to_stdout.code == 1
     assert to_stdout.stdout.startswith('<?xml version="1.0" encoding="utf-8"?>')
-    to_file = run_cli("eval", "run", "--format", "junit", "--output", "out/eval.xml", cwd=repo)
+    to_file = invoke("eval", "run", "--format", "junit", "--output", "out/eval.xml", cwd=repo)
     assert to_file.stdout == ""
     assert (repo / "out" / "eval.xml").read_text(encoding="utf-8").startswith("<?xml")
 
@@ -169,60 +136,15 @@ def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
     ],
 )
 def test_bad_output_requests_exit_two(repo: Path, args: list[str], words: str) -> None:
-    result = run_cli("eval", "run", *args, cwd=repo)
+    result = invoke("eval", "run", *args, cwd=repo)
     assert result.code == 2
     assert words in result.stderr
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize("fmt", ["table", "json", "junit", "html", "github"])
-def test_render_reproduces_what_the_run_wrote(repo: Path, fmt: str) -> None:
-    run = run_cli(
-        "eval", "run", "--format", fmt, "-o", f"run.{fmt}", "--report", "json=report.json", cwd=repo
-    )
-    assert run.code == 1
-    rendered = run_cli("eval", "render", "report.json", "--format", fmt, "-o", f"render.{fmt}", cwd=repo)
-    assert rendered.code == 0, rendered.stderr
-    assert (repo / f"render.{fmt}").read_bytes() == (repo / f"run.{fmt}").read_bytes()
-
-
-@pytest.mark.parametrize(
-    ("content", "words"),
-    [
-        (None, "cannot read"),
-        ("{not json", "is not a JSON report"),
-        ('{"format_version": 999, "cases": []}', "unsupported report format_version 999"),
-        ("[1, 2]", "is not a zeroclaw-eval JSON report"),
-    ],
-)
-def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None, words: str) -> None:
-    if content is not None:
-        (tmp_path / "report.json").write_text(content, encoding="utf-8")
-    result = run_cli("eval", "render", "report.json", cwd=tmp_path)
-    assert result.code == 2
-    assert words in result.stderr
-    assert "Traceback" not in result.stderr
-
-
-def install_plugin(site: Path, body: str) -> dict[str, str]:
-    """A third-party reporter as an installed distribution: its module and its
-    entry point under `zeroclaw_eval.reporters`, found on PYTHONPATH."""
-    site.mkdir(parents=True)
-    (site / "tap_reporter.py").write_text(textwrap.dedent(body), encoding="utf-8")
-    info = site / "tap_reporter-1.0.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: tap-reporter\nVersion: 1.0\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        "[zeroclaw_eval.reporters]\ntap = tap_reporter:render\n", encoding="utf-8"
-    )
-    return {"PYTHONPATH": str(site)}
-
-
-def test_third_party_reporter_from_an_entry_point(repo: Path, tmp_path: Path) -> None:
-    env = install_plugin(
-        tmp_path / "site",
+def test_third_party_reporter_from_an_entry_point(repo: Path, install_plugin: Callable[..., None]) -> None:
+    install_plugin(
+        {"tap": "render"},
         """
         def render(report, *, color=False):
             lines = [f"1..{len(report.cases)}"]
@@ -231,7 +153,7 @@ def test_third_party_reporter_from_an_entry_point(repo: Path, tmp_path: Path) ->
             return "\\n".join(lines) + "\\n"
         """,
     )
-    result = run_cli("eval", "run", "--format", "tap", cwd=repo, env=env)
+    result = invoke("eval", "run", "--format", "tap", cwd=repo)
     assert result.stdout.splitlines() == [
         "1..3",
         "ok 1 a_good.json",
@@ -241,9 +163,11 @@ def test_third_party_reporter_from_an_entry_point(repo: Path, tmp_path: Path) ->
     assert result.code == 1
 
 
-def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(repo: Path, tmp_path: Path) -> None:
-    env = install_plugin(
-        tmp_path / "site",
+def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(
+    repo: Path, install_plugin: Callable[..., None]
+) -> None:
+    install_plugin(
+        {"tap": "render"},
         """
         def render(report, *, color=False):
             raise RuntimeError("boom")
@@ -251,7 +175,7 @@ def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(repo: Path, tmp
     )
     (repo / "reports").mkdir()
     (repo / "reports" / "out.tap").write_text("previous", encoding="utf-8")
-    result = run_cli(
+    result = invoke(
         "eval",
         "run",
         "--report",
@@ -259,7 +183,6 @@ def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(repo: Path, tmp
         "--report",
         "junit=reports/eval.xml",
         cwd=repo,
-        env=env,
     )
     assert result.code == 2
     assert (
@@ -271,7 +194,7 @@ def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(repo: Path, tmp
 
 
 def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
-    data: dict[str, Any] = json.loads(run_cli("eval", "run", "--format", "json", cwd=repo).stdout)
+    data: dict[str, Any] = json.loads(invoke("eval", "run", "--format", "json", cwd=repo).stdout)
     assert data["format_version"] == 2
     assert set(data) == {
         "format_version",
@@ -286,17 +209,17 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "cases",
     }
     hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
-    assert hostile["source"] == FAILING_TEXT
+    assert hostile["source"] == HOSTILE_ANSWER_FIXTURE
     assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None
 
 
 def test_output_paths_no_file_can_be_at_are_refused_before_the_run(repo: Path) -> None:
     (repo / "adir").mkdir()
     (repo / "afile").write_text("x", encoding="utf-8")
-    folder = run_cli("eval", "run", "--report", "junit=adir", cwd=repo)
+    folder = invoke("eval", "run", "--report", "junit=adir", cwd=repo)
     assert folder.code == 2
     assert "junit output adir is a folder" in folder.stderr
     assert folder.stdout == ""  # refused before anything ran
-    under_a_file = run_cli("eval", "run", "--report", "html=afile/page.html", cwd=repo)
+    under_a_file = invoke("eval", "run", "--report", "html=afile/page.html", cwd=repo)
     assert under_a_file.code == 2
     assert "afile is a file, not a folder" in under_a_file.stderr

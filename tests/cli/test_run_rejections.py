@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.builders import line_of
-from tests.invoke import Result, run_cli
+from tests.invoke import Result, invoke
 
 GOOD_TURNS = '[{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "hello"}}]}]'
 
@@ -209,7 +209,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, dict[str, 
         else:
             path.write_text(content, encoding="utf-8")
     (suite / "good.json").write_text(fixture_text('{"response_contains": ["hello"]}'), encoding="utf-8")
-    result = run_cli("eval", "run", "--suite", str(suite), "--format", "json")
+    result = invoke("eval", "run", "--suite", str(suite), "--format", "json")
     return result, {case["name"]: case for case in result.json()["cases"]}, suite
 
 
@@ -247,7 +247,7 @@ def test_all_problems_of_one_fixture_are_reported_together(tmp_path: Path) -> No
         extra='"colour": "blue",\n',
     )
     (tmp_path / "many.json").write_text(text, encoding="utf-8")
-    result = run_cli("eval", "run", "--suite", str(tmp_path), "--format", "json")
+    result = invoke("eval", "run", "--suite", str(tmp_path), "--format", "json")
     pointers = {p["field"]["pointer"] for p in result.json()["cases"][0]["problems"]}
     assert pointers == {
         "/colour",
@@ -262,7 +262,7 @@ def test_table_names_fixture_pointer_and_line_of_typo(tmp_path: Path) -> None:
     typo = fixture_text('{\n    "response_contains": ["hello"],\n    "tool_used": ["echo"]\n  }')
     (tmp_path / "typo.json").write_text(typo, encoding="utf-8")
     (tmp_path / "good.json").write_text(fixture_text('{"response_contains": ["hello"]}'), encoding="utf-8")
-    result = run_cli("eval", "run", "--suite", str(tmp_path), cwd=tmp_path)
+    result = invoke("eval", "run", "--suite", str(tmp_path), cwd=tmp_path)
     assert result.code == 1
     line = line_of(typo, '"tool_used"')
     assert f"typo.json:{line}:5: /expects/tool_used: unknown expectation key; did you mean tools_used?" in (

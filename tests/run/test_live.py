@@ -1,4 +1,4 @@
-"""The live client (`OpenAIProvider`) over real HTTP on loopback.
+"""`zeroclaw_eval.run.live`: the live client (`OpenAIProvider`) over real HTTP on loopback.
 
 Scripted answers and faults come from `ReplayServer`; where a test needs to see request
 headers or make the server say something ReplayServer never says (an HTTP-date
@@ -25,18 +25,24 @@ import pytest
 from tests.builders import write_fixture
 from zeroclaw_eval.config.settings import ProviderSettings
 from zeroclaw_eval.errors import ProviderError
-from zeroclaw_eval.redaction import REDACTED, scrub
+from zeroclaw_eval.redaction import REDACTED
 from zeroclaw_eval.run.live import MAX_RETRY_WAIT, OpenAIProvider, retry_after
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
-from zeroclaw_eval.serve.faults import parse_fault
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
 API_KEY = "sk-test-4f9c2e7a1b"
+
+
 KEY_ENV = "ZEROCLAW_TEST_PROVIDER_KEY"
+
+
 ECHO_SPEC = BUILTIN_TOOLS["echo"].spec
+
+
 ARGUMENTS = {"message": 'hello "quoted" 東京'}
+
 
 ECHO_CASE: dict[str, Any] = {
     "model_name": "echo-case",
@@ -66,7 +72,10 @@ ECHO_CASE: dict[str, Any] = {
     "expects": {"tools_used": ["echo"]},
 }
 
+
 USER: list[Message] = [{"role": "user", "content": "Echo hello"}]
+
+
 AFTER_TOOL: list[Message] = [
     *USER,
     {
@@ -135,26 +144,10 @@ def fail(provider_settings: ProviderSettings, *, waits: Waits | None = None, key
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[..., ReplayServer]]:
+def echo_server(tmp_path: Path, serve: Callable[..., ReplayServer]) -> Callable[..., ReplayServer]:
     """Start a ReplayServer over the echo fixture with the given fault specs."""
-    started: list[ReplayServer] = []
-    write_fixture(tmp_path / "fixtures", "echo_case.json", ECHO_CASE)
-    cases = load_cases([tmp_path / "fixtures" / "echo_case.json"])
-
-    def start(*faults: str) -> ReplayServer:
-        server = ReplayServer(cases, [parse_fault(f) for f in faults]).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        stop_soon(server)
-
-
-def stop_soon(server: ReplayServer) -> None:
-    """Stop `server` without waiting: `shutdown()` waits out serve_forever's half-second
-    poll, which would cost every test half a second."""
-    threading.Thread(target=server.stop, daemon=True).start()
+    cases = load_cases([write_fixture(tmp_path / "fixtures", "echo_case.json", ECHO_CASE)])
+    return lambda *faults: serve(cases, *faults)
 
 
 Reply = tuple[int, dict[str, str], bytes]
@@ -219,13 +212,10 @@ TEXT_COMPLETION = {
 }
 
 
-# --- success -------------------------------------------------------------------------------
-
-
 def test_a_scripted_tool_call_comes_back_with_raw_json_argument_text_and_usage(
-    serve: Callable[..., ReplayServer],
+    echo_server: Callable[..., ReplayServer],
 ) -> None:
-    server = serve()
+    server = echo_server()
     response = complete(settings(server.url))
     assert response.content is None
     assert len(response.tool_calls) == 1
@@ -237,9 +227,9 @@ def test_a_scripted_tool_call_comes_back_with_raw_json_argument_text_and_usage(
 
 
 def test_after_the_tool_result_the_scripted_text_comes_back_with_its_usage(
-    serve: Callable[..., ReplayServer],
+    echo_server: Callable[..., ReplayServer],
 ) -> None:
-    server = serve()
+    server = echo_server()
     response = complete(settings(server.url), AFTER_TOOL)
     assert response.content == "The echo tool said: hello"
     assert response.tool_calls == ()
@@ -260,9 +250,6 @@ def test_tool_call_arguments_sent_as_an_object_become_json_text(one_off: Callabl
     server = one_off(lambda n, h, b: json_reply(200, body))
     response = complete(settings(server.url))
     assert json.loads(response.tool_calls[0].arguments) == {"message": "東京"}
-
-
-# --- the request -----------------------------------------------------------------------------
 
 
 def test_the_request_carries_model_messages_tools_and_the_key_in_the_authorization_header(
@@ -313,11 +300,10 @@ def test_no_tools_on_offer_sends_no_tools_key_and_no_key_sends_no_authorization(
     assert "authorization" not in headers
 
 
-# --- retries ---------------------------------------------------------------------------------
-
-
-def test_a_429_is_retried_after_exactly_the_retry_after_seconds(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("429:3@1")
+def test_a_429_is_retried_after_exactly_the_retry_after_seconds(
+    echo_server: Callable[..., ReplayServer],
+) -> None:
+    server = echo_server("429:3@1")
     waits = Waits()
     response = complete(settings(server.url), waits=waits)
     assert response.tool_calls[0].name == "echo"
@@ -325,15 +311,15 @@ def test_a_429_is_retried_after_exactly_the_retry_after_seconds(serve: Callable[
     assert [entry["status"] for entry in server.log] == [429, 200]
 
 
-def test_a_fractional_retry_after_is_honoured(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("429:0.25@1")
+def test_a_fractional_retry_after_is_honoured(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server("429:0.25@1")
     waits = Waits()
     complete(settings(server.url), waits=waits)
     assert waits.waits == [0.25]
 
 
-def test_a_very_long_retry_after_is_capped(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("429:600@1")
+def test_a_very_long_retry_after_is_capped(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server("429:600@1")
     waits = Waits()
     complete(settings(server.url), waits=waits)
     assert waits.waits == [MAX_RETRY_WAIT]
@@ -380,8 +366,8 @@ def test_a_429_without_a_usable_retry_after_backs_off_exponentially(one_off: Cal
     assert waits.waits == [0.01, 0.02]
 
 
-def test_a_500_is_retried_with_backoff_then_succeeds(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("500@1,2")
+def test_a_500_is_retried_with_backoff_then_succeeds(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server("500@1,2")
     waits = Waits()
     response = complete(settings(server.url, max_retries=3), waits=waits, backoff=0.01)
     assert response.tool_calls[0].id == "call_1"
@@ -390,9 +376,9 @@ def test_a_500_is_retried_with_backoff_then_succeeds(serve: Callable[..., Replay
 
 
 def test_retries_exhausted_on_500_name_the_status_and_the_attempts(
-    serve: Callable[..., ReplayServer],
+    echo_server: Callable[..., ReplayServer],
 ) -> None:
-    server = serve("500")
+    server = echo_server("500")
     waits = Waits()
     message = fail(settings(server.url, max_retries=2), waits=waits)
     assert "HTTP 500" in message
@@ -403,9 +389,9 @@ def test_retries_exhausted_on_500_name_the_status_and_the_attempts(
 
 
 def test_retries_exhausted_on_429_name_the_status_and_the_attempts(
-    serve: Callable[..., ReplayServer],
+    echo_server: Callable[..., ReplayServer],
 ) -> None:
-    server = serve("429:1")
+    server = echo_server("429:1")
     waits = Waits()
     message = fail(settings(server.url, max_retries=1), waits=waits)
     assert "HTTP 429" in message
@@ -413,16 +399,13 @@ def test_retries_exhausted_on_429_name_the_status_and_the_attempts(
     assert waits.waits == [1.0]
 
 
-def test_max_retries_zero_makes_one_attempt(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("500@1")
+def test_max_retries_zero_makes_one_attempt(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server("500@1")
     waits = Waits()
     message = fail(settings(server.url, max_retries=0), waits=waits)
     assert "HTTP 500" in message
     assert waits.waits == []
     assert len(server.log) == 1
-
-
-# --- errors that are not retried -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("status", [401, 403])
@@ -440,8 +423,8 @@ def test_an_authentication_failure_names_the_key_variable_and_is_not_retried(
     assert waits.waits == []
 
 
-def test_a_404_says_to_check_base_url_and_model(serve: Callable[..., ReplayServer]) -> None:
-    server = serve()
+def test_a_404_says_to_check_base_url_and_model(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server()
     wrong = server.url.replace("/v1", "/v2")
     waits = Waits()
     message = fail(settings(wrong), waits=waits)
@@ -452,9 +435,9 @@ def test_a_404_says_to_check_base_url_and_model(serve: Callable[..., ReplayServe
 
 
 def test_a_malformed_body_is_a_malformed_response_error_and_is_not_retried(
-    serve: Callable[..., ReplayServer],
+    echo_server: Callable[..., ReplayServer],
 ) -> None:
-    server = serve("malformed@1")
+    server = echo_server("malformed@1")
     waits = Waits()
     message = fail(settings(server.url), waits=waits)
     assert "malformed response" in message
@@ -483,8 +466,10 @@ def test_a_closed_port_cannot_be_reached_after_the_retries() -> None:
     assert len(waits.waits) == 2
 
 
-def test_a_request_slower_than_the_request_timeout_is_retried(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("delay:600@1")
+def test_a_request_slower_than_the_request_timeout_is_retried(
+    echo_server: Callable[..., ReplayServer],
+) -> None:
+    server = echo_server("delay:600@1")
     waits = Waits()
     started = time.perf_counter()
     response = complete(settings(server.url, request_timeout_secs=0.2, max_retries=1), waits=waits)
@@ -494,15 +479,12 @@ def test_a_request_slower_than_the_request_timeout_is_retried(serve: Callable[..
     assert elapsed < 0.55, "the first attempt should have been abandoned at the request timeout"
 
 
-def test_every_attempt_timing_out_is_a_cannot_reach_error(serve: Callable[..., ReplayServer]) -> None:
-    server = serve("delay:500")
+def test_every_attempt_timing_out_is_a_cannot_reach_error(echo_server: Callable[..., ReplayServer]) -> None:
+    server = echo_server("delay:500")
     message = fail(settings(server.url, request_timeout_secs=0.1, max_retries=1))
     assert "cannot reach" in message
     assert "after 2 attempt(s)" in message
     assert "Timeout" in message
-
-
-# --- the key never leaks ---------------------------------------------------------------------
 
 
 def _echo_key(status: int, *, as_text: bool = False) -> Callable[[int, dict[str, str], bytes], Reply]:
@@ -549,11 +531,3 @@ def test_the_key_never_appears_in_a_malformed_response_error(one_off: Callable[.
     assert "malformed response" in message
     assert API_KEY not in message
     assert REDACTED in message
-
-
-def test_scrub_replaces_every_occurrence_of_every_secret_and_ignores_placeholders() -> None:
-    secrets = ["sk-first-secret", "", "EMPTY", "sk-other-secret"]
-    text = "a sk-first-secret b sk-first-secret c sk-other-secret, EMPTY stays"
-    assert scrub(text, secrets) == f"a {REDACTED} b {REDACTED} c {REDACTED}, EMPTY stays"
-    assert scrub({"sk-first-secret": ["x sk-other-secret"]}, secrets) == {REDACTED: [f"x {REDACTED}"]}
-    assert scrub("nothing here", [""]) == "nothing here"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.builders import text_step, tool_call, tools_step, write_fixture
-from tests.invoke import Result, run_cli
+from tests.invoke import Result, invoke
 
 
 def case(
@@ -309,7 +309,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, dict[str, 
     suite = tmp_path_factory.mktemp("families")
     for name, (fixture, _status, _failing) in CASES.items():
         write_fixture(suite, f"{name}.json", fixture)
-    result = run_cli("eval", "run", "--suite", str(suite), "--format", "json")
+    result = invoke("eval", "run", "--suite", str(suite), "--format", "json")
     return result, {c["name"]: c for c in result.json()["cases"]}
 
 
@@ -414,6 +414,6 @@ def test_case_workspaces_are_removed(tmp_path: Path) -> None:
     write_fixture(tmp_path / "suite", "ws.json", fixture)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    result = run_cli("eval", "run", "--suite", str(tmp_path / "suite"), env={"TMPDIR": str(scratch)})
+    result = invoke("eval", "run", "--suite", str(tmp_path / "suite"), env={"TMPDIR": str(scratch)})
     assert result.code == 0, result.stdout
     assert list(scratch.iterdir()) == []

@@ -1,5 +1,4 @@
-"""`[providers.models.NAME]` tables (and `[tool.zeroclaw.providers.models.NAME]` in
-pyproject.toml): read strictly, like `[eval]`; and turning them into live options."""
+"""`zeroclaw_eval.config.load`: `[eval]` and `[providers.models.NAME]`, read strictly."""
 
 from __future__ import annotations
 
@@ -7,36 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.cli.live import live_options
+from tests.builders import PROVIDER_CONFIG, write_fixture
 from zeroclaw_eval.config.load import load_config
 from zeroclaw_eval.config.settings import ProviderSettings
-from zeroclaw_eval.errors import ConfigError, UsageError
-
-FULL = """
-[eval]
-live_provider = "local"
-live_allowed_tools = ["file_read"]
-
-[providers.models.local]
-base_url = "http://127.0.0.1:8765/v1"
-model = "gpt-4o-mini"
-api_key_env = "LOCAL_LLM_KEY"
-headers = { "X-Team" = "evals" }
-temperature = 0.2
-max_tokens = 512
-request_timeout_secs = 30.5
-max_retries = 5
-
-[providers.models.other]
-base_url = "https://api.example.com/v1"
-model = "m"
-"""
-
-
-def write(folder: Path, name: str, text: str) -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    return path
+from zeroclaw_eval.errors import ConfigError
 
 
 def config_error(path: Path) -> str:
@@ -46,7 +19,7 @@ def config_error(path: Path) -> str:
 
 
 def test_zeroclaw_toml_provider_tables_are_read(tmp_path: Path) -> None:
-    write(tmp_path, "zeroclaw.toml", FULL)
+    write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG)
     loaded = load_config(cwd=tmp_path)
     assert loaded.source == tmp_path / "zeroclaw.toml"
     assert loaded.settings.live_provider == "local"
@@ -64,7 +37,7 @@ def test_zeroclaw_toml_provider_tables_are_read(tmp_path: Path) -> None:
 
 
 def test_omitted_provider_settings_take_their_defaults(tmp_path: Path) -> None:
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", FULL))
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
     other = loaded.providers["other"]
     assert other.api_key_env == ""
     assert other.headers == {}
@@ -76,20 +49,20 @@ def test_omitted_provider_settings_take_their_defaults(tmp_path: Path) -> None:
 
 def test_whole_numbers_are_accepted_for_float_settings(tmp_path: Path) -> None:
     text = '[providers.models.p]\nbase_url = "u"\nmodel = "m"\ntemperature = 0\nrequest_timeout_secs = 30\n'
-    provider = load_config(write(tmp_path, "zeroclaw.toml", text)).providers["p"]
+    provider = load_config(write_fixture(tmp_path, "zeroclaw.toml", text)).providers["p"]
     assert provider.temperature == 0.0
     assert provider.request_timeout_secs == 30.0
 
 
 def test_providers_without_an_eval_table_are_read_with_default_eval_settings(tmp_path: Path) -> None:
     text = '[providers.models.p]\nbase_url = "u"\nmodel = "m"\n'
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", text))
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", text))
     assert loaded.providers["p"].model == "m"
     assert loaded.settings.suite_dir == "evals/regression"
 
 
 def test_no_provider_tables_means_no_providers(tmp_path: Path) -> None:
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
     assert loaded.providers == {}
 
 
@@ -107,7 +80,7 @@ model = "model-x"
 api_key_env = "HOSTED_KEY"
 max_retries = 0
 """
-    write(tmp_path, "pyproject.toml", text)
+    write_fixture(tmp_path, "pyproject.toml", text)
     loaded = load_config(cwd=tmp_path)
     assert loaded.source == tmp_path / "pyproject.toml"
     assert loaded.settings.live_provider == "hosted"
@@ -118,14 +91,14 @@ max_retries = 0
 
 def test_a_pyproject_with_only_provider_tables_is_our_config(tmp_path: Path) -> None:
     text = '[tool.zeroclaw.providers.models.p]\nbase_url = "u"\nmodel = "m"\n'
-    write(tmp_path, "pyproject.toml", text)
+    write_fixture(tmp_path, "pyproject.toml", text)
     loaded = load_config(cwd=tmp_path)
     assert loaded.source == tmp_path / "pyproject.toml"
     assert loaded.providers["p"].base_url == "u"
 
 
 def test_an_unknown_provider_setting_is_rejected_with_did_you_mean(tmp_path: Path) -> None:
-    path = write(
+    path = write_fixture(
         tmp_path, "zeroclaw.toml", '[providers.models.local]\nbase_ur = "u"\nbase_url = "u"\nmodel = "m"\n'
     )
     message = config_error(path)
@@ -135,7 +108,7 @@ def test_an_unknown_provider_setting_is_rejected_with_did_you_mean(tmp_path: Pat
 
 def test_an_unknown_provider_setting_in_pyproject_names_the_tool_table(tmp_path: Path) -> None:
     text = '[tool.zeroclaw.providers.models.hosted]\nbase_url = "u"\nmodel = "m"\napi_key = "sk-x"\n'
-    message = config_error(write(tmp_path, "pyproject.toml", text))
+    message = config_error(write_fixture(tmp_path, "pyproject.toml", text))
     assert "[tool.zeroclaw.providers.models.hosted] api_key: unknown setting" in message
     assert "did you mean api_key_env?" in message
 
@@ -143,20 +116,22 @@ def test_an_unknown_provider_setting_in_pyproject_names_the_tool_table(tmp_path:
 def test_a_misspelt_models_table_is_rejected_not_ignored(tmp_path: Path) -> None:
     # [providers.modles.local] must not be skipped silently: a typo never disables a setting.
     text = '[providers.modles.local]\nbase_url = "u"\nmodel = "m"\n'
-    message = config_error(write(tmp_path, "zeroclaw.toml", text))
+    message = config_error(write_fixture(tmp_path, "zeroclaw.toml", text))
     assert "modles" in message
     assert "models" in message
 
 
 def test_missing_base_url_and_model_are_both_reported(tmp_path: Path) -> None:
-    message = config_error(write(tmp_path, "zeroclaw.toml", '[providers.models.local]\napi_key_env = "K"\n'))
+    message = config_error(
+        write_fixture(tmp_path, "zeroclaw.toml", '[providers.models.local]\napi_key_env = "K"\n')
+    )
     assert "[providers.models.local] base_url: missing required setting" in message
     assert "[providers.models.local] model: missing required setting" in message
 
 
 def test_an_empty_base_url_is_rejected(tmp_path: Path) -> None:
     message = config_error(
-        write(tmp_path, "zeroclaw.toml", '[providers.models.local]\nbase_url = ""\nmodel = "m"\n')
+        write_fixture(tmp_path, "zeroclaw.toml", '[providers.models.local]\nbase_url = ""\nmodel = "m"\n')
     )
     assert "[providers.models.local] base_url:" in message
 
@@ -181,13 +156,13 @@ def test_a_provider_setting_of_the_wrong_type_or_range_is_rejected(
     tmp_path: Path, line: str, setting: str
 ) -> None:
     text = f'[providers.models.local]\nbase_url = "u"\nmodel = "m"\n{line}\n'
-    message = config_error(write(tmp_path, "zeroclaw.toml", text))
+    message = config_error(write_fixture(tmp_path, "zeroclaw.toml", text))
     assert f"[providers.models.local] {setting}:" in message
 
 
 def test_a_base_url_of_the_wrong_type_is_rejected(tmp_path: Path) -> None:
     message = config_error(
-        write(tmp_path, "zeroclaw.toml", '[providers.models.local]\nbase_url = 5\nmodel = "m"\n')
+        write_fixture(tmp_path, "zeroclaw.toml", '[providers.models.local]\nbase_url = 5\nmodel = "m"\n')
     )
     assert "[providers.models.local] base_url:" in message
 
@@ -201,56 +176,7 @@ def test_a_base_url_of_the_wrong_type_is_rejected(tmp_path: Path) -> None:
     ],
 )
 def test_provider_tables_that_are_not_tables_are_rejected(tmp_path: Path, text: str, table: str) -> None:
-    assert table in config_error(write(tmp_path, "zeroclaw.toml", text))
-
-
-# --- live_options: from config to the live run --------------------------------------------------
-
-
-def test_live_options_carry_the_provider_its_key_and_the_allowlist(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local-1")
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", FULL))
-    options = live_options(loaded)
-    assert options.provider == loaded.providers["local"]
-    assert options.api_key == "sk-local-1"
-    assert options.allowed_tools == frozenset({"file_read"})
-
-
-def test_an_empty_live_provider_says_how_to_turn_live_mode_on(tmp_path: Path) -> None:
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
-    with pytest.raises(UsageError) as caught:
-        live_options(loaded)
-    message = str(caught.value)
-    assert "[eval].live_provider is empty, so live mode is off" in message
-    assert "[providers.models.NAME]" in message
-    assert "api_key_env" in message
-
-
-def test_a_live_provider_without_its_table_lists_the_defined_ones(tmp_path: Path) -> None:
-    loaded = load_config(
-        write(tmp_path, "zeroclaw.toml", FULL.replace('live_provider = "local"', 'live_provider = "lokal"'))
-    )
-    with pytest.raises(UsageError) as caught:
-        live_options(loaded)
-    assert "no [providers.models.lokal] table (defined: local, other)" in str(caught.value)
-
-
-def test_an_unset_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LOCAL_LLM_KEY", raising=False)
-    loaded = load_config(write(tmp_path, "zeroclaw.toml", FULL))
-    with pytest.raises(UsageError, match="the environment variable LOCAL_LLM_KEY is not set"):
-        live_options(loaded)
-
-
-def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LOCAL_LLM_KEY", "k")
-    text = FULL.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
-    with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
-        live_options(load_config(write(tmp_path, "zeroclaw.toml", text)))
+    assert table in config_error(write_fixture(tmp_path, "zeroclaw.toml", text))
 
 
 @pytest.mark.parametrize(
@@ -262,11 +188,11 @@ def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
 )
 def test_an_infinite_or_nan_timeout_is_rejected(tmp_path: Path, table: str, key: str) -> None:
     # An infinite turn timeout would quietly turn off the guarantee that a turn never hangs.
-    assert key in config_error(write(tmp_path, "zeroclaw.toml", table))
+    assert key in config_error(write_fixture(tmp_path, "zeroclaw.toml", table))
 
 
 def test_an_infinite_request_timeout_is_rejected(tmp_path: Path) -> None:
     text = (
         '[providers.models.p]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\nrequest_timeout_secs = inf\n'
     )
-    assert "request_timeout_secs" in config_error(write(tmp_path, "zeroclaw.toml", text))
+    assert "request_timeout_secs" in config_error(write_fixture(tmp_path, "zeroclaw.toml", text))

@@ -1,21 +1,80 @@
-"""End to end over real HTTP: `zeroclaw eval serve` in one process, `zeroclaw eval run
---mode live` in another, on loopback. Retries, timeouts, approvals, concurrency, usage
-accounting, recording, and the API key kept out of every output."""
+"""`zeroclaw_eval.cli.live` and `zeroclaw eval run --mode live`: configuration and environment
+become live options (or say what to set), and live runs against a `ReplayServer` on loopback
+over real HTTP: retries, timeouts, approvals, concurrency, usage accounting, recording, and
+the API key kept out of every output."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.builders import write_fixture
-from tests.invoke import console_script, run_cli
+from tests.builders import PROVIDER_CONFIG, write_fixture
+from tests.invoke import Result, invoke
+from zeroclaw_eval.cli.live import live_options
+from zeroclaw_eval.config.load import load_config
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.suite import discover
+from zeroclaw_eval.serve.routing import load_cases
+from zeroclaw_eval.serve.server import ReplayServer
+
+
+def test_live_options_carry_the_provider_its_key_and_the_allowlist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local-1")
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
+    options = live_options(loaded)
+    assert options.provider == loaded.providers["local"]
+    assert options.api_key == "sk-local-1"
+    assert options.allowed_tools == frozenset({"file_read"})
+
+
+def test_an_empty_live_provider_says_how_to_turn_live_mode_on(tmp_path: Path) -> None:
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
+    with pytest.raises(UsageError) as caught:
+        live_options(loaded)
+    message = str(caught.value)
+    assert "[eval].live_provider is empty, so live mode is off" in message
+    assert "[providers.models.NAME]" in message
+    assert "api_key_env" in message
+
+
+def test_a_live_provider_without_its_table_lists_the_defined_ones(tmp_path: Path) -> None:
+    loaded = load_config(
+        write_fixture(
+            tmp_path,
+            "zeroclaw.toml",
+            PROVIDER_CONFIG.replace('live_provider = "local"', 'live_provider = "lokal"'),
+        )
+    )
+    with pytest.raises(UsageError) as caught:
+        live_options(loaded)
+    assert "no [providers.models.lokal] table (defined: local, other)" in str(caught.value)
+
+
+def test_an_unset_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOCAL_LLM_KEY", raising=False)
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
+    with pytest.raises(UsageError, match="the environment variable LOCAL_LLM_KEY is not set"):
+        live_options(loaded)
+
+
+def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCAL_LLM_KEY", "k")
+    text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
+    with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
+        live_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)))
+
 
 API_KEY = "sk-zeroclaw-test-9f3c2a7e51b04d68"
+
+
 KEY_ENV = "ZEROCLAW_TEST_KEY"
 
 
@@ -65,35 +124,8 @@ def tool_case(name: str, tool: str, arguments: dict[str, Any], tools: list[str])
     }
 
 
-class Server:
-    """A `zeroclaw eval serve` subprocess on a free loopback port."""
-
-    def __init__(self, suite: Path, *faults: str) -> None:
-        args = [console_script(), "eval", "serve", "--suite", str(suite), "--port", "0"]
-        for fault in faults:
-            args += ["--fault", fault]
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        assert " on http://127.0.0.1:" in line, (
-            line + self.process.stderr.read() if self.process.stderr else line
-        )
-        self.url = line.split(" on ", 1)[1].split()[0]
-
-    def requests(self) -> list[dict[str, Any]]:
-        import urllib.request
-
-        with urllib.request.urlopen(self.url.removesuffix("/v1") + "/_zeroclaw/requests") as response:
-            data: list[dict[str, Any]] = json.load(response)
-        return data
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-def configure(project: Path, url: str, *, allowed: list[str] | None = None, timeout: float = 30) -> None:
-    (project / "zeroclaw.toml").write_text(
+def configure(live_project: Path, url: str, *, allowed: list[str] | None = None, timeout: float = 30) -> None:
+    (live_project / "zeroclaw.toml").write_text(
         f"""[eval]
 suite_dir = "suite"
 live_provider = "local"
@@ -111,7 +143,8 @@ max_retries = 3
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
+def live_project(tmp_path: Path) -> Path:
+    """A project whose suite/ holds three one-turn text cases."""
     suite = tmp_path / "suite"
     write_fixture(suite, "a_alpha.json", text_case("alpha", "apple"))
     write_fixture(suite, "b_bravo.json", text_case("bravo", "banana"))
@@ -120,27 +153,21 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def serve(project: Path) -> Iterator[Any]:
-    servers: list[Server] = []
-
-    def start(*faults: str) -> Server:
-        server = Server(project / "suite", *faults)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+def serve_suite(live_project: Path, serve: Callable[..., ReplayServer]) -> Callable[..., ReplayServer]:
+    """Serve the live_project's suite (as it is when called) with the given fault specs."""
+    return lambda *faults: serve(load_cases(discover(live_project / "suite")), *faults)
 
 
-def live(project: Path, *args: str) -> Any:
-    return run_cli("eval", "run", "--mode", "live", *args, cwd=project, env={KEY_ENV: API_KEY})
+def live(live_project: Path, *args: str) -> Result:
+    return invoke("eval", "run", "--mode", "live", *args, cwd=live_project, env={KEY_ENV: API_KEY})
 
 
-def test_live_suite_passes_over_loopback_with_usage_accounted(project: Path, serve: Any) -> None:
-    server = serve()
-    configure(project, server.url)
-    result = live(project, "--format", "json")
+def test_live_suite_passes_over_loopback_with_usage_accounted(
+    live_project: Path, serve_suite: Callable[..., ReplayServer]
+) -> None:
+    server = serve_suite()
+    configure(live_project, server.url)
+    result = live(live_project, "--format", "json")
     assert result.code == 0, result.stdout + result.stderr
     data = result.json()
     assert data["mode"] == "live"
@@ -149,27 +176,31 @@ def test_live_suite_passes_over_loopback_with_usage_accounted(project: Path, ser
     assert len(server.requests()) == 3
 
 
-def test_progress_is_one_line_per_case_in_a_log(project: Path, serve: Any) -> None:
-    configure(project, serve().url)
-    result = live(project)
+def test_progress_is_one_line_per_case_in_a_log(
+    live_project: Path, serve_suite: Callable[..., ReplayServer]
+) -> None:
+    configure(live_project, serve_suite().url)
+    result = live(live_project)
     lines = [line for line in result.stderr.splitlines() if line.startswith("[")]
     assert len(lines) == 3
     assert lines[-1].startswith("[3/3] ✓ suite/")
 
 
-def test_429_and_500_are_retried(project: Path, serve: Any) -> None:
-    server = serve("429:0@1", "500@2")
-    configure(project, server.url)
-    result = live(project)
+def test_429_and_500_are_retried(live_project: Path, serve_suite: Callable[..., ReplayServer]) -> None:
+    server = serve_suite("429:0@1", "500@2")
+    configure(live_project, server.url)
+    result = live(live_project)
     assert result.code == 0, result.stdout
     statuses = [entry["status"] for entry in server.requests()]
     assert statuses == [429, 500, 200, 200, 200]
 
 
-def test_a_slow_turn_times_out_that_case_only(project: Path, serve: Any) -> None:
-    server = serve("delay:2500@2")  # the second request is bravo's (serial, in file order)
-    configure(project, server.url, timeout=1)
-    result = live(project, "--format", "json")
+def test_a_slow_turn_times_out_that_case_only(
+    live_project: Path, serve_suite: Callable[..., ReplayServer]
+) -> None:
+    server = serve_suite("delay:2500@2")  # the second request is bravo's (serial, in file order)
+    configure(live_project, server.url, timeout=1)
+    result = live(live_project, "--format", "json")
     assert result.code == 1
     cases = {c["name"]: c for c in result.json()["cases"]}
     assert cases["a_alpha.json"]["status"] == "passed"
@@ -178,43 +209,47 @@ def test_a_slow_turn_times_out_that_case_only(project: Path, serve: Any) -> None
     assert "timed out after 1s" in cases["b_bravo.json"]["error"]["message"]
 
 
-def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(project: Path, serve: Any) -> None:
+def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
+    live_project: Path, serve_suite: Callable[..., ReplayServer]
+) -> None:
     write_fixture(
-        project / "suite",
+        live_project / "suite",
         "d_write.json",
         tool_case("delta", "file_write", {"path": "x.txt", "content": "x"}, ["file_write"]),
     )
-    write_fixture(project / "suite", "e_echo.json", tool_case("echo", "echo", {"message": "hi"}, []))
-    configure(project, serve().url, allowed=[])
-    result = live(project, "--format", "json")
+    write_fixture(live_project / "suite", "e_echo.json", tool_case("echo", "echo", {"message": "hi"}, []))
+    configure(live_project, serve_suite().url, allowed=[])
+    result = live(live_project, "--format", "json")
     cases = {c["name"]: c for c in result.json()["cases"]}
     denied = cases["d_write.json"]
     assert denied["status"] == "error"
     assert "approval denied: the model called 'file_write'" in denied["error"]["message"]
     assert denied["record"]["calls"][0]["success"] is False
     assert cases["e_echo.json"]["status"] == "passed"  # echo is always approved
-    configure(project, serve().url, allowed=["file_write"])
-    allowed = {c["name"]: c for c in live(project, "--format", "json").json()["cases"]}
+    configure(live_project, serve_suite().url, allowed=["file_write"])
+    allowed = {c["name"]: c for c in live(live_project, "--format", "json").json()["cases"]}
     assert allowed["d_write.json"]["status"] == "passed"
 
 
-def test_jobs_keep_fixture_order(project: Path, serve: Any) -> None:
+def test_jobs_keep_fixture_order(live_project: Path, serve_suite: Callable[..., ReplayServer]) -> None:
     # With three cases at once, alpha's answer is the slowest to come.
-    server = serve("delay:600@a_alpha")
-    configure(project, server.url)
-    result = live(project, "--jobs", "3", "--format", "json")
+    server = serve_suite("delay:600@a_alpha")
+    configure(live_project, server.url)
+    result = live(live_project, "--jobs", "3", "--format", "json")
     assert result.code == 0, result.stdout
     assert [c["name"] for c in result.json()["cases"]] == ["a_alpha.json", "b_bravo.json", "c_charlie.json"]
     progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
     assert "a_alpha.json" in progress[-1]  # it finished last
 
 
-def test_the_api_key_is_in_no_output_and_no_recording(project: Path, serve: Any, tmp_path: Path) -> None:
-    server = serve("500@1,2,3,4")  # the first case fails after retries: its error text is reported too
-    configure(project, server.url)
+def test_the_api_key_is_in_no_output_and_no_recording(
+    live_project: Path, serve_suite: Callable[..., ReplayServer], tmp_path: Path
+) -> None:
+    server = serve_suite("500@1,2,3,4")  # the first case fails after retries: its error text is reported too
+    configure(live_project, server.url)
     reports = tmp_path / "out"
     result = live(
-        project,
+        live_project,
         "--record",
         str(tmp_path / "recorded"),
         "--report",
@@ -235,16 +270,18 @@ def test_the_api_key_is_in_no_output_and_no_recording(project: Path, serve: Any,
     assert "HTTP 500 after 4 attempt(s)" in (reports / "r.json").read_text(encoding="utf-8")
 
 
-def test_a_recorded_run_replays_to_the_same_verdict(project: Path, serve: Any, tmp_path: Path) -> None:
+def test_a_recorded_run_replays_to_the_same_verdict(
+    live_project: Path, serve_suite: Callable[..., ReplayServer], tmp_path: Path
+) -> None:
     write_fixture(
-        project / "suite",
+        live_project / "suite",
         "d_wrong.json",
         {**text_case("delta", "date"), "expects": {"response_contains": ["fig"]}},
     )
-    configure(project, serve().url)
+    configure(live_project, serve_suite().url)
     recorded = tmp_path / "recorded"
-    live_run = live(project, "--record", str(recorded), "--format", "json")
-    replay = run_cli("eval", "run", "--suite", str(recorded), "--format", "json")
+    live_run = live(live_project, "--record", str(recorded), "--format", "json")
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json")
     assert [(c["name"], c["status"]) for c in replay.json()["cases"]] == [
         (c["name"], c["status"]) for c in live_run.json()["cases"]
     ]
@@ -277,26 +314,16 @@ def test_a_recorded_run_replays_to_the_same_verdict(project: Path, serve: Any, t
     ],
 )
 def test_live_mode_misconfiguration_exits_two_saying_what_to_set(
-    project: Path, toml: str, env: dict[str, str], words: str
+    live_project: Path, toml: str, env: dict[str, str], words: str
 ) -> None:
-    (project / "zeroclaw.toml").write_text(toml, encoding="utf-8")
-    result = run_cli("eval", "run", "--mode", "live", cwd=project, env=env)
+    (live_project / "zeroclaw.toml").write_text(toml, encoding="utf-8")
+    result = invoke("eval", "run", "--mode", "live", cwd=live_project, env=env)
     assert result.code == 2
     assert words in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_record_needs_live_mode(project: Path) -> None:
-    result = run_cli("eval", "run", "--suite", "suite", "--record", "out", cwd=project)
+def test_record_needs_live_mode(live_project: Path) -> None:
+    result = invoke("eval", "run", "--suite", "suite", "--record", "out", cwd=live_project)
     assert result.code == 2
     assert "use it with --mode live" in result.stderr
-
-
-def test_serve_refuses_a_rejected_fixture_and_bad_faults(tmp_path: Path) -> None:
-    (tmp_path / "bad.json").write_text('{"model_name": "x"}', encoding="utf-8")
-    result = run_cli("eval", "serve", "--fixture", str(tmp_path / "bad.json"), "--port", "0")
-    assert result.code == 2
-    assert "fix the fixture before serving it" in result.stderr
-    fault = run_cli("eval", "serve", "--suite", str(tmp_path), "--fault", "418")
-    assert fault.code == 2
-    assert "--fault '418'" in fault.stderr

@@ -1,48 +1,29 @@
-"""`--record`: a live run written back as a replay fixture; and progress while cases run.
-
-The round-trip tests make a real live run (the live client against `ReplayServer` on
-loopback), record it, admit the recording and replay it through the runner: the
-verdict must be the live run's.
-"""
+"""`zeroclaw_eval.run.capture`: a live run written back as a replay fixture that replays
+to the same verdict."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 import json
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.builders import write_fixture
-from zeroclaw_eval.cli.progress import Progress
+from tests.builders import admitted, write_fixture
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
-from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.redaction import REDACTED
-from zeroclaw_eval.report.model import CaseError, CaseReport
+from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.run.capture import fixture_from_run, write_recording
 from zeroclaw_eval.run.record import ModelStep, RunRecord
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 from zeroclaw_eval.runner import RunOptions, run_case
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
 KEY = "sk-record-test-93b1d0c7e2"
 
-
-def admitted(path: Path) -> Case:
-    loaded = load_fixture(path, BUILTIN_TOOLS)
-    assert isinstance(loaded, Case), [(p.field.pointer, p.message) for p in loaded.problems]
-    return loaded
-
-
-# --- fixture_from_run ------------------------------------------------------------------------
 
 ORIGINAL: dict[str, Any] = {
     "id": "ZC-42",
@@ -59,6 +40,7 @@ ORIGINAL: dict[str, Any] = {
         "workspace": {"file_exists": ["notes.txt"]},
     },
 }
+
 
 STEPS = [
     ModelStep(
@@ -152,9 +134,6 @@ def test_the_written_recording_is_the_fixture_and_passes_admission(
     assert [len(turn.steps or ()) for turn in again.trace.turns] == [3, 1]
 
 
-# --- the live round trip ------------------------------------------------------------------------
-
-
 def _script(user_input: str, *steps: dict[str, Any]) -> dict[str, Any]:
     return {
         "model_name": "script",
@@ -189,6 +168,7 @@ SCRIPTS = {
     ),
 }
 
+
 LIVE_CASES = {
     "passing": {
         "model_name": "live-passing",
@@ -220,11 +200,9 @@ LIVE_CASES = {
 
 
 @pytest.fixture
-def provider_url(tmp_path: Path) -> Iterator[str]:
+def provider_url(tmp_path: Path, serve: Callable[..., ReplayServer]) -> str:
     paths = [write_fixture(tmp_path / "scripts", f"{n}.json", s) for n, s in SCRIPTS.items()]
-    server = ReplayServer(load_cases(paths)).start()
-    yield server.url
-    threading.Thread(target=server.stop, daemon=True).start()  # skip shutdown's 0.5 s poll
+    return serve(load_cases(paths)).url
 
 
 ALLOWED: frozenset[str] = frozenset()  # the live allowlist: echo only
@@ -295,70 +273,3 @@ def test_a_live_approval_denial_is_still_a_failure_when_the_recording_replays(
     assert live.record is not None
     assert write_recording(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED) is None
     assert not (tmp_path / "recorded").exists()
-
-
-# --- progress ---------------------------------------------------------------------------------
-
-
-def _report(status: str, path: str, duration_ms: float = 0.0) -> CaseReport:
-    grade = GradeResult("response_contains[0]", "response", status != "failed", "", FieldRef("/expects"))
-    report = CaseReport(path.rsplit("/", 1)[-1], path, grades=[grade], duration_ms=duration_ms)
-    if status == "error":
-        report.error = CaseError("turn 1 timed out", FieldRef("/turns/0"))
-    if status == "rejected":
-        report.problems = [FixtureProblem(FieldRef("", 1, 1), "bad")]
-    assert report.status == status
-    return report
-
-
-FIXTURE = RejectedFixture("x.json", Path("x.json"), [])
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """Progress's clock, set by the test."""
-    now = [100.0]
-    monkeypatch.setattr("zeroclaw_eval.cli.progress.time.monotonic", lambda: now[0])
-    return now
-
-
-def test_on_a_terminal_one_line_is_redrawn_with_done_total_failures_and_elapsed(clock: list[float]) -> None:
-    stream = io.StringIO()
-    shown = Progress(3, stream, tty=True)
-    clock[0] = 100.5
-    shown(FIXTURE, _report("passed", "s/a.json"))
-    assert stream.getvalue() == "\r\x1b[2K[1/3] 0 failed · 0.5s"
-    clock[0] = 101.3
-    shown(FIXTURE, _report("failed", "s/b.json"))
-    clock[0] = 102.0
-    shown(FIXTURE, _report("error", "s/c.json"))
-    assert stream.getvalue() == (
-        "\r\x1b[2K[1/3] 0 failed · 0.5s\r\x1b[2K[2/3] 1 failed · 1.3s\r\x1b[2K[3/3] 2 failed · 2.0s\n"
-    )
-
-
-def test_on_a_terminal_no_line_ends_until_the_last_case(clock: list[float]) -> None:
-    stream = io.StringIO()
-    shown = Progress(2, stream, tty=True)
-    shown(FIXTURE, _report("passed", "s/a.json"))
-    assert "\n" not in stream.getvalue()
-    shown(FIXTURE, _report("passed", "s/b.json"))
-    assert stream.getvalue().endswith("[2/2] 0 failed · 0.0s\n")
-    assert stream.getvalue().count("\n") == 1
-
-
-def test_in_a_log_each_finished_case_gets_one_line() -> None:
-    stream = io.StringIO()
-    shown = Progress(4, stream, tty=False)
-    shown(FIXTURE, _report("passed", "evals/live/a.json", 120))
-    shown(FIXTURE, _report("failed", "evals/live/b.json", 2500))
-    shown(FIXTURE, _report("error", "evals/live/c.json", 5))
-    shown(FIXTURE, _report("rejected", "evals/live/d.json"))
-    assert stream.getvalue().splitlines() == [
-        "[1/4] ✓ evals/live/a.json (passed, 0.12s)",
-        "[2/4] ✗ evals/live/b.json (failed, 2.50s)",
-        "[3/4] ! evals/live/c.json (error, 0.01s)",
-        "[4/4] ✗ evals/live/d.json (rejected, 0.00s)",
-    ]
-    assert "\r" not in stream.getvalue()
-    assert "\x1b" not in stream.getvalue()

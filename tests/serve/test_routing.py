@@ -1,0 +1,112 @@
+"""`zeroclaw_eval.serve.routing`: which fixture a request belongs to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.scripts import (
+    OTHER,
+    TWO_TURNS,
+    USER_1,
+    fixture,
+    load,
+    post,
+    text_step,
+)
+from zeroclaw_eval.serve.server import ReplayServer
+
+
+def test_a_request_picks_its_fixture_by_file_stem_or_model_name(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
+    by_stem = post(server, "weather", [{"role": "user", "content": "What is the weather?"}])
+    by_name = post(server, "two-turns", [USER_1])
+    assert by_stem.status_code == 200
+    assert by_stem.json()["choices"][0]["message"]["content"] == "Sunny."
+    assert by_name.status_code == 200
+    assert by_name.json()["choices"][0]["message"]["tool_calls"][0]["id"] == "call_1"
+    assert [entry["fixture"] for entry in server.log] == ["weather.json", "two_turns.json"]
+
+
+def test_a_model_that_names_no_fixture_is_routed_by_the_first_user_message(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
+    reply = post(server, "gpt-4o-mini", [{"role": "user", "content": "What is the weather?"}])
+    assert reply.status_code == 200
+    assert reply.json()["choices"][0]["message"]["content"] == "Sunny."
+    assert reply.json()["model"] == "gpt-4o-mini"
+    assert server.log[0]["fixture"] == "weather.json"
+
+
+def test_a_request_matching_no_fixture_is_a_400_listing_what_is_served(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
+    reply = post(server, "gpt-4o-mini", [{"role": "user", "content": "Something else"}])
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert "no fixture is named 'gpt-4o-mini' or starts with this user message" in message
+    assert "serving: two_turns, weather" in message
+    assert reply.json()["error"]["type"] == "divergence"
+
+
+def test_fixtures_sharing_a_first_message_are_told_apart_by_the_conversation(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    go_on = fixture("same", ("Hi", [text_step("Hello!")]), ("go on", [text_step("Going on.")]))
+    stop = fixture("same", ("Hi", [text_step("Hello!")]), ("stop", [text_step("Stopping.")]))
+    server = serve(load(tmp_path, go_on=go_on, stop=stop))
+    hi = {"role": "user", "content": "Hi"}
+    # Both scripts answer the first turn alike, so either may answer it.
+    assert post(server, "same", [hi]).json()["choices"][0]["message"]["content"] == "Hello!"
+    conversation = [hi, {"role": "assistant", "content": "Hello!"}, {"role": "user", "content": "stop"}]
+    reply = post(server, "same", conversation)
+    assert reply.status_code == 200
+    assert reply.json()["choices"][0]["message"]["content"] == "Stopping."
+    assert server.log[-1]["fixture"] == "stop.json"
+
+
+def test_a_conversation_that_fits_several_fixtures_with_different_answers_is_ambiguous(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(
+        load(
+            tmp_path,
+            left=fixture("same", ("Hi", [text_step("Left.")])),
+            right=fixture("same", ("Hi", [text_step("Right.")])),
+        )
+    )
+    reply = post(server, "same", [{"role": "user", "content": "Hi"}])
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert "fits several fixtures (left.json, right.json)" in message
+    assert "name one in the request's model" in message
+    # Named by file stem, each is unambiguous.
+    named = post(server, "right", [{"role": "user", "content": "Hi"}])
+    assert named.json()["choices"][0]["message"]["content"] == "Right."
+
+
+def test_a_conversation_that_fits_none_of_the_candidates_says_so(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(
+        load(
+            tmp_path,
+            left=fixture("same", ("Hi", [text_step("Left.")])),
+            right=fixture("same", ("Hi", [text_step("Right.")])),
+        )
+    )
+    reply = post(server, "same", [{"role": "user", "content": "Bye"}])
+    assert reply.status_code == 400
+    assert "the conversation follows none of left.json, right.json" in reply.json()["error"]["message"]
+
+
+def test_single_mode_serves_its_fixture_whatever_the_model(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve(load(tmp_path, weather=OTHER), single=True)
+    reply = post(server, "anything-at-all", [{"role": "user", "content": "What is the weather?"}])
+    assert reply.json()["choices"][0]["message"]["content"] == "Sunny."

@@ -1,0 +1,237 @@
+"""`zeroclaw_eval.serve.server` over real HTTP on loopback, and the official openai client against it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.scripts import (
+    CALL_1,
+    OTHER,
+    RESULT_1,
+    TWO_TURNS,
+    USER_1,
+    load,
+    post,
+)
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.serve.server import ReplayServer
+
+
+def test_a_divergence_is_a_400_saying_where(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    server = serve([two_turns])
+    reply = post(server, "two_turns", [USER_1, CALL_1])
+    assert reply.status_code == 400
+    error = reply.json()["error"]
+    assert error["type"] == "divergence"
+    assert error["message"].startswith("diverged from the script of two_turns")
+    assert error["message"].endswith("the results of call_1 were not fed back")
+    assert server.log[0]["status"] == 400
+    assert "not fed back" in server.log[0]["divergence"]
+
+
+def test_a_divergence_names_the_fixture_it_was_checked_against(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    # The agent names a real model; the server picked two_turns.json by the first user
+    # message, so that is the script the agent diverged from and the one to name.
+    server = serve([two_turns])
+    reply = post(server, "gpt-4o-mini", [USER_1, CALL_1])
+    assert reply.status_code == 400
+    assert "two_turns.json" in reply.json()["error"]["message"]
+
+
+def test_a_body_that_is_not_json_is_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    server = serve([two_turns])
+    reply = httpx.post(server.url + "/chat/completions", content=b"{not json", timeout=5)
+    assert reply.status_code == 400
+    assert "not a JSON object" in reply.json()["error"]["message"]
+
+
+def test_unknown_routes_are_404(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    server = serve([two_turns])
+    assert httpx.get(server.url + "/nothing", timeout=5).status_code == 404
+    assert httpx.post(server.url + "/completions", json={}, timeout=5).status_code == 404
+
+
+def test_get_models_lists_the_fixture_stems(tmp_path: Path, serve: Callable[..., ReplayServer]) -> None:
+    server = serve(load(tmp_path, weather=OTHER, two_turns=TWO_TURNS))
+    listed = httpx.get(server.url + "/models", timeout=5).json()
+    assert listed["object"] == "list"
+    assert [model["id"] for model in listed["data"]] == ["two_turns", "weather"]
+
+
+def test_the_request_log_holds_every_request_and_the_tool_results_fed_back(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    assert post(server, "two_turns", [USER_1]).status_code == 200
+    assert post(server, "two_turns", [USER_1, CALL_1, RESULT_1]).status_code == 200
+    assert post(server, "two_turns", [USER_1, CALL_1]).status_code == 400
+    base = server.url.removesuffix("/v1")
+    log = httpx.get(base + "/_zeroclaw/requests", timeout=5).json()
+    assert [(e["number"], e["status"], e["fixture"], e["model"]) for e in log] == [
+        (1, 200, "two_turns.json", "two_turns"),
+        (2, 200, "two_turns.json", "two_turns"),
+        (3, 400, "two_turns.json", "two_turns"),
+    ]
+    assert log[1]["messages"] == [USER_1, CALL_1, RESULT_1]
+    fed_back = [m for m in log[1]["messages"] if m["role"] == "tool"]
+    assert fed_back == [{"role": "tool", "tool_call_id": "call_1", "content": "hello"}]
+    assert "not fed back" in log[2]["divergence"]
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "example.com", "::"])
+def test_a_host_that_is_not_loopback_is_refused(two_turns: Case, host: str) -> None:
+    with pytest.raises(UsageError, match="loopback only"):
+        ReplayServer([two_turns], host=host)
+
+
+def test_a_hostname_that_merely_starts_with_127_is_refused(two_turns: Case) -> None:
+    # "127.example.com" is a DNS name, not an address in 127.0.0.0/8: it may resolve to
+    # any interface, so it must not pass the loopback check by its prefix.
+    with pytest.raises(UsageError, match="loopback only"):
+        ReplayServer([two_turns], host="127.example.com")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_loopback_hosts_are_served(two_turns: Case, host: str) -> None:
+    server = ReplayServer([two_turns], host=host).start()
+    try:
+        assert post(server, "two_turns", [USER_1]).status_code == 200
+    finally:
+        server.stop()
+
+
+def test_a_kept_alive_connection_answers_without_stalling(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    # Each answer is a few milliseconds of work. Headers and body sent as separate small
+    # writes without TCP_NODELAY meet the client's delayed ACK: ~40 ms per request.
+    server = serve([two_turns])
+    body = {"model": "two_turns", "messages": [USER_1]}
+    with httpx.Client(timeout=5) as client:
+        client.post(server.url + "/chat/completions", json=body)  # open the connection
+        started = time.perf_counter()
+        for _ in range(10):
+            assert client.post(server.url + "/chat/completions", json=body).status_code == 200
+        elapsed = time.perf_counter() - started
+    assert elapsed < 0.25, f"10 requests on one connection took {elapsed * 1000:.0f} ms"
+
+
+ECHO_TOOL: Any = BUILTIN_TOOLS["echo"].spec.as_openai()
+
+
+def test_the_openai_client_gets_the_scripted_tool_call_then_the_scripted_text(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": "Echo hello"}]
+    first = client.chat.completions.create(model="two_turns", messages=messages, tools=[ECHO_TOOL])
+    choice = first.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.tool_calls is not None
+    [call] = choice.message.tool_calls
+    assert call.type == "function"
+    assert call.id == "call_1"
+    assert call.function.name == "echo"
+    assert json.loads(call.function.arguments) == {"message": "hello"}
+    assert first.usage is not None
+    assert (first.usage.prompt_tokens, first.usage.completion_tokens) == (20, 10)
+
+    # Feed back the assistant message exactly as the client returned it, then the result.
+    messages.append(choice.message.model_dump(exclude_none=True))
+    messages.append({"role": "tool", "tool_call_id": call.id, "content": "hello"})
+    second = client.chat.completions.create(model="two_turns", messages=messages, tools=[ECHO_TOOL])
+    assert second.choices[0].message.content == "The echo tool said: hello"
+    assert second.choices[0].finish_reason == "stop"
+    assert server.log[1]["messages"][-1] == {"role": "tool", "tool_call_id": "call_1", "content": "hello"}
+
+
+def test_the_openai_client_lists_the_models(tmp_path: Path, serve: Callable[..., ReplayServer]) -> None:
+    server = serve(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+    assert [model.id for model in client.models.list()] == ["two_turns", "weather"]
+
+
+def test_a_divergence_reaches_the_openai_client_as_a_bad_request_error(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(model="two_turns", messages=[{"role": "user", "content": "Echo bye"}])
+    assert caught.value.status_code == 400
+    assert 'turn 1 expects the user input "Echo hello"' in str(caught.value)
+
+
+def test_injected_faults_reach_the_openai_client_as_its_own_errors(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns], "429:1@1", "500@2")
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+    user: list[Any] = [{"role": "user", "content": "Echo hello"}]
+    with pytest.raises(openai.RateLimitError):
+        client.chat.completions.create(model="two_turns", messages=user)
+    with pytest.raises(openai.InternalServerError):
+        client.chat.completions.create(model="two_turns", messages=user)
+    assert client.chat.completions.create(model="two_turns", messages=user).choices[0].message.tool_calls
+
+
+def test_the_openai_client_retries_through_a_429_honouring_retry_after(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns], "429:0.1@1")
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=1)
+    reply = client.chat.completions.create(
+        model="two_turns", messages=[{"role": "user", "content": "Echo hello"}]
+    )
+    assert reply.choices[0].message.tool_calls is not None
+    assert [e["status"] for e in server.log] == [429, 200]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {
+            "model": "two_turns",
+            "messages": [USER_1, {"role": "assistant", "tool_calls": [{"id": "a", "function": "zz"}]}],
+        },
+        {"model": "two_turns", "messages": [USER_1, {"role": "assistant", "tool_calls": "zz"}]},
+        {"model": "two_turns", "messages": "not a list"},
+        {"model": "two_turns", "messages": [1, 2, 3]},
+    ],
+)
+def test_a_malformed_request_gets_a_400_not_a_dropped_connection(
+    two_turns: Case, serve: Callable[..., ReplayServer], body: dict[str, Any]
+) -> None:
+    server = serve([two_turns])
+    response = httpx.post(server.url + "/chat/completions", json=body, timeout=5)
+    assert response.status_code == 400
+    assert response.json()["error"]["message"]
+
+
+def test_a_bad_content_length_gets_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    import http.client
+    from urllib.parse import urlparse
+
+    server = serve([two_turns])
+    where = urlparse(server.url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=5)
+    connection.putrequest("POST", "/v1/chat/completions")
+    connection.putheader("Content-Length", "abc")
+    connection.endheaders()
+    response = connection.getresponse()
+    assert response.status == 400
+    assert b"Content-Length" in response.read()
+    connection.close()
