@@ -1,4 +1,11 @@
-"""The real boundary: the installed console scripts, run as subprocesses on files on disk."""
+"""The real boundary: the installed console scripts, run as subprocesses on files on disk.
+
+The many behaviours of the command are tested in-process (tests/cli/); these few runs
+check what only a real process shows: the scripts are installed and agree, exit codes
+reach the shell, a terminal gets colour, an agent module is imported from the project
+folder, annotations reach a CI log, and a live run talks to `zeroclaw eval serve` in
+another process over loopback.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import write_fixture
-from tests.invoke import Runner, console_script
+from tests.builders import HOSTILE_ANSWER_FIXTURE, PASSING, write_fixture
+from tests.ci_log import executed_commands
+from tests.invoke import Runner, console_script, run_cli
 
 
-def test_default_suite_passes_with_exit_zero(zeroclaw: Runner, project: Path) -> None:
-    result = zeroclaw("eval", "run", cwd=project)
+@pytest.mark.parametrize("script", ["zeroclaw", "zeroclaw-eval"])
+def test_default_suite_passes_with_exit_zero(project: Path, script: str) -> None:
+    result = run_cli("eval", "run", cwd=project, script=script)
     assert result.code == 0, result.stdout + result.stderr
     assert "✓ echo_hello.json" in result.stdout
     assert "PASSED: 1 cases (1 passed, 0 failed)" in result.stdout
@@ -98,3 +107,53 @@ def test_python_dash_m_runs_the_same_cli(project: Path) -> None:
     )
     assert result.returncode == 0
     assert "✓ echo_hello.json" in result.stdout
+
+
+def test_annotations_reach_the_log_and_forge_nothing(tmp_path: Path) -> None:
+    write_fixture(tmp_path / "evals" / "regression", "hostile.json", HOSTILE_ANSWER_FIXTURE)
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(tmp_path)}
+    result = run_cli("eval", "run", cwd=tmp_path, env=env)
+    assert result.code == 1
+    executed = executed_commands(result.stdout + result.stderr)
+    # The table is fenced off from the runner; the annotations are ours alone.
+    errors = [c for c in executed if c.name == "error"]
+    assert [c.properties.get("file") for c in errors] == ["evals/regression/hostile.json"]
+    assert {c.name for c in executed} == {"stop-commands", "error"}
+
+
+class ServeProcess:
+    """`zeroclaw eval serve` in its own process, on a free loopback port."""
+
+    def __init__(self, suite: Path) -> None:
+        args = [console_script(), "eval", "serve", "--suite", str(suite), "--port", "0"]
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert " on http://127.0.0.1:" in line, line
+        self.url = line.split(" on ", 1)[1].split()[0]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def test_a_live_run_against_serve_in_another_process(tmp_path: Path) -> None:
+    key = "sk-end-to-end-7c1d9e2f40a8"
+    write_fixture(tmp_path / "suite", "echo_hello.json", PASSING)
+    server = ServeProcess(tmp_path / "suite")
+    try:
+        (tmp_path / "zeroclaw.toml").write_text(
+            f'[eval]\nsuite_dir = "suite"\nlive_provider = "local"\n\n[providers.models.local]\n'
+            f'base_url = "{server.url}"\nmodel = "echo_hello"\napi_key_env = "E2E_KEY"\n',
+            encoding="utf-8",
+        )
+        result = run_cli(
+            "eval", "run", "--mode", "live", "--report", "json=out/r.json", cwd=tmp_path, env={"E2E_KEY": key}
+        )
+    finally:
+        server.stop()
+    assert result.code == 0, result.stdout + result.stderr
+    assert "[1/1] ✓ suite/echo_hello.json" in result.stderr
+    report = (tmp_path / "out" / "r.json").read_text(encoding="utf-8")
+    assert '"mode": "live"' in report
+    assert key not in result.stdout + result.stderr + report

@@ -6,7 +6,15 @@ import os
 from pathlib import Path
 
 from tests.agents import RaisingAgent
-from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
+from tests.builders import (
+    admit_case,
+    line_col,
+    run_replay,
+    scripted_fixture,
+    text_step,
+    tool_call,
+    tools_step,
+)
 from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
 
 
@@ -122,3 +130,23 @@ def test_failed_grade_is_located_in_the_fixture(tmp_path: Path) -> None:
     assert line is not None
     assert col is not None
     assert lines[line - 1][col - 1 :].startswith('"absent"')
+
+
+def test_a_failing_keyed_check_is_located_at_its_key_and_a_substring_at_its_entry(tmp_path: Path) -> None:
+    # A response_json check is a key of its object (the pointer): the report points at the
+    # key, not at the expected value. A file_contains check is one substring of the path's
+    # list: the report points at that entry.
+    expects = {
+        "response_json": {"/status": "ok"},
+        "workspace": {"file_contains": {"out.txt": ["present", "missing"]}},
+    }
+    data = scripted_fixture([("hi", [text_step('{"status": "failed"}')])], expects)
+    data["setup"] = {"workspace_files": {"out.txt": "present"}}
+    case = admit_case(tmp_path, data)
+    failed = {g.check_id: g.field for g in run_replay(case).failed_grades}
+    assert set(failed) == {'response_json["/status"]', 'workspace.file_contains["out.txt"][1]'}
+    key = failed['response_json["/status"]']
+    assert (key.line, key.col) == line_col(case.text, '"/status"')
+    assert (key.end_line, key.end_col) == (key.line, key.col + len('"/status"'))
+    entry = failed['workspace.file_contains["out.txt"][1]']
+    assert (entry.line, entry.col) == line_col(case.text, '"missing"')

@@ -273,3 +273,15 @@ def test_a_live_approval_denial_is_still_a_failure_when_the_recording_replays(
     assert live.record is not None
     assert write_recording(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED) is None
     assert not (tmp_path / "recorded").exists()
+
+
+def test_tools_are_narrowed_to_what_the_live_sandbox_offered(tmp_path: Path) -> None:
+    # A replay must offer what the live run offered: a tool the allowlist kept out was never
+    # on offer live, so the recorded fixture does not list it either.
+    data = {**ORIGINAL, "tools": ["file_read", "file_write", "list_dir"]}
+    case = admitted(write_fixture(tmp_path / "live", "narrowed.json", data))
+    record = RunRecord(steps=list(STEPS))
+    narrowed = fixture_from_run(case, record, [KEY], allowed=["list_dir", "file_read"])
+    assert narrowed["tools"] == ["file_read", "list_dir"]
+    assert fixture_from_run(case, record, [KEY], allowed=[])["tools"] == []
+    assert fixture_from_run(case, record, [KEY])["tools"] == ["file_read", "file_write", "list_dir"]

@@ -1,0 +1,68 @@
+"""The table, JUnit, GitHub annotation and step-summary outputs of one fixed suite, held
+as golden files: any change to what a reporter writes shows up as a diff here.
+
+Refresh the golden files after an intended change (then read the diff before committing):
+
+    .venv/bin/python -m pytest tests/reporters/test_golden.py --update-golden
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.github import step_summary
+from zeroclaw_eval.reporters.registry import get_reporter
+from zeroclaw_eval.runner import run_suite
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.fixture(scope="module")
+def report() -> SuiteReport:
+    """The golden suite run from the golden folder, with the times and version fixed."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(GOLDEN)
+        patch.setenv("GITHUB_WORKSPACE", str(GOLDEN))
+        run = run_suite(Path("suite"))
+    run.duration_ms = 42.0
+    run.tool_version = "0.0.0-golden"
+    for number, case in enumerate(run.cases, 1):
+        case.duration_ms = float(number)
+        if case.record is not None:
+            case.record.duration_ms = float(number)
+    assert [case.status for case in run.cases] == ["passed", "failed", "error", "rejected"]
+    return run
+
+
+def _annotations(report: SuiteReport) -> str:
+    return get_reporter("github")(report)
+
+
+OUTPUTS: dict[str, Callable[[SuiteReport], str]] = {
+    "table.txt": get_reporter("table"),
+    "junit.xml": get_reporter("junit"),
+    "github.txt": _annotations,
+    "summary.md": step_summary,
+}
+
+
+@pytest.mark.parametrize("name", sorted(OUTPUTS))
+def test_output_matches_its_golden_file(
+    name: str, report: SuiteReport, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(GOLDEN))  # annotation paths are relative to it
+    text = OUTPUTS[name](report)
+    golden = GOLDEN / name
+    if request.config.getoption("--update-golden"):
+        with golden.open("w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+    with golden.open(encoding="utf-8", newline="") as stream:
+        expected = stream.read()
+    assert expected == text, (
+        f"{name} differs from its golden file; if the change is intended, refresh it with"
+        " `python -m pytest tests/reporters/test_golden.py --update-golden` and read the diff"
+    )
