@@ -78,3 +78,20 @@ def test_suite_counts_and_category_totals() -> None:
         TOOL: {"passed": 3, "total": 3},
         BUDGET: {"passed": 0, "total": 1},
     }
+
+
+def test_failures_are_problems_then_the_run_error_then_failed_checks() -> None:
+    case = error_case()
+    case.problems = rejected_case().problems
+    failures = case.failures()
+    assert [(f.kind, f.check) for f in failures] == [
+        ("rejected", "rejected /expects/tool_used"),
+        ("error", "run error"),
+    ]
+    failing = failing_case().failures()
+    assert [(f.kind, f.check) for f in failing] == [
+        ("failed", "response_contains[1]"),
+        ("failed", "budget.max_llm_calls"),
+    ]
+    assert failing[0].field.line == 3
+    assert passing_case().failures() == []

@@ -1,0 +1,55 @@
+"""`zeroclaw_eval.errors`: one hierarchy, exit codes by kind, and the did-you-mean lookup."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeroclaw_eval import errors
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (errors.UsageError, 2),
+        (errors.ConfigError, 2),
+        (errors.AgentLoadError, 2),
+        (errors.ReporterError, 2),
+        (errors.SystemProblem, 2),
+        (errors.RunError, 1),
+        (errors.IterationCapReached, 1),
+        (errors.ProviderError, 1),
+        (errors.Divergence, 1),
+        (errors.OutsideWorkspace, 1),
+        (errors.InvalidRegex, 1),
+    ],
+)
+def test_every_error_is_an_eval_error_with_its_exit_code(error: type[errors.EvalError], code: int) -> None:
+    assert issubclass(error, errors.EvalError)
+    assert error.exit_code == code
+
+
+def test_every_exception_class_of_the_module_is_in_the_hierarchy() -> None:
+    found = [v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, BaseException)]
+    assert found
+    assert all(issubclass(cls, errors.EvalError) for cls in found)
+
+
+def test_a_run_error_carries_the_pointer_of_its_field() -> None:
+    error = errors.ProviderError("the provider answered HTTP 500")
+    assert (error.message, error.pointer) == ("the provider answered HTTP 500", "")
+    assert errors.RunError("turn 2 timed out", "/turns/1").pointer == "/turns/1"
+
+
+@pytest.mark.parametrize(
+    ("word", "choices", "suggestion"),
+    [
+        ("tool_used", ["tools_used", "tools_not_used", "max_tool_calls"], "tools_used"),
+        ("suite_dirs", ["suite_dir", "mode"], "suite_dir"),
+        ("modles", ["models"], "models"),
+        ("completely_else", ["tools_used", "suite_dir"], None),
+    ],
+)
+def test_did_you_mean_suggests_only_a_close_choice(
+    word: str, choices: list[str], suggestion: str | None
+) -> None:
+    assert errors.did_you_mean(word, choices) == suggestion
