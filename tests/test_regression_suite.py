@@ -3,7 +3,7 @@
 A case "can fail" when graded against an empty run (setup applied, nothing else: no
 response, no calls, no tokens) at least one of its checks fails; a case that an empty
 run satisfies certifies nothing and cannot be part of the gate. The check is the one
-`zeroclaw eval vacuity` runs (`zeroclaw_eval.vacuity`).
+`zeroclaw eval vacuity` runs (`zeroclaw_eval.grading.vacuity`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""End to end: every admission rejection, through the installed `zeroclaw` script.
+"""`zeroclaw eval run` on rejected fixtures: every admission rule, through the command.
 
 One suite holds one bad fixture per rule plus a good one; it is run once and each test
-reads its case out of the JSON report, so the whole module costs one process.
+reads its case out of the JSON report, so the whole module costs one run.
 """
 
 from __future__ import annotations

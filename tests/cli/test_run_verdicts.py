@@ -1,4 +1,4 @@
-"""End to end: every expectation family and run behaviour, through the installed script.
+"""`zeroclaw eval run` verdicts: every expectation family and run behaviour, through the command.
 
 One suite of small fixtures is written to disk and run once with `--format json`; each
 test reads its cases from that report.

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.scripts import (
     OTHER,
     TWO_TURNS,
@@ -69,16 +71,22 @@ def test_fixtures_sharing_a_first_message_are_told_apart_by_the_conversation(
     assert server.log[-1]["fixture"] == "stop.json"
 
 
-def test_a_conversation_that_fits_several_fixtures_with_different_answers_is_ambiguous(
-    tmp_path: Path, serve: Callable[..., ReplayServer]
-) -> None:
-    server = serve(
+@pytest.fixture
+def left_and_right(tmp_path: Path, serve: Callable[..., ReplayServer]) -> ReplayServer:
+    """Two fixtures with one model name and one first message, and different answers."""
+    return serve(
         load(
             tmp_path,
             left=fixture("same", ("Hi", [text_step("Left.")])),
             right=fixture("same", ("Hi", [text_step("Right.")])),
         )
     )
+
+
+def test_a_conversation_that_fits_several_fixtures_with_different_answers_is_ambiguous(
+    left_and_right: ReplayServer,
+) -> None:
+    server = left_and_right
     reply = post(server, "same", [{"role": "user", "content": "Hi"}])
     assert reply.status_code == 400
     message = reply.json()["error"]["message"]
@@ -89,16 +97,8 @@ def test_a_conversation_that_fits_several_fixtures_with_different_answers_is_amb
     assert named.json()["choices"][0]["message"]["content"] == "Right."
 
 
-def test_a_conversation_that_fits_none_of_the_candidates_says_so(
-    tmp_path: Path, serve: Callable[..., ReplayServer]
-) -> None:
-    server = serve(
-        load(
-            tmp_path,
-            left=fixture("same", ("Hi", [text_step("Left.")])),
-            right=fixture("same", ("Hi", [text_step("Right.")])),
-        )
-    )
+def test_a_conversation_that_fits_none_of_the_candidates_says_so(left_and_right: ReplayServer) -> None:
+    server = left_and_right
     reply = post(server, "same", [{"role": "user", "content": "Bye"}])
     assert reply.status_code == 400
     assert "the conversation follows none of left.json, right.json" in reply.json()["error"]["message"]
