@@ -47,7 +47,7 @@ def _rejected_lines(fixture: RejectedFixture) -> list[str]:
     path = display_path(fixture.path)
     lines = [f"✗ {fixture.name}  (rejected)"]
     for problem in fixture.problems:
-        lines.append(f"    {problem.field.where(path)}: {problem.field.pointer}: {problem.message}")
+        lines.append(f"    {problem.describe(path)}")
     return lines
 
 

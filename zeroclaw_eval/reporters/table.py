@@ -20,7 +20,7 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
     lines = [f"{_paint(mark, colour, color)} {case.name}{label}  ({status})"]
     for problem in case.problems:
-        lines.append(f"    {problem.field.where(case.path)}: {problem.field.pointer}: {problem.message}")
+        lines.append(f"    {problem.describe(case.path)}")
     if case.error is not None:
         lines.append(f"    {case.error.field.where(case.path)}: run error: {case.error.message}")
         if case.grades:

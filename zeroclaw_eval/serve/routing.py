@@ -82,10 +82,6 @@ def load_cases(paths: Iterable[Path]) -> list[Case]:
     for path in paths:
         loaded = load_fixture(path, BUILTIN_TOOLS)
         if not isinstance(loaded, Case):
-            first = loaded.problems[0]
-            raise UsageError(
-                f"{first.field.where(str(path))}: {first.field.pointer}: {first.message}"
-                " (fix the fixture before serving it)"
-            )
+            raise UsageError(f"{loaded.problems[0].describe(str(path))} (fix the fixture before serving it)")
         cases.append(loaded)
     return cases
