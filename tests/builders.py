@@ -87,6 +87,18 @@ TYPO_FIXTURE = """{
 """
 
 
+#: The `turns` line of `fixture_text`: one turn answered "ok".
+TURNS_LINE = (
+    '  "turns": [{"user_input": "hi", "steps": [{"response": {"type": "text", "content": "ok"}}]}],\n'
+)
+
+
+def fixture_text(expects: str, *, extra: str = "", turns: str = TURNS_LINE) -> str:
+    """A fixture as text, one top-level key a line (so each field's line is known): the
+    `turns` line, any `extra` lines, and the `expects` block given as text."""
+    return '{\n  "model_name": "m",\n' + turns + extra + '  "expects": ' + expects + "\n}\n"
+
+
 def echo_fixture(expects: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """`PASSING` (one echo of hello) with other `expects` and extra top-level keys."""
     return {**PASSING, **extra, "expects": expects}

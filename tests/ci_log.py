@@ -100,3 +100,8 @@ def executed_commands(log: str) -> list[Command]:
             resume = command.message
         executed.append(command)
     return executed
+
+
+def annotations(log: str) -> list[Command]:
+    """The `::error` annotations the runner would make of `log`."""
+    return [command for command in executed_commands(log) if command.name == "error"]

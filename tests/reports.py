@@ -247,7 +247,7 @@ def run_every_status_suite(repo: Path, monkeypatch: pytest.MonkeyPatch) -> Suite
     return report
 
 
-def fixture_text(repo: Path, name: str) -> str:
+def written_fixture_text(repo: Path, name: str) -> str:
     """The text of a fixture written by `run_every_status_suite`."""
     return (repo / SUITE / name).read_text(encoding="utf-8")
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -78,7 +80,11 @@ def _run_on_tty(project: Path, env: dict[str, str]) -> str:
     ) as process:
         os.close(secondary)
         chunks = []
-        while True:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            # A hung command must fail the test, not hang it: wait for output a second at a time.
+            if not select.select([primary], [], [], 1.0)[0]:
+                continue
             try:
                 chunk = os.read(primary, 4096)
             except OSError:  # the other side closed
@@ -86,7 +92,7 @@ def _run_on_tty(project: Path, env: dict[str, str]) -> str:
             if not chunk:
                 break
             chunks.append(chunk)
-        process.wait(timeout=60)
+        process.wait(timeout=5)
     os.close(primary)
     return b"".join(chunks).decode("utf-8", errors="replace")
 
@@ -126,7 +132,8 @@ class ServeProcess:
 
     def __init__(self, suite: Path) -> None:
         args = [console_script(), "eval", "serve", "--suite", str(suite), "--port", "0"]
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # stderr is not read while serving: sent to the void, it can never fill a pipe and stall.
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert " on http://127.0.0.1:" in line, line

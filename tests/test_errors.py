@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from zeroclaw_eval import errors
@@ -32,6 +35,22 @@ def test_every_exception_class_of_the_module_is_in_the_hierarchy() -> None:
     found = [v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, BaseException)]
     assert found
     assert all(issubclass(cls, errors.EvalError) for cls in found)
+
+
+def test_no_public_exception_is_defined_outside_the_errors_module() -> None:
+    # Control flow inside one module may use a private exception; everything else an
+    # error of zeroclaw-eval can be belongs to the one hierarchy in errors.py.
+    package = Path(errors.__file__).parent
+    elsewhere = []
+    for path in sorted(package.rglob("*.py")):
+        if path.name == "errors.py" and path.parent == package:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {ast.unparse(base) for base in node.bases}
+                if any(base.endswith(("Exception", "Error")) for base in bases):
+                    elsewhere.append(f"{path.relative_to(package)}: {node.name}")
+    assert elsewhere == []
 
 
 def test_a_run_error_carries_the_pointer_of_its_field() -> None:

@@ -4,6 +4,7 @@ API examples type-check with `mypy --strict` against the exported names alone an
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 import subprocess
@@ -53,6 +54,7 @@ PUBLIC = [
     "grade",
     "load_config",
     "load_fixture",
+    "load_suite",
     "render_report",
     "reporter_names",
     "run_case",
@@ -66,14 +68,29 @@ def test_all_is_exactly_the_public_api() -> None:
 
 
 @pytest.mark.parametrize("name", [name for name in PUBLIC if name != "__version__"])
-def test_every_exported_name_is_the_object_its_module_defines(name: str) -> None:
+def test_every_exported_name_is_imported_from_the_module_that_defines_it(name: str) -> None:
     exported = getattr(zeroclaw_eval, name)
-    if not (inspect.isclass(exported) or inspect.isfunction(exported)):
+    module = zeroclaw_eval._EXPORTS[name]
+    assert getattr(sys.modules[module], name) is exported
+    if inspect.isclass(exported) or inspect.isfunction(exported):
+        # Not a re-export of a re-export: the lazy import loads only what defines it.
+        assert exported.__module__ == module
+    else:
         assert name in ("Message", "AgentFactory")  # type aliases, which name no module
-        return
-    defined_in = exported.__module__
-    assert defined_in.startswith("zeroclaw_eval."), defined_in
-    assert getattr(sys.modules[defined_in], name) is exported
+
+
+def test_type_checkers_see_the_same_exports_as_the_lazy_imports() -> None:
+    tree = ast.parse(Path(zeroclaw_eval.__file__).read_text(encoding="utf-8"))
+    checked = next(
+        node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    seen = {
+        alias.asname or alias.name: node.module
+        for node in checked.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert seen == zeroclaw_eval._EXPORTS
 
 
 def test_the_version_is_the_one_the_installed_distribution_reports() -> None:

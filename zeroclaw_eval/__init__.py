@@ -38,6 +38,7 @@ _EXPORTS = {
     "load_config": "zeroclaw_eval.config.load",
     # Fixtures.
     "load_fixture": "zeroclaw_eval.fixtures.admission",
+    "load_suite": "zeroclaw_eval.fixtures.suite",
     "Case": "zeroclaw_eval.fixtures.case",
     "RejectedFixture": "zeroclaw_eval.fixtures.case",
     "LlmTrace": "zeroclaw_eval.fixtures.model",
@@ -54,7 +55,7 @@ _EXPORTS = {
     # The report and its formats.
     "SuiteReport": "zeroclaw_eval.report.model",
     "CaseReport": "zeroclaw_eval.report.model",
-    "render_report": "zeroclaw_eval.reporters.output",
+    "render_report": "zeroclaw_eval.reporters.render",
     "reporter_names": "zeroclaw_eval.reporters.registry",
     # Writing an agent of your own.
     "Agent": "zeroclaw_eval.run.agent",
@@ -94,6 +95,7 @@ if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import Case as Case, RejectedFixture as RejectedFixture
     from zeroclaw_eval.fixtures.location import FieldRef as FieldRef, FixtureProblem as FixtureProblem
     from zeroclaw_eval.fixtures.model import LlmTrace as LlmTrace
+    from zeroclaw_eval.fixtures.suite import load_suite as load_suite
     from zeroclaw_eval.grading.grader import grade as grade
     from zeroclaw_eval.grading.result import GradeResult as GradeResult
     from zeroclaw_eval.grading.vacuity import (
@@ -102,8 +104,8 @@ if TYPE_CHECKING:
         check_vacuity as check_vacuity,
     )
     from zeroclaw_eval.report.model import CaseReport as CaseReport, SuiteReport as SuiteReport
-    from zeroclaw_eval.reporters.output import render_report as render_report
     from zeroclaw_eval.reporters.registry import reporter_names as reporter_names
+    from zeroclaw_eval.reporters.render import render_report as render_report
     from zeroclaw_eval.run.agent import (
         Agent as Agent,
         AgentContext as AgentContext,

@@ -21,13 +21,13 @@ from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.suite import display_path, load_suite
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
-from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.agent import AgentFactory, reference_agent
 from zeroclaw_eval.run.drive import drive
+from zeroclaw_eval.run.isolation import case_workspace
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.sandbox import case_workspace
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 CaseDone = Callable[[Case | RejectedFixture, CaseReport], None]
@@ -67,8 +67,6 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     the live sandbox; otherwise its scripted steps are replayed.
     """
     options = options or RunOptions()
-    if options.live is None:
-        return await _run_case(case, options, display_path(case.path), None)
     return (await _run_all([case], options, display_path(case.path.parent)))[0]
 
 

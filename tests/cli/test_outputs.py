@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from tests.builders import (
     TYPO_FIXTURE,
     line_of,
 )
+from tests.ci_log import annotations, command_lines, executed_commands
 from tests.invoke import invoke
 
 
@@ -27,24 +27,6 @@ def github_env(repo: Path, **extra: str) -> dict[str, str]:
         "GITHUB_STEP_SUMMARY": str(summary),
         **extra,
     }
-
-
-def workflow_commands(text: str) -> list[str]:
-    """Lines the Actions runner would treat as commands: split on \\n and lone \\r, a
-    command is a line whose first non-blank characters are `::` (tried first), or one
-    that holds `##[` anywhere (the legacy form, tried when the first does not parse)."""
-    lines = re.split(r"\r\n|\n|\r", text)
-    return [line.strip() for line in lines if line.lstrip().startswith("::") or "##[" in line]
-
-
-def annotations(text: str) -> list[dict[str, str]]:
-    found = []
-    for line in text.splitlines():
-        match = re.match(r"::error (?P<props>[^:]*)::(?P<message>.*)", line)
-        if match:
-            props = dict(item.split("=", 1) for item in match["props"].split(","))
-            found.append({**props, "message": match["message"]})
-    return found
 
 
 def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> None:
@@ -64,7 +46,7 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
     assert result.code == 1
     # The table went to stdout, fenced off from the command parser.
     assert "✓ a_good.json" in result.stdout
-    commands = workflow_commands(result.stdout)
+    commands = command_lines(result.stdout)
     token = commands[0].removeprefix("::stop-commands::")
     assert commands[0].startswith("::stop-commands::")
     assert commands[-1] == f"::{token}::"
@@ -82,7 +64,7 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
     assert "response_contains[0]" in (repo / "reports" / "eval.html").read_text(encoding="utf-8")
     # Annotations on stderr, at the failing fields, paths relative to the workspace.
     found = annotations(result.stderr)
-    assert {(a["file"], a["line"]) for a in found} == {
+    assert {(a.properties["file"], a.properties["line"]) for a in found} == {
         ("evals/regression/c_typo.json", str(line_of(TYPO_FIXTURE, '"tool_used"'))),
         ("evals/regression/b_hostile.json", str(line_of(HOSTILE_ANSWER_FIXTURE, '"the expected answer"'))),
     }
@@ -96,13 +78,14 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
 
 def test_untrusted_text_forges_no_workflow_command(repo: Path) -> None:
     result = invoke("eval", "run", "--format", "github", cwd=repo, env=github_env(repo))
-    lines = workflow_commands(result.stdout + "\n" + result.stderr)
-    # Every command line is one of ours; the hostile `##[` sits inside one of them, where
-    # the runner's `::` parser claims the line before the legacy parser could.
-    assert all(line.startswith(("::error file=", "::notice ")) for line in lines), lines
-    assert len(lines) == 2
-    forged = [a for a in annotations(result.stdout) if a.get("file") == "x.py"]
-    assert forged == []
+    executed = executed_commands(result.stdout + "\n" + result.stderr)
+    # Every command the runner would run is one of ours; the hostile `##[` sits inside one
+    # of them, where the runner's `::` parser claims the line before the legacy parser could.
+    assert [c.name for c in executed] == ["error", "error"], executed
+    assert [c.properties["file"] for c in executed] == [
+        "evals/regression/c_typo.json",
+        "evals/regression/b_hostile.json",
+    ]
 
 
 def test_annotations_are_emitted_once_and_can_be_turned_off(repo: Path) -> None:
@@ -223,3 +206,27 @@ def test_output_paths_no_file_can_be_at_are_refused_before_the_run(repo: Path) -
     under_a_file = invoke("eval", "run", "--report", "html=afile/page.html", cwd=repo)
     assert under_a_file.code == 2
     assert "afile is a file, not a folder" in under_a_file.stderr
+
+
+def test_a_reporter_raising_an_os_error_is_a_reporter_failure_not_a_write_failure(
+    repo: Path, install_plugin: Callable[..., None]
+) -> None:
+    install_plugin(
+        {"tap": "render"},
+        """
+        def render(report, *, color=False):
+            open("/nonexistent/zeroclaw-template.txt")
+        """,
+    )
+    result = invoke("eval", "run", "--report", "tap=out.tap", cwd=repo)
+    assert result.code == 2
+    assert "the tap reporter failed, nothing was written to out.tap: FileNotFoundError" in result.stderr
+    assert "cannot write" not in result.stderr
+
+
+def test_files_written_are_announced_after_the_annotations(repo: Path) -> None:
+    result = invoke("eval", "run", "--report", "junit=reports/eval.xml", cwd=repo, env=github_env(repo))
+    lines = result.stderr.splitlines()
+    wrote = lines.index("Wrote junit to reports/eval.xml")
+    assert [n for n, line in enumerate(lines) if line.startswith("::error ")] == [0, 1]
+    assert wrote == len(lines) - 1

@@ -347,7 +347,6 @@ def test_call_index_beyond_calls_lists_observed_calls(report: tuple[Result, dict
 def test_invalid_regex_is_a_failed_check_with_reason(report: tuple[Result, dict[str, Any]]) -> None:
     grade = failing(report[1], "response_matches_invalid_regex", "response_matches[0]")
     assert "invalid regex" in grade["detail"]
-    assert "Traceback" not in report[0].stderr
 
 
 def test_escaping_workspace_paths_are_refused_without_reading(report: tuple[Result, dict[str, Any]]) -> None:

@@ -183,3 +183,11 @@ def test_check_vacuity_exit_code(tmp_path: Path, fixtures: dict[str, dict[str, A
 def test_check_vacuity_of_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="suite folder not found"):
         check_vacuity(tmp_path / "missing")
+
+
+def test_a_setup_that_cannot_be_seeded_is_no_concern_without_workspace_checks(tmp_path: Path) -> None:
+    # Nothing runs in the empty run: a workspace is made only for workspace checks, so a
+    # setup file the machine cannot create (a name too long) does not stop the check.
+    unseedable = {"workspace_files": {"n" * 300 + ".txt": "x"}}
+    case = probe(tmp_path, {"tools_used": ["echo"]}, setup=unseedable)
+    assert find_vacuous(case) is None

@@ -10,7 +10,7 @@ import pytest
 
 from tests.builders import line_col
 from tests.ci_log import HOSTILE, Command, executed_commands, parse_command
-from tests.reports import every_status_report, fixture_text, run_every_status_suite
+from tests.reports import every_status_report, run_every_status_suite, written_fixture_text
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
@@ -31,7 +31,7 @@ def _no_workspace(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
 
 
-def annotations(text: str) -> list[Command]:
+def every_line_an_annotation(text: str) -> list[Command]:
     """Every line of `text` parsed as one workflow command; fails on any other line."""
     assert text.endswith("\n")
     lines = text[:-1].split("\n")
@@ -103,7 +103,7 @@ def test_every_line_is_one_annotation_that_round_trips_its_text(monkeypatch: pyt
     report = every_status_report(root="/repo")
     monkeypatch.setenv("GITHUB_WORKSPACE", "/repo")
     ranked = findings(report)
-    parsed = annotations(render(report))
+    parsed = every_line_an_annotation(render(report))
     assert len(parsed) == len(ranked) == 5
     for command, finding in zip(parsed, ranked, strict=True):
         assert command.name == "error"
@@ -116,7 +116,7 @@ def test_hostile_text_forges_no_command(tmp_path: Path, monkeypatch: pytest.Monk
     for report in (every_status_report(root=str(tmp_path)), run_every_status_suite(tmp_path, monkeypatch)):
         monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
         text = render(report)
-        parsed = annotations(text)
+        parsed = every_line_an_annotation(text)
         executed = executed_commands(text)
         assert [(c.name, c.properties) for c in executed] == [(c.name, c.properties) for c in parsed]
         assert {c.name for c in executed} == {"error"}
@@ -127,14 +127,14 @@ def test_hostile_text_forges_no_command(tmp_path: Path, monkeypatch: pytest.Monk
 @pytest.mark.parametrize("total", [11, 13, 40])
 def test_at_most_ten_errors_and_a_notice_counting_the_rest(total: int) -> None:
     checks = [(f"check_{i}", ref()) for i in range(total)]
-    parsed = annotations(render(SuiteReport("s", "replay", [failing("a.json", *checks)])))
+    parsed = every_line_an_annotation(render(SuiteReport("s", "replay", [failing("a.json", *checks)])))
     assert [c.name for c in parsed] == ["error"] * 10 + ["notice"]
     assert re.search(rf"\b{total - 10} more\b", parsed[-1].message)
 
 
 def test_exactly_ten_failures_need_no_notice() -> None:
     checks = [(f"check_{i}", ref()) for i in range(10)]
-    parsed = annotations(render(SuiteReport("s", "replay", [failing("a.json", *checks)])))
+    parsed = every_line_an_annotation(render(SuiteReport("s", "replay", [failing("a.json", *checks)])))
     assert [c.name for c in parsed] == ["error"] * 10
 
 
@@ -155,7 +155,7 @@ def test_failures_are_ranked_by_round_then_rejected_error_failed() -> None:
         "e.json", "evals/e.json", "e", [GradeResult("ok", RESPONSE, True, "", FieldRef("/x"))]
     )
     report = SuiteReport("s", "replay", [failed_a, passed, rejected, errored, failed_d])
-    titles = [c.properties["title"] for c in annotations(render(report))]
+    titles = [c.properties["title"] for c in every_line_an_annotation(render(report))]
     assert titles == [
         "b.json: rejected /b1",
         "c.json: run error",
@@ -170,7 +170,7 @@ def test_failures_are_ranked_by_round_then_rejected_error_failed() -> None:
 
 def test_the_ten_annotated_are_the_first_of_each_failing_case() -> None:
     cases = [failing(f"case{i}.json", *[(f"check{j}", ref()) for j in range(3)]) for i in range(12)]
-    parsed = annotations(render(SuiteReport("s", "replay", cases)))
+    parsed = every_line_an_annotation(render(SuiteReport("s", "replay", cases)))
     titles = [c.properties["title"] for c in parsed[:10]]
     assert titles == [f"case{i}.json: check0" for i in range(10)]
     assert re.search(r"\b26 more\b", parsed[10].message)
@@ -183,13 +183,13 @@ def test_file_is_relative_to_the_workspace_in_posix_form(
         "evals", "replay", [failing("x.json", ("c", ref()), path="evals/sub/x.json")], root=str(tmp_path)
     )
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
-    assert annotations(render(report))[0].properties["file"] == "evals/sub/x.json"
+    assert every_line_an_annotation(render(report))[0].properties["file"] == "evals/sub/x.json"
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "evals"))
-    assert annotations(render(report))[0].properties["file"] == "sub/x.json"
+    assert every_line_an_annotation(render(report))[0].properties["file"] == "sub/x.json"
     link = tmp_path.parent / f"{tmp_path.name}-link"
     link.symlink_to(tmp_path, target_is_directory=True)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(link))
-    assert annotations(render(report))[0].properties["file"] == "evals/sub/x.json"
+    assert every_line_an_annotation(render(report))[0].properties["file"] == "evals/sub/x.json"
 
 
 def test_without_a_workspace_the_working_directory_is_the_base(
@@ -197,7 +197,7 @@ def test_without_a_workspace_the_working_directory_is_the_base(
 ) -> None:
     report = SuiteReport("evals", "replay", [failing("x.json", ("c", ref()), path="evals/x.json")], root="")
     monkeypatch.chdir(tmp_path)
-    command = annotations(render(report))[0]
+    command = every_line_an_annotation(render(report))[0]
     assert command.properties["file"] == "evals/x.json"
     assert not os.path.isabs(command.properties["file"])
 
@@ -209,7 +209,7 @@ def test_file_is_left_out_for_a_fixture_outside_the_workspace(
         "evals", "replay", [failing("x.json", ("c", ref()), path="evals/x.json")], root=str(tmp_path)
     )
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
-    command = annotations(render(report))[0]
+    command = every_line_an_annotation(render(report))[0]
     assert "file" not in command.properties
     assert not {"line", "col"} & set(command.properties)
     assert command.properties["title"] == "x.json: c"
@@ -218,7 +218,7 @@ def test_file_is_left_out_for_a_fixture_outside_the_workspace(
 def test_single_line_field_carries_line_and_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", "/repo")
     report = SuiteReport("e", "replay", [failing("x.json", ("c", ref(4, 7, 4, 19)))], root="/repo")
-    properties = annotations(render(report))[0].properties
+    properties = every_line_an_annotation(render(report))[0].properties
     assert properties == {
         "file": "evals/x.json",
         "line": "4",
@@ -233,7 +233,7 @@ def test_single_line_field_carries_line_and_columns(monkeypatch: pytest.MonkeyPa
 def test_multi_line_field_drops_the_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", "/repo")
     report = SuiteReport("e", "replay", [failing("x.json", ("c", ref(4, 7, 9, 2)))], root="/repo")
-    properties = annotations(render(report))[0].properties
+    properties = every_line_an_annotation(render(report))[0].properties
     assert (properties["line"], properties["endLine"]) == ("4", "9")
     assert "col" not in properties
     assert "endColumn" not in properties
@@ -242,7 +242,7 @@ def test_multi_line_field_drops_the_columns(monkeypatch: pytest.MonkeyPatch) -> 
 def test_field_without_a_position_has_only_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_WORKSPACE", "/repo")
     report = SuiteReport("e", "replay", [failing("x.json", ("c", ref(None, None, None, None)))], root="/repo")
-    properties = annotations(render(report))[0].properties
+    properties = every_line_an_annotation(render(report))[0].properties
     assert set(properties) == {"file", "title"}
 
 
@@ -251,20 +251,20 @@ def test_real_fixture_annotations_point_at_the_failing_fields(
 ) -> None:
     report = run_every_status_suite(tmp_path, monkeypatch)
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
-    by_title = {c.properties["title"]: c.properties for c in annotations(render(report))}
+    by_title = {c.properties["title"]: c.properties for c in every_line_an_annotation(render(report))}
     needle = by_title["b_failing.json: response_contains[0]"]
-    line, col = line_col(fixture_text(tmp_path, "b_failing.json"), '"needle-one"')
+    line, col = line_col(written_fixture_text(tmp_path, "b_failing.json"), '"needle-one"')
     assert needle["file"] == "evals/regression/b_failing.json"
     assert (needle["line"], needle["endLine"], needle["col"]) == (str(line), str(line), str(col))
     entry = by_title["b_failing.json: tool_arguments_contain[0]"]
-    line, _ = line_col(fixture_text(tmp_path, "b_failing.json"), '"needle": "nope"')
+    line, _ = line_col(written_fixture_text(tmp_path, "b_failing.json"), '"needle": "nope"')
     assert int(entry["line"]) < line < int(entry["endLine"])
     assert "col" not in entry
     rejected = by_title["d_rejected.json: rejected /expects/response_contians"]
-    line, col = line_col(fixture_text(tmp_path, "d_rejected.json"), '"response_contians"')
+    line, col = line_col(written_fixture_text(tmp_path, "d_rejected.json"), '"response_contians"')
     assert (rejected["line"], rejected["col"]) == (str(line), str(col))
     errored = by_title["c_error.json: run error"]
-    line, col = line_col(fixture_text(tmp_path, "c_error.json"), '"steps"')
+    line, col = line_col(written_fixture_text(tmp_path, "c_error.json"), '"steps"')
     assert (errored["line"], errored["col"]) == (str(line), str(col))
 
 
@@ -275,12 +275,12 @@ def test_a_long_message_is_cut_below_the_runner_limit() -> None:
         "x",
         [GradeResult("c", RESPONSE, False, "x" * 10_000 + "%\n" * 100, FieldRef("/x"))],
     )
-    (command,) = annotations(render(SuiteReport("s", "replay", [case])))
+    (command,) = every_line_an_annotation(render(SuiteReport("s", "replay", [case])))
     assert len(command.message) <= 4096
 
 
 def test_an_empty_suite_is_an_error_annotation() -> None:
-    parsed = annotations(render(SuiteReport("evals/empty\n::error::x", "replay", [])))
+    parsed = every_line_an_annotation(render(SuiteReport("evals/empty\n::error::x", "replay", [])))
     assert [c.name for c in parsed] == ["error"]
     assert "evals/empty\n::error::x" in parsed[0].message
 

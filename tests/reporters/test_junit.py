@@ -11,7 +11,7 @@ from junitparser import Error, Failure, JUnitXml, TestCase
 
 from tests.builders import line_col
 from tests.ci_log import HOSTILE, LONE_SURROGATE, XML_ILLEGAL, command_lines
-from tests.reports import every_status_report, fixture_text, run_every_status_suite
+from tests.reports import every_status_report, run_every_status_suite, written_fixture_text
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
@@ -94,9 +94,9 @@ def test_one_testcase_per_fixture_with_name_classname_file_line_and_time(
     assert {tc.classname for tc in testcases} == {"evals.regression"}
     expected_line = {
         "a-passing": None,
-        "b-failing": line_col(fixture_text(tmp_path, "b_failing.json"), '"needle-one"')[0],
-        "c-error": line_col(fixture_text(tmp_path, "c_error.json"), '"steps"')[0],
-        "d-rejected": line_col(fixture_text(tmp_path, "d_rejected.json"), '"response_contians"')[0],
+        "b-failing": line_col(written_fixture_text(tmp_path, "b_failing.json"), '"needle-one"')[0],
+        "c-error": line_col(written_fixture_text(tmp_path, "c_error.json"), '"steps"')[0],
+        "d-rejected": line_col(written_fixture_text(tmp_path, "d_rejected.json"), '"response_contians"')[0],
     }
     for case, name in zip(report.cases, expected_line, strict=True):
         element = case_named(root, name)

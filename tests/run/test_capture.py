@@ -16,7 +16,7 @@ from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.redaction import REDACTED
 from zeroclaw_eval.report.model import CaseReport
-from zeroclaw_eval.run.capture import fixture_from_run, write_recording
+from zeroclaw_eval.run.capture import fixture_from_run, write_captured_fixture
 from zeroclaw_eval.run.record import ModelStep, RunRecord
 from zeroclaw_eval.runner import RunOptions, run_case
 from zeroclaw_eval.serve.routing import load_cases
@@ -125,7 +125,7 @@ def test_the_written_recording_is_the_fixture_and_passes_admission(
     tmp_path: Path, recorded: tuple[Case, dict[str, Any]]
 ) -> None:
     case, fixture = recorded
-    path = write_recording(tmp_path / "recorded" / "deeper", case, RunRecord(steps=list(STEPS)), [KEY])
+    path = write_captured_fixture(tmp_path / "recorded" / "deeper", case, RunRecord(steps=list(STEPS)), [KEY])
     assert path == tmp_path / "recorded" / "deeper" / "recorded_case.json"
     text = path.read_text(encoding="utf-8")
     assert KEY not in text
@@ -220,7 +220,7 @@ def record_and_replay(tmp_path: Path, name: str, url: str) -> tuple[CaseReport, 
     live_case = admitted(write_fixture(tmp_path / "live", f"{name}.json", LIVE_CASES[name]))
     live = live_run(live_case, url)
     assert live.record is not None
-    path = write_recording(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED)
+    path = write_captured_fixture(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED)
     assert path is not None, "nothing was recorded"
     replayed = asyncio.run(run_case(admitted(path)))
     return live, replayed, path.read_text(encoding="utf-8")
@@ -271,7 +271,9 @@ def test_a_live_approval_denial_is_still_a_failure_when_the_recording_replays(
     assert live.error is not None
     assert "approval denied" in live.error.message
     assert live.record is not None
-    assert write_recording(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED) is None
+    assert (
+        write_captured_fixture(tmp_path / "recorded", live_case, live.record, [KEY], allowed=ALLOWED) is None
+    )
     assert not (tmp_path / "recorded").exists()
 
 

@@ -1,54 +1,23 @@
-"""`zeroclaw_eval.run.sandbox`: a workspace only when a case needs one, and the tools the
-live sandbox offers, approves and denies."""
+"""`zeroclaw_eval.run.sandbox`: the tools a case is offered, and what the live sandbox
+approves and denies."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
-
-import pytest
 
 from tests.builders import minimal_fixture
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.run.record import RecordedCall, RunRecord
 from zeroclaw_eval.run.sandbox import (
     case_toolbox,
-    case_workspace,
     denial_error,
     denied_calls,
-    needs_workspace,
     offered_tools,
 )
 
 
 def trace(**overrides: object) -> LlmTrace:
     return LlmTrace.model_validate(minimal_fixture(**overrides))
-
-
-@pytest.mark.parametrize(
-    ("overrides", "needed"),
-    [
-        ({}, False),
-        ({"tools": ["file_read"]}, True),
-        ({"setup": {"workspace_files": {"a.txt": "x"}}}, True),
-        ({"setup": {"workspace_files": {}}}, False),
-        ({"expects": {"workspace": {"file_absent": ["a.txt"]}}}, True),
-    ],
-)
-def test_a_workspace_is_needed_for_workspace_tools_setup_or_checks(
-    overrides: dict[str, object], needed: bool
-) -> None:
-    assert needs_workspace(trace(**overrides)) is needed
-
-
-def test_case_workspace_is_seeded_then_removed_and_absent_when_not_needed(private_tmp: Path) -> None:
-    with case_workspace(trace(setup={"workspace_files": {"notes/a.txt": "seeded"}})) as workspace:
-        assert workspace is not None
-        assert (workspace.root / "notes" / "a.txt").read_text(encoding="utf-8") == "seeded"
-    assert list(private_tmp.iterdir()) == []
-    with case_workspace(trace()) as none:
-        assert none is None
-    assert list(private_tmp.iterdir()) == []
 
 
 def test_offered_tools_are_the_case_tools_on_the_allowlist_in_case_order() -> None:

@@ -28,16 +28,19 @@ def fail(error: EvalError) -> NoReturn:
 
 
 @contextmanager
-def exit_on_error() -> Iterator[None]:
+def exit_on_error(*, unnamed: str = "") -> Iterator[None]:
     """End the command on an `EvalError` with its exit code, and on an `OSError` (the
-    machine refused a file, a folder, a port) with exit code 2; never a traceback."""
+    machine refused a file, a folder, a port) with exit code 2; never a traceback.
+
+    `unnamed` says what the machine refused when the error names no file.
+    """
     try:
         yield
     except EvalError as error:
         fail(error)
     except OSError as error:
-        where = f": {error.filename}" if error.filename else ""
-        fail(SystemProblem(f"{error.strerror or error}{where}"))
+        where = error.filename or unnamed
+        fail(SystemProblem(f"{error.strerror or error}" + (f": {where}" if where else "")))
 
 
 def resolve_suite(suite: Path | None, loaded: LoadedConfig) -> Path:

@@ -19,8 +19,8 @@ import click
 from zeroclaw_eval.cli.common import use_color
 from zeroclaw_eval.errors import ReporterError, UsageError
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.reporters.output import render_report
 from zeroclaw_eval.reporters.registry import get_reporter
+from zeroclaw_eval.reporters.render import render_report
 
 
 @dataclass(frozen=True)
@@ -84,31 +84,30 @@ def in_github_actions() -> bool:
 
 
 def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None) -> None:
-    """Render and write every output, then the automatic GitHub annotations and summary.
+    """Render and write every output, then the automatic GitHub annotations and summary,
+    then announce each file written on stderr.
 
-    Each file written is announced on stderr. `annotations` None means: on when running
-    under GitHub Actions. A reporter that raises writes nothing, and the other outputs
-    are still written (nothing is lost); then a `ReporterError` lists what failed.
+    `annotations` None means: on when running under GitHub Actions. A reporter that
+    raises writes nothing, and the other outputs are still written (nothing is lost);
+    then a `ReporterError` lists what failed.
     """
     failed: list[str] = []
+    written: list[tuple[Output, Path]] = []
     github = in_github_actions()
     # Colour only when the main output is the terminal's.
     color = outputs[0].path == "-" and use_color("-")
     for output in outputs:
         try:
-            render_report(
-                report,
-                output.fmt,
-                output.path,
-                color=color and output.path == "-",
-                in_ci_log=github,
-                announce=lambda message: click.echo(message, err=True),
+            path = render_report(
+                report, output.fmt, output.path, color=color and output.path == "-", in_ci_log=github
             )
+        except ReporterError as exc:
+            failed.append(str(exc))
         except OSError as exc:  # the others are still written: nothing is lost for one bad path
             failed.append(f"cannot write {output.fmt} to {output.path}: {exc.strerror or exc}")
-        except Exception as exc:  # a third-party reporter is outside our control
-            reason = f"{type(exc).__name__}: {exc}"
-            failed.append(f"the {output.fmt} reporter failed, nothing was written to {output.path}: {reason}")
+        else:
+            if path is not None:
+                written.append((output, path))
     github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)
     if annotations is None:
         annotations = github
@@ -118,6 +117,8 @@ def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None
         sys.stderr.flush()
     if (annotations or github_in_log) and os.environ.get("GITHUB_STEP_SUMMARY"):
         append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
+    for output, path in written:
+        click.echo(f"Wrote {output.fmt} to {path}", err=True)
     if failed:
         raise ReporterError("\n".join(failed))
 

@@ -138,9 +138,11 @@ def _case_hooks(
 
     def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
         if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
-            from zeroclaw_eval.run.capture import write_recording
+            from zeroclaw_eval.run.capture import write_captured_fixture
 
-            path = write_recording(record_dir, fixture, report.record, [live.api_key], live.allowed_tools)
+            path = write_captured_fixture(
+                record_dir, fixture, report.record, [live.api_key], live.allowed_tools
+            )
             if path is not None:
                 recorded.append(path)
             else:

@@ -102,7 +102,8 @@ def vacuity_command(suite: Path | None, config: Path | None) -> None:
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.grading.vacuity import check_vacuity
 
-    with exit_on_error():
+    # Without a file name, what the machine refused is the empty run's temporary folder.
+    with exit_on_error(unnamed="a temporary folder"):
         report = check_vacuity(resolve_suite(suite, load_config(config)))
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())

@@ -14,16 +14,9 @@ from zeroclaw_eval.errors import InvalidRegex
 from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
+from zeroclaw_eval.grading.details import describe_calls, quote
 from zeroclaw_eval.grading.matching import arguments_contain, json_equal, regex_search, response_as_json
-from zeroclaw_eval.grading.result import (
-    BUDGET,
-    RESPONSE,
-    TOOL,
-    GradeResult,
-    describe_calls,
-    make_grade,
-    quote,
-)
+from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
 from zeroclaw_eval.run.record import RecordedCall, RunRecord
 from zeroclaw_eval.run.workspace import Workspace

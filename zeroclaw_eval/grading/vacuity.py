@@ -19,8 +19,8 @@ from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.fixtures.suite import load_suite
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
+from zeroclaw_eval.run.isolation import case_workspace
 from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.sandbox import case_workspace
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 
@@ -65,7 +65,9 @@ class VacuityReport:
 
 def empty_run_grades(trace: LlmTrace) -> list[GradeResult]:
     """Grade `trace.expects` against an empty run: setup applied, nothing else happened."""
-    with case_workspace(trace) as workspace:
+    # Nothing runs, so only workspace checks read the workspace: a case without them
+    # needs none (and a setup that cannot be seeded is no concern of the empty run).
+    with case_workspace(trace, needed=trace.expects.workspace is not None) as workspace:
         return grade(trace.expects, RunRecord(), workspace)
 
 

@@ -1,4 +1,4 @@
-"""The versioned JSON shape of a report, both ways, and scrubbing a case through it."""
+"""The versioned JSON shape of a report, both ways."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import GradeResult
-from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
@@ -31,11 +30,12 @@ def report_to_dict(report: SuiteReport) -> dict[str, Any]:
         "exit_code": report.exit_code(),
         "counts": report.counts(),
         "category_totals": report.category_totals(),
-        "cases": [_case_to_dict(case) for case in report.cases],
+        "cases": [case_to_dict(case) for case in report.cases],
     }
 
 
-def _case_to_dict(case: CaseReport) -> dict[str, Any]:
+def case_to_dict(case: CaseReport) -> dict[str, Any]:
+    """One case in the JSON shape."""
     return {
         "name": case.name,
         "path": case.path,
@@ -53,30 +53,19 @@ def _case_to_dict(case: CaseReport) -> dict[str, Any]:
     }
 
 
-def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
-    """`case` with every secret replaced by a marker, in every string it holds.
-
-    Live runs are graded on what the model really said (a check that the model does not
-    leak a key must see the key); the report is scrubbed afterwards, so no reporter can
-    print it. Round-tripping through the JSON shape reaches every field.
-    """
-    data = _case_to_dict(case)
-    scrubbed = scrub(data, secrets)
-    return case if scrubbed is data else _case_from_dict(scrubbed)
-
-
 def report_from_dict(data: dict[str, Any]) -> SuiteReport:
     """Rebuild a report from its JSON shape (the inverse of `report_to_dict`)."""
     version = data.get("format_version")
     if version != FORMAT_VERSION:
         raise ValueError(f"unsupported report format_version {version!r} (expected {FORMAT_VERSION})")
-    cases = [_case_from_dict(case) for case in data["cases"]]
+    cases = [case_from_dict(case) for case in data["cases"]]
     return SuiteReport(
         data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"], data["root"]
     )
 
 
-def _case_from_dict(data: dict[str, Any]) -> CaseReport:
+def case_from_dict(data: dict[str, Any]) -> CaseReport:
+    """One case rebuilt from the JSON shape."""
     error = data.get("error")
     record = data.get("record")
     return CaseReport(

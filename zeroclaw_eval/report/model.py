@@ -31,8 +31,6 @@ class Failure:
     #: What failed: `rejected /pointer`, `run error`, or the check id.
     check: str
     message: str
-    #: The case status this failure stands for: rejected, error or failed.
-    kind: str
 
 
 @dataclass
@@ -79,12 +77,10 @@ class CaseReport:
     def failures(self) -> list[Failure]:
         """Every field this case fails at, in one order for every reporter: the
         rejection's problems, then the run error, then the failed checks."""
-        found = [
-            Failure(p.field, f"rejected {p.field.pointer or '/'}", p.message, REJECTED) for p in self.problems
-        ]
+        found = [Failure(p.field, f"rejected {p.field.pointer or '/'}", p.message) for p in self.problems]
         if self.error is not None:
-            found.append(Failure(self.error.field, "run error", self.error.message, ERROR))
-        found.extend(Failure(g.field, g.check_id, g.detail, FAILED) for g in self.failed_grades)
+            found.append(Failure(self.error.field, "run error", self.error.message))
+        found.extend(Failure(g.field, g.check_id, g.detail) for g in self.failed_grades)
         return found
 
     @property

@@ -5,7 +5,6 @@ it never re-runs, re-grades, writes files or decides the exit code. `render_repo
 owns the output.
 """
 
-from zeroclaw_eval.reporters.output import render_report, write_output
 from zeroclaw_eval.reporters.registry import (
     ENTRY_POINT_GROUP,
     Reporter,
@@ -14,6 +13,7 @@ from zeroclaw_eval.reporters.registry import (
     reporter_names,
     reset_registry,
 )
+from zeroclaw_eval.reporters.render import render_report, write_output
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -10,13 +10,13 @@ from __future__ import annotations
 import base64
 import difflib
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any
 
+from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.safety import neutralize_markup
@@ -55,7 +55,7 @@ class DiffView:
 def _as_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, indent=2)
+    return pretty_json(value)
 
 
 def _closest(needle: str, candidates: list[str]) -> str:
@@ -139,7 +139,7 @@ def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
         "failing": [(g, diff_view(g)) for g in case.failed_grades],
         "source": [(n, text, marks.get(n, "")) for n, text in enumerate(source, 1)],
         "timeline": _timeline(case),
-        "json": lambda value: json.dumps(value, ensure_ascii=False, indent=2),
+        "json": pretty_json,
     }
 
 

@@ -12,12 +12,11 @@ so text is made XML-safe here and the output is not pretty-printed.
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
-from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
+from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
@@ -26,10 +25,6 @@ from zeroclaw_eval.reporters.safety import neutralize_markup, one_line, xml_safe
 
 def _at(case: CaseReport, field: FieldRef) -> str:
     return f"{field.where(case.path)} ({field.pointer or '/'})"
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def first_failing_line(case: CaseReport) -> int | None:
@@ -85,7 +80,7 @@ def _message_and_body(text: str, *details: str) -> tuple[str, str]:
 
 
 def _grade_details(case: CaseReport, grade: GradeResult) -> str:
-    expected, found = _json(grade.expected), _json(grade.actual)
+    expected, found = pretty_json(grade.expected), pretty_json(grade.actual)
     return f"at {_at(case, grade.field)}\n\nexpected:\n{expected}\n\nfound:\n{found}"
 
 

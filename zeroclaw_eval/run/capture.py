@@ -17,6 +17,7 @@ from typing import Any
 
 from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.run.provider import decode_arguments
 from zeroclaw_eval.run.record import ModelStep, RunRecord
@@ -55,7 +56,7 @@ def fixture_from_run(
     return scrubbed
 
 
-def write_recording(
+def write_captured_fixture(
     folder: Path,
     case: Case,
     record: RunRecord,
@@ -72,7 +73,7 @@ def write_recording(
         if denied_calls(record, case.trace.tools, allowed):
             return None
     fixture = fixture_from_run(case, record, secrets, allowed)
-    text = json.dumps(fixture, indent=2, ensure_ascii=False) + "\n"
+    text = pretty_json(fixture) + "\n"
     target = folder / case.name
     write_atomic(target, text.encode("utf-8", errors="backslashreplace"))
     return target

@@ -1,16 +1,16 @@
-"""Where rendered text goes: the one helper that owns an output.
+"""Rendering a report into an output: the one helper that owns it.
 
 `-` is stdout; a file is written whole or not at all (a reporter that raises writes
-nothing, and a crash half-way never leaves a half-written file), its parent folders are
-made, and the file written is announced.
+nothing, and a crash half-way never leaves a half-written file), and its parent folders
+are made.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import get_reporter
@@ -38,24 +38,22 @@ def write_output(text: str, output: str) -> Path | None:
 
 
 def render_report(
-    report: SuiteReport,
-    fmt: str,
-    output: str = "-",
-    *,
-    color: bool = False,
-    in_ci_log: bool = False,
-    announce: Callable[[str], None] | None = None,
+    report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False, in_ci_log: bool = False
 ) -> Path | None:
     """Render `report` as `fmt` and write it to `output` (`-`: stdout); return the file
     written, if any.
 
-    `in_ci_log`: stdout is a GitHub Actions log, where a log format is wrapped in
-    `::stop-commands::`. `announce` is told `Wrote FORMAT to PATH` for a file.
+    A reporter that raises writes nothing and is a `ReporterError`; a file that cannot be
+    written is the `OSError` of writing it. `in_ci_log`: stdout is a GitHub Actions log,
+    where a log format is wrapped in `::stop-commands::`.
     """
-    text = get_reporter(fmt)(report, color=color)
+    reporter = get_reporter(fmt)
+    try:
+        text = reporter(report, color=color)
+    except Exception as exc:  # a third-party reporter is outside our control
+        raise ReporterError(
+            f"the {fmt} reporter failed, nothing was written to {output}: {type(exc).__name__}: {exc}"
+        ) from exc
     if in_ci_log and output == "-" and fmt in LOG_FORMATS:
         text = stop_commands(text)
-    path = write_output(text, output)
-    if path is not None and announce is not None:
-        announce(f"Wrote {fmt} to {path}")
-    return path
+    return write_output(text, output)

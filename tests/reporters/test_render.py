@@ -1,4 +1,4 @@
-"""`zeroclaw_eval.reporters.output`: stdout or a file written whole, and `render_report`."""
+"""`zeroclaw_eval.reporters.render`: stdout or a file written whole, and `render_report`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.ci_log import (
     LONE_SURROGATE,
 )
 from tests.reports import every_status_report
+from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.reporters import (
     get_reporter,
     render_report,
@@ -72,8 +73,10 @@ def test_render_report_with_a_raising_reporter_writes_nothing(
     out.mkdir()
     target = out / "eval.txt"
     target.write_text("old report", encoding="utf-8")
-    with pytest.raises(RuntimeError, match="reporter exploded"):
+    with pytest.raises(ReporterError, match="the boom reporter failed, nothing was written to") as raised:
         render_report(every_status_report(), "boom", str(target))
+    assert str(raised.value).endswith("RuntimeError: reporter exploded")
+    assert isinstance(raised.value.__cause__, RuntimeError)
     assert target.read_text(encoding="utf-8") == "old report"
     assert list(out.iterdir()) == [target]
 
