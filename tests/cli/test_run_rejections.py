@@ -17,6 +17,18 @@ from tests.invoke import Result, invoke
 # name -> (fixture text or bytes, pointer, snippet on the reported line or a line number,
 #          words the message must hold)
 REJECTIONS: dict[str, tuple[str | bytes, str, str | int, str]] = {
+    "regex_rejected": (
+        fixture_text('{\n    "response_matches": ["(hello)\\\\1"]\n  }'),
+        "/expects/response_matches/0",
+        '"(hello)',
+        "RE2 cannot compile this pattern",
+    ),
+    "workspace_check_path_escapes": (
+        fixture_text('{\n    "workspace": {"file_exists": ["../outside.txt"]}\n  }'),
+        "/expects/workspace/file_exists/0",
+        '"../outside.txt"',
+        "no run can pass this check",
+    ),
     "typo_key": (
         fixture_text('{\n    "response_contains": ["hello"],\n    "tool_used": ["echo"]\n  }'),
         "/expects/tool_used",

@@ -60,11 +60,6 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
         "failed",
         {"response_matches[0]"},
     ),
-    "response_matches_invalid_regex": (
-        case({"response_matches": ["(hello)\\1"]}, *ECHO_HELLO),
-        "failed",
-        {"response_matches[0]"},
-    ),
     "response_json_pass": (
         case({"response_json": {"/status": "ok", "/items/1": 2, "/flag": True}}, JSON_ANSWER),
         "passed",
@@ -253,23 +248,6 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
             'workspace.file_contains["seed.txt"][0]',
         },
     ),
-    "workspace_path_escapes": (
-        case(
-            {
-                "workspace": {
-                    "file_exists": ["../outside.txt", "/etc/hostname"],
-                    "file_contains": {"../../etc/passwd": ["root"]},
-                },
-            },
-            text_step("ok"),
-        ),
-        "failed",
-        {
-            "workspace.file_exists[0]",
-            "workspace.file_exists[1]",
-            'workspace.file_contains["../../etc/passwd"][0]',
-        },
-    ),
     "budget_pass": (
         case(
             {
@@ -342,21 +320,6 @@ def test_call_index_beyond_calls_lists_observed_calls(report: tuple[Result, dict
     assert '[0] echo: {"message":"hello"}' in grade["detail"]
     assert grade["field"]["pointer"] == "/expects/tool_arguments_contain/0"
     assert grade["field"]["line"] is not None
-
-
-def test_invalid_regex_is_a_failed_check_with_reason(report: tuple[Result, dict[str, Any]]) -> None:
-    grade = failing(report[1], "response_matches_invalid_regex", "response_matches[0]")
-    assert "invalid regex" in grade["detail"]
-
-
-def test_escaping_workspace_paths_are_refused_without_reading(report: tuple[Result, dict[str, Any]]) -> None:
-    cases = report[1]
-    assert "contains '..'" in failing(cases, "workspace_path_escapes", "workspace.file_exists[0]")["detail"]
-    assert "absolute" in failing(cases, "workspace_path_escapes", "workspace.file_exists[1]")["detail"]
-    detail = failing(cases, "workspace_path_escapes", 'workspace.file_contains["../../etc/passwd"][0]')[
-        "detail"
-    ]
-    assert "nothing was read" in detail
 
 
 def test_dispatch_record_holds_every_call_in_order(report: tuple[Result, dict[str, Any]]) -> None:

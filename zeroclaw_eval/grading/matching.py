@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
-from zeroclaw_eval.errors import InvalidRegex
 from zeroclaw_eval.fixtures.json_text import compact_json, loads_strict
+from zeroclaw_eval.fixtures.patterns import compile_regex
 from zeroclaw_eval.fixtures.pointer import MISSING
 
 # A fence is three or more backticks; it is closed by a line of at least as many (CommonMark).
@@ -39,25 +38,6 @@ def arguments_contain(arguments: Any, needle: str) -> bool:
     if any(needle in text for text in _strings(arguments)):
         return True
     return needle in compact_json(arguments)
-
-
-@lru_cache(maxsize=512)
-def compile_regex(pattern: str) -> Any:
-    """Compile `pattern` with RE2, which matches in linear time whatever the input.
-
-    RE2 leaves out backreferences and lookaround; such a pattern raises `InvalidRegex`.
-    """
-    import re2  # only cases with response_matches pay for the import
-
-    options = re2.Options()
-    options.log_errors = False  # RE2 would otherwise print parse errors to stderr
-    try:
-        return re2.compile(pattern, options)
-    except re2.error as exc:
-        reason = exc.args[0] if exc.args else str(exc)
-        if isinstance(reason, bytes):
-            reason = reason.decode("utf-8", errors="replace")
-        raise InvalidRegex(str(reason)) from None
 
 
 def regex_search(pattern: str, text: str) -> bool:
