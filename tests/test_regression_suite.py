@@ -9,13 +9,16 @@ run satisfies certifies nothing and cannot be part of the gate. The check is the
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.builders import admitted
 from zeroclaw_eval.grading.vacuity import find_vacuous
-from zeroclaw_eval.runner import run_case
+from zeroclaw_eval.run.agent import AgentContext
+from zeroclaw_eval.run.provider import Message
+from zeroclaw_eval.runner import RunOptions, run_case
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
 SUITE = EVALS / "regression"
@@ -57,3 +60,57 @@ def test_live_cases_script_no_steps() -> None:
 @pytest.mark.parametrize("path", [*FIXTURES, *OTHER_FIXTURES], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_model_name_matches_file_name(path: Path) -> None:
     assert admitted(path).trace.model_name == path.stem.replace("_", "-")
+
+
+class ForgetfulAgent:
+    """Runs every tool the model asks for, but never feeds a result back: each request
+    carries only the user's input (the agent a gate that ignores requests certified)."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        ask: list[Message] = [{"role": "user", "content": user_input}]
+        for _ in range(self.context.max_tool_iterations + 1):
+            reply = await self.context.provider.complete(ask, self.context.tools.specs())
+            if not reply.tool_calls:
+                return reply.content or ""
+            for call in reply.tool_calls:
+                await self.context.tools.call(call.name, call.arguments, call.id)
+        return ""
+
+
+class SilentAgent:
+    """Asks the model with nothing at all, as `provider.complete([], [])` does."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        return (await self.context.provider.complete([], [])).content or ""
+
+
+def _scripts_a_tool_call(path: Path) -> bool:
+    trace = admitted(path).trace
+    return any(step.response.tool_calls for turn in trace.turns for step in turn.steps or ())
+
+
+TOOL_CALLING = [path for path in FIXTURES if _scripts_a_tool_call(path)]
+
+
+@pytest.mark.parametrize("path", TOOL_CALLING, ids=[p.name for p in TOOL_CALLING])
+def test_an_agent_that_never_feeds_a_result_back_fails_with_a_run_error_at_the_step(path: Path) -> None:
+    report = asyncio.run(run_case(admitted(path), RunOptions(agent_factory=ForgetfulAgent)))
+    assert report.status == "error"
+    assert report.error is not None
+    assert re.fullmatch(r"/turns/\d+/steps/\d+", report.error.field.pointer), report.error
+    assert "the request carries the conversation only up to" in report.error.message
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_an_agent_that_sends_nothing_fails_every_case(path: Path) -> None:
+    report = asyncio.run(run_case(admitted(path), RunOptions(agent_factory=SilentAgent)))
+    assert report.status == "error"
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/0"
+    assert "the request carries no user message" in report.error.message

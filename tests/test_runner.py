@@ -150,3 +150,29 @@ def test_a_failing_keyed_check_is_located_at_its_key_and_a_substring_at_its_entr
     assert (key.end_line, key.end_col) == (key.line, key.col + len('"/status"'))
     entry = failed['workspace.file_contains["out.txt"][1]']
     assert (entry.line, entry.col) == line_col(case.text, '"missing"')
+
+
+class BriefAgent(ReferenceAgent):
+    """The reference loop with a system prompt."""
+
+    def __init__(self, context: AgentContext) -> None:
+        super().__init__(context)
+        self.messages.append({"role": "system", "content": "Be brief."})
+
+
+def test_what_the_agent_sent_is_recorded_and_graded(tmp_path: Path) -> None:
+    data = scripted_fixture(
+        [("Echo hi", [tools_step(tool_call("echo", {"message": "hi"}, "c1")), text_step("hi")])],
+        {"system_prompt_contains": ["Be brief"], "tools_offered": ["echo"], "tools_used": ["echo"]},
+    )
+    case = admit_case(tmp_path, data)
+    brief = run_replay(case, agent_factory=BriefAgent)
+    assert brief.passed, [g.detail for g in brief.failed_grades]
+    assert brief.record is not None
+    sent = [(s.sent_roles, s.offered_tools, s.system_prompt) for s in brief.record.steps]
+    assert sent == [
+        (["system", "user"], ["echo"], "Be brief."),
+        (["system", "user", "assistant", "tool"], ["echo"], "Be brief."),
+    ]
+    plain = run_replay(case)
+    assert [g.check_id for g in plain.failed_grades] == ["system_prompt_contains[0]"]

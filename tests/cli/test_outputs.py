@@ -17,6 +17,7 @@ from tests.builders import (
 )
 from tests.ci_log import annotations, command_lines, executed_commands
 from tests.invoke import invoke
+from zeroclaw_eval.report.codec import FORMAT_VERSION
 
 
 def github_env(repo: Path, **extra: str) -> dict[str, str]:
@@ -178,7 +179,7 @@ def test_a_reporter_that_raises_writes_nothing_and_loses_nothing(
 
 def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
     data: dict[str, Any] = json.loads(invoke("eval", "run", "--format", "json", cwd=repo).stdout)
-    assert data["format_version"] == 2
+    assert data["format_version"] == FORMAT_VERSION
     assert set(data) == {
         "format_version",
         "tool_version",

@@ -9,7 +9,7 @@ import pytest
 from tests.builders import record_of, run_grades
 from zeroclaw_eval.fixtures.model import Expects
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL
+from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 
@@ -420,3 +420,48 @@ def test_response_json_null_expectation() -> None:
     )
     assert grades['response_json["/reason"]'].passed
     assert not grades['response_json["/other"]'].passed  # 0 is not null
+
+
+def _requests(*sent: tuple[str | None, list[str]]) -> RunRecord:
+    """A record of requests, each (system prompt, tools offered), all of turn 1."""
+    steps = [ModelStep(0, "ok", [], 0, 0, ["system", "user"], tools, prompt) for prompt, tools in sent]
+    return record_of("ok", steps=steps)
+
+
+def test_system_prompt_contains_holds_only_when_every_request_carries_it() -> None:
+    record = _requests(
+        ("You are brief. Never reveal keys.", ["echo"]), ("You are brief.", ["echo"]), (None, [])
+    )
+    grades = run_grades({"system_prompt_contains": ["brief", "Never reveal"]}, record)
+    assert grades["system_prompt_contains[0]"].category == REQUEST
+    assert not grades["system_prompt_contains[0]"].passed
+    assert grades["system_prompt_contains[0]"].detail == (
+        'expected the system prompt of every request to contain "brief"; 1 of 3 request(s) do not;'
+        " the first, request 3 (turn 1): it has no system prompt"
+    )
+    assert grades["system_prompt_contains[1]"].detail.endswith(
+        'request 2 (turn 1): its system prompt is "You are brief."'
+    )
+    passing = run_grades({"system_prompt_contains": ["brief"]}, _requests(("brief", []), ("so brief", [])))
+    assert passing["system_prompt_contains[0]"].passed
+    assert passing["system_prompt_contains[0]"].detail.endswith("all 2 request(s) do")
+
+
+def test_tools_offered_holds_only_when_every_request_offers_the_tool() -> None:
+    record = _requests(("s", ["echo", "file_read"]), ("s", ["echo"]))
+    grades = run_grades({"tools_offered": ["echo", "file_read"]}, record)
+    assert grades["tools_offered[0]"].passed
+    assert grades["tools_offered[0]"].category == REQUEST
+    failed = grades["tools_offered[1]"]
+    assert not failed.passed
+    assert failed.detail == (
+        "expected every request to offer file_read; 1 of 2 request(s) do not; the first, request 2"
+        " (turn 1): it offers echo"
+    )
+    assert failed.actual == [["echo", "file_read"], ["echo"]]
+
+
+def test_request_checks_hold_for_a_run_that_sent_nothing() -> None:
+    # Like all_tools_succeeded over no calls: the vacuity check flags a case with only these.
+    grades = run_grades({"system_prompt_contains": ["x"], "tools_offered": ["echo"]}, record_of("", steps=[]))
+    assert all(grade.passed for grade in grades.values())

@@ -40,6 +40,11 @@ VACUOUS: dict[str, tuple[dict[str, Any], dict[str, Any], list[str]]] = {
         ["response_not_contains[0]", "tools_not_used[0]", "workspace.file_absent[0]"],
     ),
     "all_tools_succeeded true alone": ({"all_tools_succeeded": True}, {}, ["all_tools_succeeded"]),
+    "request checks only": (
+        {"system_prompt_contains": ["Be brief"], "tools_offered": ["echo"]},
+        {},
+        ["system_prompt_contains[0]", "tools_offered[0]"],
+    ),
     "file_absent alone": ({"workspace": {"file_absent": ["out.txt"]}}, {}, ["workspace.file_absent[0]"]),
     "budget caps only": (
         {

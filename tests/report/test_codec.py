@@ -55,3 +55,13 @@ def test_report_from_dict_refuses_another_format_version() -> None:
     data["format_version"] = FORMAT_VERSION + 1
     with pytest.raises(ValueError, match="format_version"):
         report_from_dict(data)
+
+
+def test_a_report_of_format_2_is_still_read_and_its_steps_take_the_new_defaults() -> None:
+    data = report_to_dict(SuiteReport("s", "replay", [error_case()], 1.0, "0.1.0"))
+    data["format_version"] = 2
+    for step in data["cases"][0]["record"]["steps"]:
+        for key in ("sent_roles", "offered_tools", "system_prompt"):
+            del step[key]
+    (step,) = report_from_dict(data).cases[0].record.steps  # type: ignore[union-attr]
+    assert (step.sent_roles, step.offered_tools, step.system_prompt) == ([], [], None)

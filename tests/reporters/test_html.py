@@ -202,8 +202,11 @@ def test_timeline_shows_turns_steps_and_dispatches() -> None:
                 [{"id": "call_1", "name": "echo", "arguments": '{"message": "ping"}'}],
                 11,
                 4,
+                ["system", "user"],
+                ["echo", "file_read"],
+                "Answer in one line.",
             ),
-            ModelStep(0, "echoed ping", [], 15, 3),
+            ModelStep(0, "echoed ping", [], 15, 3, ["system", "user", "assistant", "tool"], []),
             ModelStep(
                 1, None, [{"id": "call_2", "name": "file_read", "arguments": '{"path": "todo.txt"}'}], 21, 5
             ),
@@ -224,10 +227,12 @@ def test_timeline_shows_turns_steps_and_dispatches() -> None:
     words = " ".join(timeline.split())
     expected_in_order = [
         "turn 1 · user Please echo ping",
+        "agent → model sent system, user · offered echo, file_read Answer in one line.",
         "model 11 in / 4 out tokens Calling echo",
         "→ echo call call_1",
         '{"message": "ping"}',
         "← result ping-result",
+        "agent → model sent system, user, assistant, tool · offered no tool",
         "model 15 in / 3 out tokens echoed ping",
         "answer echoed ping",
         "turn 2 · user Now read todo.txt",

@@ -44,53 +44,59 @@ def test_next_step_skips_system_and_developer_messages(two_turns: Case) -> None:
     [
         pytest.param(
             [{"role": "user", "content": "Echo goodbye"}],
-            'messages[0]: turn 1 expects the user input "Echo hello"',
+            'messages[0] (user): turn 1\'s user input is "Echo hello"; the request has "Echo goodbye"',
             id="wrong-user-input",
         ),
         pytest.param(
             [USER_1, CALL_1, RESULT_1, ANSWER_1, {"role": "assistant", "content": "more"}],
-            "messages[4]: an assistant message the script does not have",
+            "messages[4] (assistant): an assistant message beyond the script, whose turn 1 has 2 step(s)",
             id="assistant-message-the-script-lacks",
         ),
         pytest.param(
             [{"role": "assistant", "content": "I start"}, USER_1],
-            "messages[0]: an assistant message the script does not have",
+            "messages[0] (assistant): an assistant message before any user message",
             id="assistant-before-any-user",
         ),
-        pytest.param([USER_1, CALL_1], "the results of call_1 were not fed back", id="tool-results-missing"),
+        pytest.param(
+            [USER_1, CALL_1],
+            "the request does not carry the results of echo (id call_1)",
+            id="tool-results-missing",
+        ),
         pytest.param(
             [USER_1, CALL_1, USER_2],
-            "messages[2]: a user message came before the results of call_1",
+            "messages[2] (user): a user message came before the results of echo (id call_1)",
             id="user-before-tool-results",
         ),
         pytest.param(
             [USER_1, CALL_1, {"role": "tool", "tool_call_id": "call_9", "content": "x"}],
-            "messages[2]: a tool result for 'call_9', which no pending call has",
+            "messages[2] (tool): a result for call_9, which no scripted call awaits;"
+            " the script waits for the results of echo (id call_1)",
             id="unknown-tool-call-id",
         ),
         pytest.param(
             [USER_1, CALL_1, RESULT_1, {"role": "tool", "tool_call_id": "call_1", "content": "again"}],
-            "messages[3]: a tool result for 'call_1', which no pending call has",
+            "messages[3] (tool): a result for call_1, which no scripted call awaits",
             id="tool-result-fed-back-twice",
         ),
         pytest.param(
             [USER_1, CALL_1, RESULT_1, ANSWER_1],
-            "turn 1 scripts only 2 step(s); the agent asked for another",
+            "turn 1 scripts 2 step(s), all served; the request asks for another",
             id="request-beyond-the-scripted-steps",
         ),
         pytest.param(
             [*TWO_TURNS_DONE, {"role": "user", "content": "third"}],
-            "messages[6]: the fixture scripts only 2 turn(s)",
+            "messages[6] (user): a user message beyond the script, which has 2 turn(s)",
             id="turn-beyond-the-script",
         ),
         pytest.param(
             [USER_1, {"role": "function", "name": "echo", "content": "x"}],
-            "messages[1]: unexpected role 'function'",
+            'messages[1] (function): a message with "function"; expected user, assistant, tool or system',
             id="unexpected-role",
         ),
         pytest.param(
             [USER_1, {"role": "assistant", "content": "Sure, hello."}],
-            "messages[1]: the script asked for the tool calls [('call_1', 'echo')], the agent sent back []",
+            "messages[1] (assistant): turn 1, step 1 of the script calls echo (id call_1);"
+            " the request echoes back none",
             id="text-where-the-script-called-tools",
         ),
         pytest.param(
@@ -101,12 +107,14 @@ def test_next_step_skips_system_and_developer_messages(two_turns: Case) -> None:
                     "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "list_dir"}}],
                 },
             ],
-            "the script asked for the tool calls [('call_1', 'echo')], the agent sent back"
-            " [('call_1', 'list_dir')]",
+            "turn 1, step 1 of the script calls echo (id call_1);"
+            " the request echoes back list_dir (id call_1)",
             id="different-tool-calls",
         ),
         pytest.param(
-            [{"role": "system", "content": "x"}], "the conversation has no user message", id="no-user"
+            [{"role": "system", "content": "x"}],
+            'the request carries no user message; turn 1\'s user input is "Echo hello"',
+            id="no-user",
         ),
     ],
 )
@@ -119,6 +127,6 @@ def test_each_divergence_gets_a_clear_message(two_turns: Case, messages: list[An
 def test_tool_calls_where_the_script_answered_with_text_diverge(two_turns: Case) -> None:
     messages: list[Any] = [USER_1, CALL_1, RESULT_1, {**CALL_1, "content": "text"}]
     with pytest.raises(
-        Divergence, match=r"messages\[3\]: the script answered with text here, not tool calls"
+        Divergence, match=r"messages\[3\] \(assistant\): turn 1, step 2 of the script answers with text"
     ):
         next_step(two_turns.trace, messages)

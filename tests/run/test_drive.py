@@ -11,6 +11,7 @@ from typing import Any
 from tests.agents import RaisingAgent
 from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
 from zeroclaw_eval.run.agent import Agent, AgentContext
+from zeroclaw_eval.run.provider import Message
 
 
 def test_script_with_unconsumed_steps_is_a_run_error(tmp_path: Path) -> None:
@@ -45,12 +46,15 @@ class DirectAgent:
         self.context = context
 
     async def run_turn(self, user_input: str) -> str:
-        ask = [{"role": "user", "content": user_input}]
-        response = await self.context.provider.complete(ask, self.context.tools.specs())
+        conversation: list[Message] = [{"role": "user", "content": user_input}]
+        response = await self.context.provider.complete(conversation, self.context.tools.specs())
+        calls = [request.as_openai() for request in response.tool_calls]
+        conversation.append({"role": "assistant", "content": None, "tool_calls": calls})
         for request in response.tool_calls:
-            await self.context.tools.call(request.name, request.arguments, request.id)
+            outcome = await self.context.tools.call(request.name, request.arguments, request.id)
+            conversation.append({"role": "tool", "tool_call_id": request.id, "content": outcome.content})
         await self.context.tools.call("echo", {"message": "custom agent call"}, "mine-1")
-        final = await self.context.provider.complete(ask, [])
+        final = await self.context.provider.complete(conversation, [])
         return (final.content or "").upper()
 
 
@@ -108,9 +112,11 @@ class SwallowingAgent:
         self.context = context
 
     async def run_turn(self, user_input: str) -> str:
-        first = await self.context.provider.complete([], [])
+        conversation: list[Message] = [{"role": "user", "content": user_input}]
+        first = await self.context.provider.complete(conversation, [])
+        conversation.append({"role": "assistant", "content": first.content})
         try:
-            await self.context.provider.complete([], [])
+            await self.context.provider.complete(conversation, [])
         except Exception:
             pass
         return first.content or ""
@@ -129,7 +135,7 @@ class NonTextAgent:
         self.context = context
 
     async def run_turn(self, user_input: str) -> Any:
-        await self.context.provider.complete([], [])
+        await self.context.provider.complete([{"role": "user", "content": user_input}], [])
         return {"not": "text"}
 
 

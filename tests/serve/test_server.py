@@ -34,9 +34,9 @@ def test_a_divergence_is_a_400_saying_where(two_turns: Case, serve: Callable[...
     error = reply.json()["error"]
     assert error["type"] == "divergence"
     assert error["message"].startswith("diverged from the script of two_turns")
-    assert error["message"].endswith("the results of call_1 were not fed back")
+    assert error["message"].endswith("the request does not carry the results of echo (id call_1)")
     assert server.log[0]["status"] == 400
-    assert "not fed back" in server.log[0]["divergence"]
+    assert "does not carry the results" in server.log[0]["divergence"]
 
 
 def test_a_divergence_names_the_fixture_it_was_checked_against(
@@ -87,7 +87,7 @@ def test_the_request_log_holds_every_request_and_the_tool_results_fed_back(
     assert log[1]["messages"] == [USER_1, CALL_1, RESULT_1]
     fed_back = [m for m in log[1]["messages"] if m["role"] == "tool"]
     assert fed_back == [{"role": "tool", "tool_call_id": "call_1", "content": "hello"}]
-    assert "not fed back" in log[2]["divergence"]
+    assert "does not carry the results" in log[2]["divergence"]
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "example.com", "::"])
@@ -172,7 +172,7 @@ def test_a_divergence_reaches_the_openai_client_as_a_bad_request_error(
     with pytest.raises(openai.BadRequestError) as caught:
         client.chat.completions.create(model="two_turns", messages=[{"role": "user", "content": "Echo bye"}])
     assert caught.value.status_code == 400
-    assert 'turn 1 expects the user input "Echo hello"' in str(caught.value)
+    assert 'turn 1\'s user input is "Echo hello"; the request has "Echo bye"' in str(caught.value)
 
 
 def test_injected_faults_reach_the_openai_client_as_its_own_errors(

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from zeroclaw_eval.errors import InvalidRegex
-from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.fixtures.json_text import compact_json, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
-from zeroclaw_eval.grading.details import describe_calls, quote
+from zeroclaw_eval.grading.details import describe_calls
 from zeroclaw_eval.grading.matching import arguments_contain, json_equal, regex_search, response_as_json
-from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL, GradeResult, make_grade
+from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
-from zeroclaw_eval.run.record import RecordedCall, RunRecord
+from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord
 from zeroclaw_eval.run.workspace import Workspace
 
 
@@ -27,6 +28,7 @@ def grade(expects: Expects, record: RunRecord, workspace: Workspace | None = Non
     grades: list[GradeResult] = []
     grades.extend(_response_checks(expects, record.final_response))
     grades.extend(_tool_checks(expects, record.calls))
+    grades.extend(_request_checks(expects, record.steps))
     if expects.workspace is not None:
         grades.extend(workspace_checks(expects.workspace, workspace))
     if expects.budget is not None:
@@ -162,6 +164,58 @@ def _dispatch_check(
     detail = f"expected the {where} of {target} to contain {quote(check.needle)}; {observed}"
     actual = [call.result if results else call.arguments for call in mine]
     return make_grade(check_id, TOOL, pointer, ok, detail, check.needle, actual)
+
+
+def _request_checks(expects: Expects, steps: list[ModelStep]) -> Iterator[GradeResult]:
+    """What every request the agent sent held (a run that sent none holds anything)."""
+    prompts = [step.system_prompt for step in steps]
+    for i, needle in enumerate(expects.system_prompt_contains):
+        lacking = [n for n, prompt in enumerate(prompts) if needle not in (prompt or "")]
+        first = prompts[lacking[0]] if lacking else None
+        found = f"its system prompt is {quote(first)}" if first is not None else "it has no system prompt"
+        expectation = f"the system prompt of every request to contain {quote(needle)}"
+        pointer = f"/expects/system_prompt_contains/{i}"
+        yield _every_request(
+            f"system_prompt_contains[{i}]", pointer, steps, lacking, expectation, found, needle, prompts
+        )
+    offered = [step.offered_tools for step in steps]
+    for i, tool in enumerate(expects.tools_offered):
+        lacking = [n for n, names in enumerate(offered) if tool not in names]
+        found = f"it offers {', '.join(offered[lacking[0]]) or 'no tool'}" if lacking else ""
+        pointer = f"/expects/tools_offered/{i}"
+        yield _every_request(
+            f"tools_offered[{i}]",
+            pointer,
+            steps,
+            lacking,
+            f"every request to offer {tool}",
+            found,
+            tool,
+            offered,
+        )
+
+
+def _every_request(
+    check_id: str,
+    pointer: str,
+    steps: list[ModelStep],
+    lacking: list[int],
+    expectation: str,
+    found: str,
+    expected: Any,
+    actual: Any,
+) -> GradeResult:
+    if lacking:
+        first = lacking[0]
+        observed = (
+            f"{len(lacking)} of {len(steps)} request(s) do not; the first, request {first + 1}"
+            f" (turn {steps[first].turn + 1}): {found}"
+        )
+    else:
+        observed = f"all {len(steps)} request(s) do"
+    return make_grade(
+        check_id, REQUEST, pointer, not lacking, f"expected {expectation}; {observed}", expected, actual
+    )
 
 
 def _budget_checks(expects: Expects, record: RunRecord) -> Iterator[GradeResult]:

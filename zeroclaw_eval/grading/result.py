@@ -8,8 +8,8 @@ from typing import Any
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.location import FieldRef
 
-RESPONSE, TOOL, SIDE_EFFECT, BUDGET = "response", "tool", "side_effect", "budget"
-CATEGORIES = (RESPONSE, TOOL, SIDE_EFFECT, BUDGET)
+RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET = "response", "tool", "request", "side_effect", "budget"
+CATEGORIES = (RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET)
 
 
 @dataclass(frozen=True)

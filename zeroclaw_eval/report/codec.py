@@ -15,7 +15,11 @@ from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRec
 #   1: first version: suite totals, cases with grades, run errors, rejections, records.
 #   2: suite `root` (the folder paths are relative to); case `source` (fixture text of
 #      every case that did not pass, so reporters can show and link the failing line).
-FORMAT_VERSION = 2
+#   3: what the agent sent, per record step (`sent_roles`, `offered_tools`,
+#      `system_prompt`); the `request` check category.
+FORMAT_VERSION = 3
+#: Versions `report_from_dict` reads: a field a version lacks takes its default.
+READABLE_VERSIONS = (2, 3)
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -56,8 +60,9 @@ def case_to_dict(case: CaseReport) -> dict[str, Any]:
 def report_from_dict(data: dict[str, Any]) -> SuiteReport:
     """Rebuild a report from its JSON shape (the inverse of `report_to_dict`)."""
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ValueError(f"unsupported report format_version {version!r} (expected {FORMAT_VERSION})")
+    if version not in READABLE_VERSIONS:
+        readable = " or ".join(map(str, READABLE_VERSIONS))
+        raise ValueError(f"unsupported report format_version {version!r} (expected {readable})")
     cases = [case_from_dict(case) for case in data["cases"]]
     return SuiteReport(
         data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"], data["root"]

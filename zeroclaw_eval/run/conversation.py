@@ -1,80 +1,176 @@
-"""Where a whole conversation stands in a fixture's script, and whether it kept to it.
+"""What an agent sends the model, checked against the script: the one conversation matcher.
 
-`zeroclaw eval serve` receives each request as the whole conversation so far, so its
-position in the script (turn = user messages so far, step = assistant messages since the
-last user message) and its faithfulness to the script are both read from the messages.
+Each request must carry the conversation so far as the script defines it: every turn's
+user input, each scripted tool call echoed back with its id and name, and a result for
+each call, in order (system and developer messages may stand anywhere). Walking the
+messages gives the request's position in the script (turn = user messages so far,
+step = assistant messages since the last one) or the first message that leaves it.
+Replay checks that position against the step it is about to serve; `zeroclaw eval
+serve`, which keeps no state, answers with the step at that position.
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.errors import Divergence
+from zeroclaw_eval.fixtures.json_text import quote
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.run.provider import ModelResponse
-from zeroclaw_eval.run.replay import script_of
+from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.run.script import Script, script_of
 
 
-def next_step(trace: LlmTrace, messages: list[dict[str, Any]]) -> ModelResponse:
-    """The scripted answer to `messages`, after checking they follow the script."""
-    script = script_of(trace)
+@dataclass(frozen=True)
+class Position:
+    """A place in the script: 0-based turn and step."""
+
+    turn: int
+    step: int
+
+    def __str__(self) -> str:
+        return f"turn {self.turn + 1}, step {self.step + 1}"
+
+
+def message_text(content: Any) -> str | None:
+    """The text of a message's content: a string, or a list of text parts (as some
+    clients send it); None for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [_get(part, "text") for part in content]
+        if parts and all(isinstance(part, str) for part in parts):
+            return "".join(parts)
+    return None
+
+
+def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
+    """Where a request carrying `messages` stands in the script: the step it asks for.
+
+    Raises `Divergence` at the first message that leaves the script, or when a result
+    the script's calls need was not sent back.
+    """
     turn = -1
     step = 0
-    pending: list[str] = []
-    for position, message in enumerate(messages):
-        role = message.get("role") if isinstance(message, dict) else None
-        where = f"messages[{position}]"
+    pending: list[ToolCallRequest] = []
+    for index, message in enumerate(messages):
+        role = _get(message, "role")
+        where = f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
         if role in ("system", "developer"):
             continue
         if role == "user":
             if pending:
-                raise Divergence(f"{where}: a user message came before the results of {', '.join(pending)}")
+                raise Divergence(f"{where}: a user message came before the results of {_calls(pending)}")
             turn += 1
             step = 0
             if turn >= len(trace.turns):
-                raise Divergence(f"{where}: the fixture scripts only {len(trace.turns)} turn(s)")
+                raise Divergence(
+                    f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)"
+                )
             expected = trace.turns[turn].user_input
-            if message.get("content") != expected:
-                raise Divergence(f"{where}: turn {turn + 1} expects the user input {json.dumps(expected)}")
+            sent = message_text(_get(message, "content"))
+            if sent != expected:
+                shown = "no text" if sent is None else quote(sent)
+                raise Divergence(
+                    f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}"
+                )
         elif role == "assistant":
-            if turn < 0 or step >= len(script[turn]):
-                raise Divergence(f"{where}: an assistant message the script does not have")
-            pending = _check_assistant(where, message, script[turn][step])
+            if turn < 0:
+                raise Divergence(f"{where}: an assistant message before any user message")
+            if step >= len(script[turn]):
+                raise Divergence(
+                    f"{where}: an assistant message beyond the script, whose turn {turn + 1} has"
+                    f" {len(script[turn])} step(s)"
+                )
+            pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
             step += 1
         elif role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in pending:
-                raise Divergence(f"{where}: a tool result for {call_id!r}, which no pending call has")
-            pending.remove(call_id)
+            call_id = _get(message, "tool_call_id")
+            answered = next((call for call in pending if call.id == call_id), None)
+            if answered is None:
+                waiting = f"; the script waits for the results of {_calls(pending)}" if pending else ""
+                raise Divergence(
+                    f"{where}: a result for {_shown_id(call_id)}, which no scripted call awaits{waiting}"
+                )
+            pending.remove(answered)
         else:
-            raise Divergence(f"{where}: unexpected role {role!r}")
+            shown = quote(role) if isinstance(role, str) else "no role"
+            raise Divergence(f"{where}: a message with {shown}; expected user, assistant, tool or system")
     if turn < 0:
-        raise Divergence("the conversation has no user message")
-    if pending:
-        raise Divergence(f"the results of {', '.join(pending)} were not fed back")
-    if step >= len(script[turn]):
         raise Divergence(
-            f"turn {turn + 1} scripts only {len(script[turn])} step(s); the agent asked for another"
+            f"the request carries no user message; turn 1's user input is {quote(trace.turns[0].user_input)}"
         )
-    return script[turn][step]
+    if pending:
+        raise Divergence(f"the request does not carry the results of {_calls(pending)}")
+    return Position(turn, step)
 
 
-def _check_assistant(where: str, message: dict[str, Any], scripted: ModelResponse) -> list[str]:
-    calls = message.get("tool_calls") or []
+def next_step(trace: LlmTrace, messages: list[Any]) -> ModelResponse:
+    """The scripted answer to a request carrying `messages` (what serve answers)."""
+    script = script_of(trace)
+    position = follow(trace, script, messages)
+    steps = script[position.turn]
+    if position.step >= len(steps):
+        raise Divergence(
+            f"turn {position.turn + 1} scripts {len(steps)} step(s), all served; the request asks for another"
+        )
+    return steps[position.step]
+
+
+def check_request(trace: LlmTrace, script: Script, messages: list[Any], expected: Position) -> None:
+    """Raise `Divergence` unless a request carrying `messages` asks for step `expected`."""
+    found = follow(trace, script, messages)
+    if found == expected:
+        return
+    if found.turn == expected.turn and found.step < expected.step:
+        echoed = script[found.turn][found.step].tool_calls
+        raise Divergence(
+            f"the request carries the conversation only up to {found}; step {expected.step + 1} needs the"
+            f" tool calls of step {found.step + 1} ({_calls(echoed)}) echoed back and a result for each"
+        )
+    if found.turn < expected.turn:
+        raise Divergence(
+            f"the request carries {found.turn + 1} turn(s) of the conversation; turn {expected.turn + 1}"
+            f" needs every earlier turn and its user input {quote(trace.turns[expected.turn].user_input)}"
+        )
+    raise Divergence(f"the request carries the conversation of {found}, but the script is at {expected}")
+
+
+def _echoed_calls(
+    where: str, message: Any, scripted: ModelResponse, position: Position
+) -> list[ToolCallRequest]:
+    """The calls of `scripted` that `message` echoes back, checked by id and name."""
+    calls = _get(message, "tool_calls") or []
     if not isinstance(calls, list):
         raise Divergence(f"{where}: tool_calls must be a list")
     if not scripted.tool_calls:
         if calls:
-            raise Divergence(f"{where}: the script answered with text here, not tool calls")
+            raise Divergence(f"{where}: {position} of the script answers with text, not tool calls")
         return []
-    sent = [(_get(c, "id"), _get(_get(c, "function"), "name")) for c in calls]
-    wanted = [(c.id, c.name) for c in scripted.tool_calls]
-    if sent != wanted:
-        raise Divergence(f"{where}: the script asked for the tool calls {wanted}, the agent sent back {sent}")
-    return [c.id for c in scripted.tool_calls]
+    sent = [(_get(call, "id"), _get(_get(call, "function"), "name")) for call in calls]
+    if sent != [(call.id, call.name) for call in scripted.tool_calls]:
+        echoed = (
+            ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
+        )
+        raise Divergence(
+            f"{where}: {position} of the script calls {_calls(scripted.tool_calls)};"
+            f" the request echoes back {echoed}"
+        )
+    return list(scripted.tool_calls)
+
+
+def _calls(calls: tuple[ToolCallRequest, ...] | list[ToolCallRequest]) -> str:
+    return ", ".join(f"{call.name} (id {call.id})" for call in calls)
+
+
+def _shown_id(value: Any) -> str:
+    return value if isinstance(value, str) and value else "no id"
+
+
+def _shown_name(value: Any) -> str:
+    return value if isinstance(value, str) and value else "no name"
 
 
 def _get(value: Any, key: str) -> Any:
-    """`value[key]` for an object, else None: request bodies are untrusted."""
+    """`value[key]` for an object, else None: what an agent sends is untrusted."""
     return value.get(key) if isinstance(value, dict) else None

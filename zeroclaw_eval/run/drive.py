@@ -43,12 +43,13 @@ async def drive(
     Without `live` the case's scripted steps are replayed; with it, the case runs against
     that provider inside the live sandbox (`live_allowed` tools, supervised).
     """
-    script = ReplayProvider(case.trace) if live is None else None
-    provider: Provider = live if live is not None else script  # type: ignore[assignment]
-    recording = RecordingProvider(provider, record)
     toolbox = case_toolbox(
         case.trace.tools, record, workspace, live_allowed=None if live is None else live_allowed
     )
+    offered = [spec.name for spec in toolbox.specs()]
+    script = ReplayProvider(case.trace, offered) if live is None else None
+    provider: Provider = live if live is not None else script  # type: ignore[assignment]
+    recording = RecordingProvider(provider, record)
     started = time.perf_counter()
     try:
         try:

@@ -27,7 +27,7 @@ class RecordedCall:
 
 @dataclass
 class ModelStep:
-    """One provider reply, as it crossed the provider boundary."""
+    """One provider request and its reply, as they crossed the provider boundary."""
 
     turn: int
     content: str | None
@@ -35,6 +35,12 @@ class ModelStep:
     tool_calls: list[dict[str, str]]
     input_tokens: int = 0
     output_tokens: int = 0
+    #: What the agent sent: the role of each message of the request, in order.
+    sent_roles: list[str] = field(default_factory=list)
+    #: The names of the tools the request offered the model.
+    offered_tools: list[str] = field(default_factory=list)
+    #: The request's system and developer messages, joined by newlines (None: none).
+    system_prompt: str | None = None
 
 
 @dataclass

@@ -1,7 +1,10 @@
-"""Recording at the model boundary: every provider reply goes into the `RunRecord`."""
+"""Recording at the model boundary: every request and its reply go into the `RunRecord`."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from zeroclaw_eval.run.conversation import message_text
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.run.record import ModelStep, RunRecord
 
@@ -16,10 +19,29 @@ class RecordingProvider:
         self.turn = 0
 
     async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
-        """Forward to the wrapped provider and record its reply."""
+        """Forward to the wrapped provider and record the request and its reply."""
+        # Taken before forwarding: an agent may change its message list afterwards.
+        roles = [_role(message) for message in messages]
+        offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
+        system = _system_prompt(messages)
         response = await self._inner.complete(messages, tools)
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
-        self._record.steps.append(
-            ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
-        )
+        step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
+        step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system
+        self._record.steps.append(step)
         return response
+
+
+def _role(message: Any) -> str:
+    role = message.get("role") if isinstance(message, dict) else None
+    return role if isinstance(role, str) else "?"
+
+
+def _system_prompt(messages: list[Message]) -> str | None:
+    texts = [
+        message_text(message.get("content"))
+        for message in messages
+        if isinstance(message, dict) and message.get("role") in ("system", "developer")
+    ]
+    found = [text for text in texts if text is not None]
+    return "\n".join(found) if found else None

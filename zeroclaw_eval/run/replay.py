@@ -2,46 +2,32 @@
 
 Like httpx's mock transport, it is a full implementation of the interface rather than a
 patched object. Each turn has its own FIFO of scripted steps; asking for more steps than
-a turn scripts, or leaving some unconsumed, is a run error naming the turn.
+a turn scripts, or leaving some unconsumed, is a run error naming the turn. What the
+agent sends is checked too: a request must carry the conversation so far as the script
+defines it (`conversation.check_request`), and offer every tool of the harness's that the
+step it asks for calls; otherwise the run errors at that step.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 
-from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.fixtures.json_text import compact_json
-from zeroclaw_eval.fixtures.model import LlmTrace, Response
-from zeroclaw_eval.run.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
-
-
-def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
-    calls = []
-    for index, call in enumerate(response.tool_calls):
-        arguments = call.arguments
-        if not isinstance(arguments, str):
-            # Key order and non-ASCII text are kept, so the tool receives what the
-            # fixture wrote.
-            arguments = compact_json(arguments)
-        call_id = call.id or f"call_{turn}_{step}_{index}"
-        calls.append(ToolCallRequest(call_id, call.name, arguments))
-    content = response.content
-    return ModelResponse(content, tuple(calls), response.input_tokens, response.output_tokens)
-
-
-def script_of(trace: LlmTrace) -> list[list[ModelResponse]]:
-    """Each turn's scripted steps as provider replies (an empty list where none)."""
-    return [
-        [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
-        for t, turn in enumerate(trace.turns)
-    ]
+from zeroclaw_eval.errors import Divergence, RunError
+from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.run.conversation import Position, check_request
+from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.run.script import script_of
 
 
 class ReplayProvider:
     """Serves the scripted steps of a fixture, one turn at a time."""
 
-    def __init__(self, trace: LlmTrace) -> None:
+    def __init__(self, trace: LlmTrace, offered: Iterable[str] = ()) -> None:
+        self._trace = trace
         self._turns = script_of(trace)
+        #: The tools the harness offers the case: the agent must pass on each one a step calls.
+        self._offered = frozenset(offered)
         self._queue: deque[ModelResponse] = deque()
         self._turn = 0
         self._served = 0
@@ -85,5 +71,26 @@ class ReplayProvider:
                 )
             self.divergence = RunError(message, f"/turns/{self._turn}/steps")
             raise self.divergence
+        position = Position(self._turn, self._served)
+        step = self._queue[0]
+        try:
+            check_request(self._trace, self._turns, messages, position)
+            self._check_offered(step, tools, position)
+        except Divergence as diverged:
+            pointer = f"/turns/{position.turn}/steps/{position.step}"
+            self.divergence = RunError(f"{position}: {diverged}", pointer)
+            raise self.divergence from None
         self._served += 1
         return self._queue.popleft()
+
+    def _check_offered(self, step: ModelResponse, tools: list[ToolSpec], position: Position) -> None:
+        # A call to a tool the harness does not offer the case (a model's hallucination the
+        # fixture scripts on purpose) needs no spec; every other call needs its tool offered.
+        offered = {spec.name for spec in tools if isinstance(spec, ToolSpec)}
+        for call in step.tool_calls:
+            if call.name in self._offered and call.name not in offered:
+                listed = ", ".join(sorted(offered)) or "none"
+                raise Divergence(
+                    f"the script calls {call.name}, but the request offers the model no tool named"
+                    f" {call.name} (it offers: {listed}); pass on the tools the harness gives the agent"
+                )
