@@ -68,6 +68,13 @@ REJECTED_SOURCE = """{
 }
 """
 SUITE = "evals/regression"
+#: The agent's frames the errored case keeps (its last line, the exception, follows).
+AGENT_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/zeroclaw_user/agent.py", line 12, in run_turn\n'
+    "    raise ValueError(text)\n"
+    "ValueError: "
+)
 
 
 def at(source: str, fragment: str, pointer: str) -> FieldRef:
@@ -156,7 +163,9 @@ def every_status_report(hostile: str = HOSTILE, root: str = "/nonexistent/repo")
             )
         ],
         CaseError(
-            f"turn 1: the agent raised ValueError: {hostile}", at(ERROR_SOURCE, '"steps"', "/turns/0/steps")
+            f"turn 1: the agent raised ValueError: {hostile}",
+            at(ERROR_SOURCE, '"steps"', "/turns/0/steps"),
+            AGENT_TRACEBACK + hostile,
         ),
         duration_ms=7.0,
         record=RunRecord(

@@ -64,10 +64,12 @@ class RunError(EvalError):
     script ran out), so reporters can point at it like at a failing check.
     """
 
-    def __init__(self, message: str, pointer: str = "") -> None:
+    def __init__(self, message: str, pointer: str = "", traceback: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.pointer = pointer
+        #: Where the agent's own code raised, when it did (its frames only).
+        self.traceback = traceback
 
 
 class IterationCapReached(RunError):

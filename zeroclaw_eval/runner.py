@@ -17,6 +17,7 @@ from pathlib import Path
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.config.settings import LiveOptions
+from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.suite import display_path, load_suite
 from zeroclaw_eval.grading.grader import grade
@@ -137,13 +138,19 @@ async def _run_case(case: Case, options: RunOptions, shown: str, live: Provider 
         path=shown,
         model_name=trace.model_name,
         grades=[_located(case, g) for g in grades],
-        error=CaseError(error.message, case.locate(error.pointer, at_key=True)) if error else None,
+        error=CaseError(error.message, case.locate(error.pointer, at_key=True), error.traceback)
+        if error
+        else None,
         duration_ms=record.duration_ms,
         record=record,
     )
     if not report.passed:
         report.source = case.text  # reporters show the fixture around its failing fields
     return report
+
+
+def _case_error(case: Case, error: RunError) -> CaseError:
+    return CaseError(error.message, case.locate(error.pointer, at_key=True), error.traceback)
 
 
 def _located(case: Case, result: GradeResult) -> GradeResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,61 @@ def test_repository_default_suite_passes(cli: Runner) -> None:
     result = cli("eval", "run", cwd=root)
     assert result.code == 0, result.stdout
     assert "PASSED:" in result.stdout
+
+
+AGENTS = """
+def helper(data):
+    return data["missing"]
+
+
+class Broken:
+    def __init__(self, context):
+        self.context = context
+
+    async def run_turn(self, user_input):
+        return helper({})
+
+
+def make(context):
+    return Broken(context)
+
+
+def bad_factory(context):
+    raise KeyError("no config")
+"""
+
+
+@pytest.fixture
+def agents(project: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> str:
+    """A module of agents beside the project's config, under a name of this test's own."""
+    name = f"zc_agents_{request.node.name.replace('[', '_').replace(']', '')}"
+    (project / f"{name}.py").write_text(AGENTS, encoding="utf-8")
+    write_fixture(project / "evals" / "regression", "second.json", PASSING)
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the config's folder is put on it
+    return name
+
+
+def test_a_raising_agent_shows_its_frames_under_verbose(cli: Runner, project: Path, agents: str) -> None:
+    (project / "zeroclaw.toml").write_text(f'[eval]\nagent = "{agents}:make"\n', encoding="utf-8")
+    quiet = cli("eval", "run", cwd=project)
+    assert quiet.code == 1
+    assert "run error: turn 1: the agent raised KeyError: 'missing'" in quiet.stdout
+    assert "(-v shows where the agent raised)" in quiet.stdout
+    assert "Traceback" not in quiet.stdout
+    verbose = cli("eval", "run", "-v", cwd=project)
+    assert "      Traceback (most recent call last):" in verbose.stdout
+    assert f'{agents}.py", line 3, in helper' in verbose.stdout
+    assert '          return data["missing"]' in verbose.stdout
+    assert "zeroclaw_eval" not in verbose.stdout
+
+
+def test_a_factory_that_raises_is_reported_once_with_exit_two(
+    cli: Runner, project: Path, agents: str
+) -> None:
+    (project / "zeroclaw.toml").write_text(f'[eval]\nagent = "{agents}:bad_factory"\n', encoding="utf-8")
+    result = cli("eval", "run", cwd=project)
+    assert result.code == 2
+    assert result.stdout == ""
+    assert result.stderr.count("Error: the agent factory bad_factory raised KeyError: 'no config'") == 1
+    assert 'raise KeyError("no config")' in result.stderr

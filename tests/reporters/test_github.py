@@ -427,3 +427,13 @@ def test_summary_cells_cannot_become_links_or_images() -> None:
         "found \\!\\[\\]\\(https://tracker\\.example\\.com/pixel\\.png\\) and"
         " \\[click\\]\\(https://example\\.com\\) \\*\\*bold\\*\\*"
     )
+
+
+def test_an_annotation_of_a_run_error_holds_its_message_not_the_agents_traceback() -> None:
+    (errored,) = [
+        c
+        for c in every_line_an_annotation(render(every_status_report()))
+        if "run error" in c.properties["title"]
+    ]
+    assert errored.message.startswith("turn 1: the agent raised ValueError")
+    assert "Traceback" not in errored.message

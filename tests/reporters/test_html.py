@@ -347,3 +347,10 @@ def test_the_static_css_and_script_hold_nothing_the_runner_would_execute() -> No
     for static in (_script(), template):
         assert "##[" not in static
         assert not [line for line in static.splitlines() if line.lstrip().startswith(":")]
+
+
+def test_a_run_error_shows_where_the_agent_raised_escaped() -> None:
+    page = render(every_status_report())
+    block = section(page, '<pre class="traceback">', "</pre>")
+    assert "File &#34;/home/zeroclaw_user/agent.py&#34;, line 12, in run_turn" in block
+    assert "<script>" not in block

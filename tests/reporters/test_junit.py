@@ -271,3 +271,11 @@ def test_classname_has_no_empty_or_dot_parts(suite: str, classname: str) -> None
     report = SuiteReport(suite, "replay", [CaseReport("a.json", "a.json", "a", grades=[])])
     xml = JUnitXml.fromstring(render(report))
     assert [tc.classname for tc in next(iter(xml))] == [classname]
+
+
+def test_a_run_errors_body_holds_where_the_agent_raised() -> None:
+    xml = JUnitXml.fromstring(render(every_status_report()).encode("utf-8"))
+    errored = next(case for case in next(iter(xml)) if case.name == "erroring-model")
+    (error,) = errored.result
+    assert 'File "/home/zeroclaw_user/agent.py", line 12, in run_turn' in error.text
+    assert "Traceback" not in error.message

@@ -4,12 +4,16 @@ error, never a crash."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agents import RaisingAgent
 from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
+from zeroclaw_eval.errors import AgentLoadError
 from zeroclaw_eval.run.agent import Agent, AgentContext
 from zeroclaw_eval.run.provider import Message
 
@@ -92,17 +96,106 @@ def test_agent_that_raises_is_a_run_error_not_a_crash(tmp_path: Path) -> None:
     assert len(report.record.calls) == 1  # the partial record is kept
 
 
-def test_agent_factory_that_raises_is_a_run_error(tmp_path: Path) -> None:
+def test_the_run_error_of_a_raising_agent_keeps_the_agents_own_frames(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [])], {"exact_tool_calls": 1})
+    error = run_replay(admit_case(tmp_path, data), agent_factory=RaisingAgent).error
+    assert error is not None
+    assert error.traceback is not None
+    lines = error.traceback.splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[-1] == "ValueError: agent exploded"
+    assert any("tests/agents.py" in line and "in run_turn" in line for line in lines)
+    assert 'raise ValueError("agent exploded")' in error.traceback
+    assert "zeroclaw_eval" not in error.traceback
+    assert "asyncio" not in error.traceback
+
+
+class SyncAgent:
+    """A synchronous agent: asks the model through `context.sync`, in a worker thread."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+        self.threads: list[str] = []
+        self.messages: list[Message] = []
+
+    def run_turn(self, user_input: str) -> str:
+        self.threads.append(threading.current_thread().name)
+        self.messages.append({"role": "user", "content": user_input})
+        reply = self.context.sync(self.context.provider.complete(self.messages, self.context.tools.specs()))
+        self.messages.append({"role": "assistant", "content": reply.content})
+        return reply.content or ""
+
+
+def test_a_synchronous_run_turn_runs_in_a_worker_thread(tmp_path: Path) -> None:
+    made: list[SyncAgent] = []
+
+    def factory(context: AgentContext) -> SyncAgent:
+        made.append(SyncAgent(context))
+        return made[-1]
+
+    data = scripted_fixture([("hi", [text_step("hello")]), ("again", [])], {"response_contains": ["x"]})
+    data["turns"][1]["steps"] = [text_step("hello again")]
+    report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
+    assert report.error is None
+    assert report.record is not None
+    assert [turn.response for turn in report.record.turns] == ["hello", "hello again"]
+    assert made[0].threads == ["zeroclaw-agent-turn"] * 2
+
+
+class BlockingAgent:
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    def run_turn(self, user_input: str) -> str:
+        time.sleep(3)  # blocks its thread, not the harness
+        return "too late"
+
+
+def test_a_blocking_synchronous_agent_is_bounded_by_the_case_timeout(tmp_path: Path) -> None:
+    data = scripted_fixture([("first", [])], {"response_contains": ["late"]})
+    started = time.perf_counter()
+    report = run_replay(admit_case(tmp_path, data), agent_factory=BlockingAgent, case_timeout_secs=0.1)
+    # The run ends at the timeout: it neither waits for the blocked thread nor at exit.
+    assert time.perf_counter() - started < 2
+    assert report.error is not None
+    assert report.error.message == "turn 1 timed out after 0.1s (case_timeout_secs)"
+
+
+def test_sync_from_the_event_loop_itself_says_to_await(tmp_path: Path) -> None:
+    class Confused:
+        def __init__(self, context: AgentContext) -> None:
+            self.context = context
+
+        async def run_turn(self, user_input: str) -> str:
+            reply = self.context.sync(self.context.provider.complete([], []))
+            return reply.content or ""
+
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=Confused)
+    assert report.error is not None
+    assert "sync() is for a synchronous run_turn; an async one awaits the call" in report.error.message
+
+
+def test_an_agent_factory_that_raises_is_a_configuration_error_with_its_frames(tmp_path: Path) -> None:
     def broken_factory(context: AgentContext) -> Agent:
         raise RuntimeError("cannot build")
 
-    report = run_replay(
-        admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})),
-        agent_factory=broken_factory,
-    )
-    assert report.error is not None
-    assert "cannot build" in report.error.message
-    assert not report.passed
+    case = admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]}))
+    with pytest.raises(AgentLoadError) as raised:
+        run_replay(case, agent_factory=broken_factory)
+    message = str(raised.value)
+    assert message.startswith("the agent factory ")
+    assert "broken_factory raised RuntimeError: cannot build\nTraceback (most recent call last):" in message
+    assert 'raise RuntimeError("cannot build")' in message
+    assert "zeroclaw_eval" not in message  # the harness's frames are left out
+    assert raised.value.exit_code == 2
+
+
+@pytest.mark.parametrize("made", [object(), None, "text"])
+def test_a_factory_that_makes_no_agent_is_a_configuration_error(tmp_path: Path, made: object) -> None:
+    case = admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]}))
+    with pytest.raises(AgentLoadError, match="which has no run_turn method; an agent needs a method"):
+        run_replay(case, agent_factory=lambda context: made)
 
 
 class SwallowingAgent:

@@ -100,6 +100,12 @@ def output_options(command: F) -> F:
             help="Print GitHub annotations to stderr and append the step summary."
             " [default: on when GITHUB_ACTIONS=true]",
         ),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help="Show more in the table: where the agent raised, for a run error.",
+        ),
     ]
     for option in reversed(options):
         command = option(command)

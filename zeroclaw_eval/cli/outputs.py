@@ -83,7 +83,9 @@ def in_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None) -> None:
+def emit(
+    report: SuiteReport, outputs: list[Output], *, annotations: bool | None, verbose: bool = False
+) -> None:
     """Render and write every output, then the automatic GitHub annotations and summary,
     then announce each file written on stderr.
 
@@ -99,7 +101,12 @@ def emit(report: SuiteReport, outputs: list[Output], *, annotations: bool | None
     for output in outputs:
         try:
             path = render_report(
-                report, output.fmt, output.path, color=color and output.path == "-", in_ci_log=github
+                report,
+                output.fmt,
+                output.path,
+                color=color and output.path == "-",
+                verbose=verbose,
+                in_ci_log=github,
             )
         except ReporterError as exc:
             failed.append(str(exc))

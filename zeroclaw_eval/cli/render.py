@@ -15,7 +15,12 @@ from zeroclaw_eval.errors import UsageError
 @click.argument("report_file", metavar="REPORT.json", type=click.Path(path_type=Path, dir_okay=False))
 @output_options
 def render_command(
-    report_file: Path, fmt: str, output: str, reports: tuple[str, ...], annotations: bool | None
+    report_file: Path,
+    fmt: str,
+    output: str,
+    reports: tuple[str, ...],
+    annotations: bool | None,
+    verbose: bool,
 ) -> None:
     """Render a saved JSON report in other formats, without running anything.
 
@@ -41,4 +46,4 @@ def render_command(
             report = report_from_dict(data)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
-        emit(report, outputs, annotations=annotations)
+        emit(report, outputs, annotations=annotations, verbose=verbose)

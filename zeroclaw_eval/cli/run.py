@@ -65,6 +65,7 @@ def run_command(
     output: str,
     reports: tuple[str, ...],
     annotations: bool | None,
+    verbose: bool,
     config: Path | None,
 ) -> None:
     """Run a suite and exit 0 only if every case passed.
@@ -118,7 +119,7 @@ def run_command(
             on_case_done=hooks,
         )
         report = run_suite(suite_dir, options)
-        emit(report, outputs, annotations=annotations)
+        emit(report, outputs, annotations=annotations, verbose=verbose)
     if record_dir is not None:
         click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())

@@ -16,7 +16,7 @@ from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRec
 #   2: suite `root` (the folder paths are relative to); case `source` (fixture text of
 #      every case that did not pass, so reporters can show and link the failing line).
 #   3: what the agent sent, per record step (`sent_roles`, `offered_tools`,
-#      `system_prompt`); the `request` check category.
+#      `system_prompt`); the `request` check category; a run error's `traceback`.
 FORMAT_VERSION = 3
 #: Versions `report_from_dict` reads: a field a version lacks takes its default.
 READABLE_VERSIONS = (2, 3)
@@ -78,12 +78,18 @@ def case_from_dict(data: dict[str, Any]) -> CaseReport:
         path=data["path"],
         model_name=data.get("model_name"),
         grades=[GradeResult(**{**g, "field": FieldRef(**g["field"])}) for g in data["grades"]],
-        error=CaseError(error["message"], FieldRef(**error["field"])) if error else None,
+        error=CaseError(error["message"], FieldRef(**error["field"]), error.get("traceback"))
+        if error
+        else None,
         problems=[FixtureProblem(FieldRef(**p["field"]), p["message"]) for p in data["problems"]],
         duration_ms=data["duration_ms"],
         record=_record_from_dict(record) if record else None,
         source=data.get("source"),
     )
+
+
+def _error_from_dict(data: dict[str, Any]) -> CaseError:
+    return CaseError(data["message"], FieldRef(**data["field"]), data.get("traceback"))
 
 
 def _record_from_dict(data: dict[str, Any]) -> RunRecord:

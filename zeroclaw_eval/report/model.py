@@ -21,6 +21,8 @@ class CaseError:
 
     message: str
     field: FieldRef
+    #: Where the agent's own code raised, when it did (its frames only; None otherwise).
+    traceback: str | None = None
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,8 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         testcase.add_error_info(message, body, "rejected")
     if case.error is not None:
         details = [f"at {_at(case, case.error.field)}"]
+        if case.error.traceback:
+            details.append(case.error.traceback)
         # A case counts once: an errored case's partial checks go in its error's body,
         # not in <failure> elements that would count it as failed as well.
         if case.failed_grades:

@@ -29,7 +29,7 @@ _BUILTIN = {
 
 
 class Reporter(Protocol):
-    """Renders a finished report as text."""
+    """Renders a finished report as text (a reporter may also take `verbose: bool`)."""
 
     def __call__(self, report: SuiteReport, *, color: bool = False) -> str:
         """The whole output for `report`."""

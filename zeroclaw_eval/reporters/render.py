@@ -7,6 +7,7 @@ are made.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from pathlib import Path
 
@@ -38,18 +39,28 @@ def write_output(text: str, output: str) -> Path | None:
 
 
 def render_report(
-    report: SuiteReport, fmt: str, output: str = "-", *, color: bool = False, in_ci_log: bool = False
+    report: SuiteReport,
+    fmt: str,
+    output: str = "-",
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    in_ci_log: bool = False,
 ) -> Path | None:
     """Render `report` as `fmt` and write it to `output` (`-`: stdout); return the file
     written, if any.
 
     A reporter that raises writes nothing and is a `ReporterError`; a file that cannot be
-    written is the `OSError` of writing it. `in_ci_log`: stdout is a GitHub Actions log,
-    where a log format is wrapped in `::stop-commands::`.
+    written is the `OSError` of writing it. `verbose` reaches the reporters that take it
+    (the table). `in_ci_log`: stdout is a GitHub Actions log, where a log format is
+    wrapped in `::stop-commands::`.
     """
     reporter = get_reporter(fmt)
+    # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
+    # are called as they expect.
+    extra = {"verbose": True} if verbose and "verbose" in inspect.signature(reporter).parameters else {}
     try:
-        text = reporter(report, color=color)
+        text = reporter(report, color=color, **extra)
     except Exception as exc:  # a third-party reporter is outside our control
         raise ReporterError(
             f"the {fmt} reporter failed, nothing was written to {output}: {type(exc).__name__}: {exc}"

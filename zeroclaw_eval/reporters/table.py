@@ -13,7 +13,7 @@ def _paint(text: str, colour: str, color: bool) -> str:
     return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m" if color else text
 
 
-def _case_lines(case: CaseReport, color: bool) -> list[str]:
+def _case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     mark, colour = MARKS[case.status]
     label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
     checks = f"{len(case.grades)} check{'s' if len(case.grades) != 1 else ''}"
@@ -23,6 +23,10 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
         lines.append(f"    {problem.describe(case.path)}")
     if case.error is not None:
         lines.append(f"    {case.error.field.where(case.path)}: run error: {case.error.message}")
+        if case.error.traceback and verbose:
+            lines.extend(f"      {line}" for line in case.error.traceback.splitlines())
+        elif case.error.traceback:
+            lines.append("      (-v shows where the agent raised)")
         if case.grades:
             passed = len(case.grades) - len(case.failed_grades)
             lines.append(f"    graded on the partial run: {passed} of {len(case.grades)} checks passed")
@@ -33,11 +37,11 @@ def _case_lines(case: CaseReport, color: bool) -> list[str]:
     return lines
 
 
-def render(report: SuiteReport, *, color: bool = False) -> str:
-    """The console table for `report`."""
+def render(report: SuiteReport, *, color: bool = False, verbose: bool = False) -> str:
+    """The console table for `report`; `verbose` adds the agent's traceback to a run error."""
     lines = [f"zeroclaw eval: {report.suite} ({report.mode}, {len(report.cases)} cases)", ""]
     for case in report.cases:
-        lines.extend(_case_lines(case, color))
+        lines.extend(_case_lines(case, color, verbose))
     counts = report.counts()
     verdict = "PASSED" if report.exit_code() == 0 else "FAILED"
     parts = [f"{counts['passed']} passed", f"{counts['failed']} failed"]

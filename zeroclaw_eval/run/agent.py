@@ -8,13 +8,16 @@ harness still wraps the provider and the tools, so every agent is recorded alike
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 from zeroclaw_eval.errors import IterationCapReached
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.run.tools import ToolOutcome
+
+T = TypeVar("T")
 
 
 class ToolDispatcher(Protocol):
@@ -36,10 +39,31 @@ class AgentContext:
     provider: Provider
     tools: ToolDispatcher
     max_tool_iterations: int = 10
+    #: The harness's event loop, where `provider` and `tools` run (set by the harness).
+    loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False, compare=False)
+
+    def sync(self, awaitable: Coroutine[Any, Any, T]) -> T:
+        """Wait for `awaitable` (a call of `provider` or `tools`) from a synchronous
+        `run_turn`, which the harness runs in a worker thread:
+        `context.sync(context.provider.complete(messages, specs))`."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if self.loop is None or running is self.loop:
+            awaitable.close()  # never to run: closing it spares a "never awaited" warning
+            if self.loop is None:
+                raise RuntimeError("this context has no event loop to run on; await the call instead")
+            raise RuntimeError("sync() is for a synchronous run_turn; an async one awaits the call")
+        return asyncio.run_coroutine_threadsafe(awaitable, self.loop).result()
 
 
 class Agent(Protocol):
-    """Answers user turns; keeps its own conversation history between them."""
+    """Answers user turns; keeps its own conversation history between them.
+
+    `run_turn` may also be a plain (synchronous) method: the harness then runs it in a
+    worker thread, where it reaches the provider and the tools through `context.sync`.
+    """
 
     async def run_turn(self, user_input: str) -> str:
         """Handle one user message and return the final text answer."""

@@ -16,6 +16,7 @@ from typing import TypeVar
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
+from zeroclaw_eval.run.agent_call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord, TurnRecord
 from zeroclaw_eval.run.recorder import RecordingProvider
@@ -41,7 +42,9 @@ async def drive(
     """Run every turn of `case` into `record`; the run error that stopped it, if any.
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
-    that provider inside the live sandbox (`live_allowed` tools, supervised).
+    that provider inside the live sandbox (`live_allowed` tools, supervised). An agent
+    factory that cannot make an agent raises `AgentLoadError`: that is no run error of
+    one case but a configuration that fails them all.
     """
     toolbox = case_toolbox(
         case.trace.tools, record, workspace, live_allowed=None if live is None else live_allowed
@@ -52,10 +55,8 @@ async def drive(
     recording = RecordingProvider(provider, record)
     started = time.perf_counter()
     try:
-        try:
-            agent = agent_factory(AgentContext(recording, toolbox, max_tool_iterations))
-        except Exception as exc:
-            return RunError(f"the agent factory raised {type(exc).__name__}: {exc}")
+        context = AgentContext(recording, toolbox, max_tool_iterations, asyncio.get_running_loop())
+        agent = make_agent(agent_factory, context)
         for index, turn in enumerate(case.trace.turns):
             if script is not None:
                 script.begin_turn(index)
@@ -63,7 +64,7 @@ async def drive(
             turn_record = TurnRecord(index, turn.user_input)
             record.turns.append(turn_record)
             try:
-                answer = await _within(agent.run_turn(turn.user_input), case_timeout_secs)
+                answer = await _within(run_turn(agent, turn.user_input), case_timeout_secs)
             except asyncio.TimeoutError:
                 return RunError(
                     f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
@@ -74,9 +75,7 @@ async def drive(
                 # better than the agent's own wrapping of it.
                 if script is not None and script.divergence is not None:
                     return script.divergence
-                return _denied(index, toolbox) or RunError(
-                    f"turn {index + 1}: {_describe(exc)}", f"/turns/{index}"
-                )
+                return _denied(index, toolbox) or _agent_error(index, exc)
             if not isinstance(answer, str):
                 return RunError(
                     f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
@@ -107,7 +106,9 @@ async def _within(awaitable: Awaitable[T], seconds: float) -> T:
     return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, EvalError):
-        return str(exc)
-    return f"the agent raised {type(exc).__name__}: {exc}"
+def _agent_error(index: int, exc: Exception) -> RunError:
+    """The run error of a turn whose agent raised, with the agent's own frames."""
+    if isinstance(exc, EvalError):  # the harness's words already explain it (an iteration cap)
+        return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}")
+    message = f"turn {index + 1}: the agent raised {type(exc).__name__}: {exc}"
+    return RunError(message, f"/turns/{index}", user_traceback(exc))
