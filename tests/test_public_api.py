@@ -33,6 +33,7 @@ PUBLIC = [
     "LlmTrace",
     "Message",
     "ModelResponse",
+    "ProjectTool",
     "Provider",
     "RecordedCall",
     "ReferenceAgent",

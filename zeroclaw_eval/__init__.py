@@ -69,6 +69,7 @@ _EXPORTS = {
     "ToolCallRequest": "zeroclaw_eval.run.provider",
     "ToolSpec": "zeroclaw_eval.run.provider",
     "ToolOutcome": "zeroclaw_eval.run.tools",
+    "ProjectTool": "zeroclaw_eval.run.project_tools",
     # Serving fixtures to an agent in any language.
     "ReplayServer": "zeroclaw_eval.serve.server",
     # Errors.
@@ -113,6 +114,7 @@ if TYPE_CHECKING:
         ReferenceAgent as ReferenceAgent,
         ToolDispatcher as ToolDispatcher,
     )
+    from zeroclaw_eval.run.project_tools import ProjectTool as ProjectTool
     from zeroclaw_eval.run.provider import (
         Message as Message,
         ModelResponse as ModelResponse,

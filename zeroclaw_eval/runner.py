@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zeroclaw_eval._version import __version__
@@ -27,9 +27,10 @@ from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.agent import AgentFactory, reference_agent
 from zeroclaw_eval.run.drive import drive
 from zeroclaw_eval.run.isolation import case_workspace
+from zeroclaw_eval.run.project_tools import ProjectTool, toolset
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.run.tools import Tool
 
 CaseDone = Callable[[Case | RejectedFixture, CaseReport], None]
 
@@ -48,17 +49,32 @@ class RunOptions:
     live: LiveOptions | None = None
     #: Called as each case finishes (progress, recording).
     on_case_done: CaseDone | None = None
+    #: The project's own tools (`[eval].tools`), which a fixture's `tools` may name.
+    tools: tuple[ProjectTool, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One run's settings as its cases need them."""
+
+    options: RunOptions
+    #: The suite folder as reports show it.
+    suite: str
+    #: Every tool a case may name: the built-in ones and the project's.
+    tools: Mapping[str, Tool]
+    #: The live provider, in live mode.
+    live: Provider | None = None
 
 
 def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport:
     """Load and run a whole suite; the report lists cases in fixture order."""
     options = options or RunOptions()
     started = time.perf_counter()
-    fixtures = load_suite(suite_dir, BUILTIN_TOOLS)
-    suite = display_path(suite_dir)
-    cases = asyncio.run(_run_all(fixtures, options, suite))
+    tools = toolset(options.tools)
+    fixtures = load_suite(suite_dir, tools)
+    cases = asyncio.run(_run_all(fixtures, _Run(options, display_path(suite_dir), tools)))
     duration = (time.perf_counter() - started) * 1000
-    return SuiteReport(suite, options.mode, cases, duration, __version__, os.getcwd())
+    return SuiteReport(display_path(suite_dir), options.mode, cases, duration, __version__, os.getcwd())
 
 
 async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
@@ -68,32 +84,32 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     the live sandbox; otherwise its scripted steps are replayed.
     """
     options = options or RunOptions()
-    return (await _run_all([case], options, display_path(case.path.parent)))[0]
+    run = _Run(options, display_path(case.path.parent), toolset(options.tools))
+    return (await _run_all([case], run))[0]
 
 
-async def _run_all(
-    fixtures: list[Case | RejectedFixture], options: RunOptions, suite: str
-) -> list[CaseReport]:
+async def _run_all(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
+    options = run.options
     if options.live is None:
-        return await _run_each(fixtures, options, suite, None)
+        return await _run_each(fixtures, run)
     from zeroclaw_eval.run.live import live_provider  # only live mode pays for httpx
 
     async with live_provider(options.live, connections=max(options.jobs, 1) * 2) as provider:
-        return await _run_each(fixtures, options, suite, provider)
+        return await _run_each(fixtures, replace(run, live=provider))
 
 
-async def _run_each(
-    fixtures: list[Case | RejectedFixture], options: RunOptions, suite: str, live: Provider | None
-) -> list[CaseReport]:
+async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
+    options = run.options
+
     async def one(fixture: Case | RejectedFixture) -> CaseReport:
         # Fixtures are direct children of the suite folder: one relpath serves them all.
-        shown = f"{suite}/{fixture.name}" if suite != "." else fixture.name
+        shown = f"{run.suite}/{fixture.name}" if run.suite != "." else fixture.name
         if isinstance(fixture, RejectedFixture):
             report = CaseReport(
                 fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
             )
         else:
-            report = await _run_case(fixture, options, shown, live)
+            report = await _run_case(fixture, run, shown)
             if options.live is not None:
                 report = scrub_case(report, [options.live.api_key])
         if options.on_case_done is not None:
@@ -112,8 +128,9 @@ async def _run_each(
     return list(await asyncio.gather(*(bounded(fixture) for fixture in fixtures)))
 
 
-async def _run_case(case: Case, options: RunOptions, shown: str, live: Provider | None) -> CaseReport:
+async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
     trace = case.trace
+    options = run.options
     record = RunRecord()
     with ExitStack() as stack:
         try:
@@ -129,7 +146,8 @@ async def _run_case(case: Case, options: RunOptions, shown: str, live: Provider 
             options.agent_factory,
             case_timeout_secs=options.case_timeout_secs,
             max_tool_iterations=options.max_tool_iterations,
-            live=live,
+            tools=run.tools,
+            live=run.live,
             live_allowed=options.live.allowed_tools if options.live is not None else (),
         )
         grades = grade(trace.expects, record, workspace)

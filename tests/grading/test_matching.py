@@ -1,4 +1,4 @@
-"""`zeroclaw_eval.grading.matching`: needles, JSON in a response, JSON equality, RE2."""
+"""`zeroclaw_eval.grading.matching`: needles, JSON in a response, RE2."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from zeroclaw_eval.fixtures.pointer import MISSING
 from zeroclaw_eval.grading.matching import (
     arguments_contain,
     compile_regex,
-    json_equal,
     regex_search,
     response_as_json,
 )
@@ -124,45 +123,6 @@ def test_json_null_response_is_not_missing() -> None:
     value = response_as_json("null")
     assert value is None
     assert value is not MISSING
-
-
-@pytest.mark.parametrize(
-    ("left", "right"),
-    [
-        (1, 1.0),
-        (0, -0.0),
-        ({"a": [1, {"b": 2.0}]}, {"a": [1.0, {"b": 2}]}),
-        ("x", "x"),
-        (None, None),
-        (True, True),
-        ([], []),
-    ],
-)
-def test_json_equal_holds(left: Any, right: Any) -> None:
-    assert json_equal(left, right)
-    assert json_equal(right, left)
-
-
-@pytest.mark.parametrize(
-    ("left", "right"),
-    [
-        (True, 1),
-        (False, 0),
-        (1, "1"),
-        (None, False),
-        (None, 0),
-        ([1, 2], [2, 1]),
-        ([1], [1, 1]),
-        ({"a": 1}, {"a": 1, "b": 2}),
-        ({"a": True}, {"a": 1}),
-        ({"a": [True]}, {"a": [1.0]}),
-        ("1", 1),
-        ({}, []),
-    ],
-)
-def test_json_equal_does_not_hold(left: Any, right: Any) -> None:
-    assert not json_equal(left, right)
-    assert not json_equal(right, left)
 
 
 def test_regex_search_finds_anywhere() -> None:

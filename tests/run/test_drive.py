@@ -139,7 +139,7 @@ def test_a_synchronous_run_turn_runs_in_a_worker_thread(tmp_path: Path) -> None:
     assert report.error is None
     assert report.record is not None
     assert [turn.response for turn in report.record.turns] == ["hello", "hello again"]
-    assert made[0].threads == ["zeroclaw-agent-turn"] * 2
+    assert made[0].threads == ["zeroclaw-run_turn"] * 2  # a worker thread, not the event loop's
 
 
 class BlockingAgent:

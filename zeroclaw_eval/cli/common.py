@@ -16,6 +16,7 @@ from zeroclaw_eval.errors import EvalError, SystemProblem
 
 if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
     from zeroclaw_eval.config.load import LoadedConfig
+    from zeroclaw_eval.run.project_tools import ProjectTool
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -46,6 +47,21 @@ def exit_on_error(*, unnamed: str = "") -> Iterator[None]:
 def resolve_suite(suite: Path | None, loaded: LoadedConfig) -> Path:
     """The suite folder: `--suite` when given, else `[eval].suite_dir` from the config."""
     return suite if suite is not None else loaded.resolve(loaded.settings.suite_dir)
+
+
+def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
+    """The project's own tools, from the factory `[eval].tools` names (none without one)."""
+    from zeroclaw_eval.run.loading import load_project_tools
+
+    spec = loaded.settings.tools
+    return load_project_tools(spec, loaded.base_dir) if spec else ()
+
+
+def known_tools(loaded: LoadedConfig) -> list[str]:
+    """The tools a fixture may name: the built-in ones and the project's, checked."""
+    from zeroclaw_eval.run.project_tools import toolset
+
+    return sorted(toolset(project_tools(loaded)))
 
 
 def use_color(output: str) -> bool:

@@ -4,6 +4,7 @@ the environment become `LiveOptions`, or a usage error that says what to set."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
@@ -24,7 +25,7 @@ live mode needs a provider. In zeroclaw.toml (or [tool.zeroclaw.*] in pyproject.
 then export NAME_API_KEY and run again"""
 
 
-def live_options(loaded: LoadedConfig) -> LiveOptions:
+def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOLS) -> LiveOptions:
     """The live-mode options the configuration describes; a usage error saying what to
     set when something is missing."""
     settings = loaded.settings
@@ -38,11 +39,12 @@ def live_options(loaded: LoadedConfig) -> LiveOptions:
             f"[eval].live_provider = {name!r}, but there is no [providers.models.{name}] table"
             f" (defined: {defined}).\n{HOW_TO}"
         )
-    unknown = sorted(set(settings.live_allowed_tools) - set(BUILTIN_TOOLS))
+    known = sorted(set(known_tools))
+    unknown = sorted(set(settings.live_allowed_tools) - set(known))
     if unknown:
         raise UsageError(
             f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
-            f" the built-in tools are: {', '.join(sorted(BUILTIN_TOOLS))}"
+            f" the known tools are: {', '.join(known)}"
         )
     key = ""
     if provider.api_key_env:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from zeroclaw_eval.cli.common import (
     config_option,
     exit_on_error,
     output_options,
+    project_tools,
     resolve_suite,
     suite_option,
 )
@@ -22,6 +24,7 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     from zeroclaw_eval.config.settings import LiveOptions
     from zeroclaw_eval.fixtures.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.run.tools import Tool
     from zeroclaw_eval.runner import CaseDone
 
 
@@ -84,7 +87,8 @@ def run_command(
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.fixtures.suite import discover
     from zeroclaw_eval.run.agent import reference_agent
-    from zeroclaw_eval.run.agent_loader import load_agent_factory
+    from zeroclaw_eval.run.loading import load_agent_factory
+    from zeroclaw_eval.run.project_tools import toolset
     from zeroclaw_eval.runner import RunOptions, run_suite
 
     with exit_on_error():
@@ -94,11 +98,13 @@ def run_command(
         live = mode == "live" or (mode is None and settings.mode == "live")
         if record_dir is not None and not live:
             raise UsageError("--record writes what a live run got back; use it with --mode live")
+        project = project_tools(loaded)
+        tools = toolset(project)  # checked before anything runs
         live_settings = None
         if live:
             from zeroclaw_eval.cli.live import live_options
 
-            live_settings = live_options(loaded)
+            live_settings = live_options(loaded, tools)
         suite_dir = resolve_suite(suite, loaded)
         factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
         recorded: list[Path] = []
@@ -107,6 +113,7 @@ def run_command(
             progress if progress is not None else live,
             record_dir,
             live_settings,
+            tools,
             recorded,
         )
         options = RunOptions(
@@ -117,6 +124,7 @@ def run_command(
             jobs=jobs,
             live=live_settings,
             on_case_done=hooks,
+            tools=project,
         )
         report = run_suite(suite_dir, options)
         emit(report, outputs, annotations=annotations, verbose=verbose)
@@ -126,7 +134,12 @@ def run_command(
 
 
 def _case_hooks(
-    total: int, progress: bool, record_dir: Path | None, live: LiveOptions | None, recorded: list[Path]
+    total: int,
+    progress: bool,
+    record_dir: Path | None,
+    live: LiveOptions | None,
+    tools: Mapping[str, Tool],
+    recorded: list[Path],
 ) -> CaseDone | None:
     """What to do as each case finishes: show progress, capture the run as a fixture
     (appending the files written to `recorded`)."""
@@ -142,7 +155,7 @@ def _case_hooks(
             from zeroclaw_eval.run.capture import write_captured_fixture
 
             path = write_captured_fixture(
-                record_dir, fixture, report.record, [live.api_key], live.allowed_tools
+                record_dir, fixture, report.record, [live.api_key], live.allowed_tools, tools
             )
             if path is not None:
                 recorded.append(path)

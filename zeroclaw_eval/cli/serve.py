@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from zeroclaw_eval.cli.common import CONTEXT, config_option, exit_on_error, resolve_suite, suite_option
+from zeroclaw_eval.cli.common import (
+    CONTEXT,
+    config_option,
+    exit_on_error,
+    known_tools,
+    resolve_suite,
+    suite_option,
+)
 from zeroclaw_eval.errors import UsageError
 
 
@@ -58,11 +65,13 @@ def serve_command(
         parsed_faults = [parse_fault(spec) for spec in faults]
         if fixture is not None and suite is not None:
             raise UsageError("give --suite or --fixture, not both")
+        loaded = load_config(config)
+        known = known_tools(loaded)
         if fixture is not None:
-            cases = load_cases([fixture])
+            cases = load_cases([fixture], known)
         else:
-            folder = resolve_suite(suite, load_config(config))
-            cases = load_cases(discover(folder))
+            folder = resolve_suite(suite, loaded)
+            cases = load_cases(discover(folder), known)
             if not cases:
                 raise UsageError(f"no fixtures to serve in {folder}")
         server = ReplayServer(cases, parsed_faults, host, port, single=fixture is not None)

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zeroclaw_eval.cli.common import CONTEXT, config_option, exit_on_error, resolve_suite, suite_option
+from zeroclaw_eval.cli.common import (
+    CONTEXT,
+    config_option,
+    exit_on_error,
+    known_tools,
+    resolve_suite,
+    suite_option,
+)
 
 if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import RejectedFixture
@@ -104,6 +111,7 @@ def vacuity_command(suite: Path | None, config: Path | None) -> None:
 
     # Without a file name, what the machine refused is the empty run's temporary folder.
     with exit_on_error(unnamed="a temporary folder"):
-        report = check_vacuity(resolve_suite(suite, load_config(config)))
+        loaded = load_config(config)
+        report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded))
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())

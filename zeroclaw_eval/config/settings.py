@@ -18,6 +18,8 @@ class EvalSettings(BaseModel):
     mode: Literal["replay", "live"] = "replay"
     #: `module:callable` of an agent factory; empty means the reference agent loop.
     agent: str = ""
+    #: `module:callable` of a factory returning the project's own tools; empty: none.
+    tools: str = ""
     live_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=list)
     case_timeout_secs: float = Field(default=120.0, gt=0)

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from zeroclaw_eval.errors import InvalidRegex
-from zeroclaw_eval.fixtures.json_text import compact_json, quote
+from zeroclaw_eval.fixtures.json_text import compact_json, json_equal, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
 from zeroclaw_eval.grading.details import describe_calls
-from zeroclaw_eval.grading.matching import arguments_contain, json_equal, regex_search, response_as_json
+from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord

@@ -1,4 +1,4 @@
-"""The matching rules graders apply: needles, JSON in a response, JSON equality, regexes.
+"""The matching rules graders apply: needles, JSON in a response, regexes.
 
 Each rule is stated once, precisely, so two checks cannot disagree about what matches.
 """
@@ -62,16 +62,3 @@ def response_as_json(response: str) -> Any:
         except ValueError:
             continue
     return MISSING
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """Equality as JSON: types must match (`true` is not `1`), numbers by value."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(json_equal, left, right))
-    return type(left) is type(right) and bool(left == right)

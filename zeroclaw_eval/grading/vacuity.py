@@ -11,6 +11,7 @@ none of its checks fails there.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,12 +81,13 @@ def find_vacuous(case: Case) -> VacuousCase | None:
     return VacuousCase(case.name, case.path, case.trace.model_name, checks)
 
 
-def check_vacuity(suite_dir: Path) -> VacuityReport:
+def check_vacuity(suite_dir: Path, known_tools: Iterable[str] = BUILTIN_TOOLS) -> VacuityReport:
     """Admit every fixture of a suite and grade each admitted one against an empty run.
 
-    Raises `UsageError` (exit code 2) when the suite folder does not exist.
+    `known_tools` are the tools a fixture's `tools` may name. Raises `UsageError` (exit
+    code 2) when the suite folder does not exist.
     """
-    fixtures = load_suite(suite_dir, BUILTIN_TOOLS)
+    fixtures = load_suite(suite_dir, known_tools)
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
     vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)

@@ -13,12 +13,13 @@ import asyncio
 import inspect
 import threading
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.errors import AgentLoadError
 from zeroclaw_eval.run.agent import Agent, AgentContext, AgentFactory
+from zeroclaw_eval.run.threads import in_thread
 
 _SHAPE = "an agent needs a method `async def run_turn(self, user_input: str) -> str` (or a plain def)"
 # Frames of the harness and of the machinery between it and the agent tell a developer
@@ -49,39 +50,9 @@ async def run_turn(agent: Agent, user_input: str) -> Any:
     method: Callable[[str], Any] = agent.run_turn
     if inspect.iscoroutinefunction(method):
         return await method(user_input)
-    result = await _in_thread(method, user_input)
+    result = await in_thread(method, user_input)
     # A plain function may still hand back something to await (a coroutine it made).
     return await result if inspect.isawaitable(result) else result
-
-
-def _in_thread(function: Callable[[str], Any], argument: str) -> Awaitable[Any]:
-    """`function(argument)` in a daemon thread. Not `asyncio.to_thread`: a turn that
-    times out may leave its thread running, and the default executor would make the
-    whole run wait for it at exit."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-
-    def work() -> None:
-        try:
-            outcome: tuple[Any, BaseException | None] = (function(argument), None)
-        except BaseException as exc:
-            outcome = (None, exc)
-        try:
-            loop.call_soon_threadsafe(_settle, future, *outcome)
-        except RuntimeError:  # the run is over (the turn timed out): nobody waits any more
-            pass
-
-    threading.Thread(target=work, name="zeroclaw-agent-turn", daemon=True).start()
-    return future
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():  # the turn timed out meanwhile: nobody waits for this any more
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
 
 
 def user_traceback(exc: BaseException) -> str:

@@ -11,7 +11,7 @@ denying a tool call is not captured: replay has no approval gate to deny it agai
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.run.provider import decode_arguments
 from zeroclaw_eval.run.record import ModelStep, RunRecord
 from zeroclaw_eval.run.sandbox import denied_calls, offered_tools
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS, Tool
 
 
 def _step(step: ModelStep) -> dict[str, Any]:
@@ -62,15 +63,17 @@ def write_captured_fixture(
     record: RunRecord,
     secrets: Iterable[str] = (),
     allowed: Iterable[str] | None = None,
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.
 
-    `allowed` is the live allowlist the run had (None: not a sandboxed run); a run the
-    sandbox failed by denying a call is not written, and None is returned.
+    `allowed` is the live allowlist the run had (None: not a sandboxed run), `available`
+    the tools cases may name; a run the sandbox failed by denying a call is not written,
+    and None is returned.
     """
     if allowed is not None:
         allowed = list(allowed)
-        if denied_calls(record, case.trace.tools, allowed):
+        if denied_calls(record, case.trace.tools, allowed, available):
             return None
     fixture = fixture_from_run(case, record, secrets, allowed)
     text = pretty_json(fixture) + "\n"

@@ -10,19 +10,21 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import Awaitable, Iterable
+from collections.abc import Awaitable, Iterable, Mapping
 from typing import TypeVar
 
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
 from zeroclaw_eval.run.agent_call import make_agent, run_turn, user_traceback
+from zeroclaw_eval.run.doubles import with_doubles
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord, TurnRecord
 from zeroclaw_eval.run.recorder import RecordingProvider
 from zeroclaw_eval.run.replay import ReplayProvider
 from zeroclaw_eval.run.sandbox import case_toolbox, denial_error
 from zeroclaw_eval.run.toolbox import ToolBox
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS, Tool
 from zeroclaw_eval.run.workspace import Workspace
 
 T = TypeVar("T")
@@ -36,18 +38,25 @@ async def drive(
     *,
     case_timeout_secs: float,
     max_tool_iterations: int,
+    tools: Mapping[str, Tool] = BUILTIN_TOOLS,
     live: Provider | None = None,
     live_allowed: Iterable[str] = (),
 ) -> RunError | None:
     """Run every turn of `case` into `record`; the run error that stopped it, if any.
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
-    that provider inside the live sandbox (`live_allowed` tools, supervised). An agent
+    that provider inside the live sandbox (`live_allowed` tools, supervised). `tools` are
+    the tools a case may name (the built-in ones and the project's); the case's doubles
+    answer in place of those it doubles. An agent
     factory that cannot make an agent raises `AgentLoadError`: that is no run error of
     one case but a configuration that fails them all.
     """
     toolbox = case_toolbox(
-        case.trace.tools, record, workspace, live_allowed=None if live is None else live_allowed
+        case.trace.tools,
+        record,
+        workspace,
+        available=with_doubles(tools, case.trace.tool_doubles),
+        live_allowed=None if live is None else live_allowed,
     )
     offered = [spec.name for spec in toolbox.specs()]
     script = ReplayProvider(case.trace, offered) if live is None else None

@@ -8,12 +8,13 @@ denied without asking anyone, and the case fails for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.run.record import RunRecord
 from zeroclaw_eval.run.toolbox import ToolBox
-from zeroclaw_eval.run.tools import ALWAYS_OFFERED, tools_for_case
+from zeroclaw_eval.run.tools import BUILTIN_TOOLS, Tool, tools_for_case
 from zeroclaw_eval.run.workspace import Workspace
 
 _APPROVAL_RULE = (
@@ -33,19 +34,25 @@ def case_toolbox(
     record: RunRecord,
     workspace: Workspace | None,
     *,
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
     live_allowed: Iterable[str] | None = None,
 ) -> ToolBox:
-    """The toolbox of one run: the case's tools; or in live mode (`live_allowed` given,
-    even empty) the supervised toolbox of the sandbox."""
+    """The toolbox of one run: the case's tools among `available`; or in live mode
+    (`live_allowed` given, even empty) the supervised toolbox of the sandbox."""
     if live_allowed is None:
-        return ToolBox(tools_for_case(case_tools), record, workspace)
+        return ToolBox(tools_for_case(case_tools, available), record, workspace)
     offered = offered_tools(case_tools, live_allowed)
-    return ToolBox(tools_for_case(offered), record, workspace, supervised=True)
+    return ToolBox(tools_for_case(offered, available), record, workspace, supervised=True)
 
 
-def denied_calls(record: RunRecord, case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
+def denied_calls(
+    record: RunRecord,
+    case_tools: Iterable[str],
+    allowed: Iterable[str],
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
+) -> list[str]:
     """Names of the recorded calls the sandbox denied (tools it did not offer)."""
-    offered = tools_for_case(offered_tools(case_tools, allowed))
+    offered = tools_for_case(offered_tools(case_tools, allowed), available)
     return [call.name for call in record.calls if call.name not in offered]
 
 

@@ -60,7 +60,7 @@ class ToolBox:
                 f"malformed arguments for {name}: expected a JSON object, got {arguments!r}", False
             )
         else:
-            outcome = tool.invoke(received, self._workspace)
+            outcome = await tool.invoke(received, self._workspace)
         self._record.calls.append(
             RecordedCall(self.turn, call_id, name, received, outcome.content, outcome.success)
         )

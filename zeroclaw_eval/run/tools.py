@@ -1,4 +1,5 @@
-"""The built-in tools: `echo`, and the workspace tools `file_read`, `file_write`, `list_dir`.
+"""What a tool is to the harness, and the built-in tools: `echo`, and the workspace tools
+`file_read`, `file_write`, `list_dir`.
 
 A tool never raises at its caller: `Tool.invoke` turns a tool's refusal (a missing
 argument, a path outside the workspace) or any exception into a failed `ToolOutcome`,
@@ -7,12 +8,16 @@ whose text goes back to the model.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import inspect
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.errors import OutsideWorkspace
+from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.run.provider import ToolSpec
+from zeroclaw_eval.run.threads import in_thread
 from zeroclaw_eval.run.workspace import Workspace
 
 
@@ -28,25 +33,47 @@ class ToolOutcome:
     success: bool
 
 
-ToolFunction = Callable[[dict[str, Any], "Workspace | None"], str]
+#: What a tool does with a call's arguments: its result text, a `ToolOutcome`, or data
+#: written back as JSON; an awaitable of one of those for an async tool.
+ToolFunction = Callable[[dict[str, Any], "Workspace | None"], Any]
 
 
 @dataclass(frozen=True)
 class Tool:
-    """A built-in tool: its spec, whether it needs a workspace, and what it does."""
+    """A tool as the harness runs it: its spec, what it does, and how to run that."""
 
     spec: ToolSpec
     run: ToolFunction
     needs_workspace: bool = False
+    #: A plain function that may block (a project's tool): it runs in a worker thread.
+    blocking: bool = False
 
-    def invoke(self, arguments: dict[str, Any], workspace: Workspace | None) -> ToolOutcome:
+    async def invoke(self, arguments: dict[str, Any], workspace: Workspace | None) -> ToolOutcome:
         """Run the tool; a refusal or an exception is a failed outcome, never raised."""
         try:
-            return ToolOutcome(self.run(arguments, workspace), True)
+            result = (
+                await in_thread(self.run, arguments, workspace)
+                if self.blocking
+                else self.run(arguments, workspace)
+            )
+            if inspect.isawaitable(result):
+                result = await result
         except _ToolFailure as exc:
             return ToolOutcome(str(exc), False)
         except Exception as exc:
             return ToolOutcome(f"{self.spec.name} raised {type(exc).__name__}: {exc}", False)
+        return _outcome(result)
+
+
+def _outcome(result: Any) -> ToolOutcome:
+    if isinstance(result, ToolOutcome):
+        return result
+    if isinstance(result, str):
+        return ToolOutcome(result, True)
+    try:
+        return ToolOutcome(compact_json(result), True)
+    except (TypeError, ValueError):  # not JSON data: its text is the best there is
+        return ToolOutcome(str(result), True)
 
 
 def _string_arg(arguments: dict[str, Any], name: str, *, required: bool = True) -> str | None:
@@ -168,11 +195,9 @@ BUILTIN_TOOLS: dict[str, Tool] = {
 WORKSPACE_TOOLS = frozenset(name for name, tool in BUILTIN_TOOLS.items() if tool.needs_workspace)
 
 
-#: Offered to every case, whatever its `tools` list.
-ALWAYS_OFFERED = "echo"
-
-
-def tools_for_case(requested: Iterable[str]) -> dict[str, Tool]:
-    """The tools a case may call: `echo` plus the built-in tools it lists."""
+def tools_for_case(
+    requested: Iterable[str], available: Mapping[str, Tool] = BUILTIN_TOOLS
+) -> dict[str, Tool]:
+    """The tools a case may call: `echo` plus those of `available` it lists."""
     names = [ALWAYS_OFFERED, *requested]
-    return {name: BUILTIN_TOOLS[name] for name in names if name in BUILTIN_TOOLS}
+    return {name: available[name] for name in names if name in available}

@@ -76,11 +76,13 @@ def _next_step_of(case: Case, messages: list[dict[str, Any]]) -> ModelResponse:
         raise Divergence(str(exc), case.name) from None
 
 
-def load_cases(paths: Iterable[Path]) -> list[Case]:
-    """Admit fixtures for serving; a rejected one is a usage error naming its problems."""
+def load_cases(paths: Iterable[Path], known_tools: Iterable[str] = BUILTIN_TOOLS) -> list[Case]:
+    """Admit fixtures for serving (`known_tools`: the tools their `tools` may name); a
+    rejected one is a usage error naming its problems."""
+    known = frozenset(known_tools)
     cases = []
     for path in paths:
-        loaded = load_fixture(path, BUILTIN_TOOLS)
+        loaded = load_fixture(path, known)
         if not isinstance(loaded, Case):
             raise UsageError(f"{loaded.problems[0].describe(str(path))} (fix the fixture before serving it)")
         cases.append(loaded)
