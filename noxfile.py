@@ -27,7 +27,7 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # locally and an error on CI (nox's default when CI is set).
 PYTHONS = nox.project.python_versions(PYPROJECT)
 REPORTS = "reports"
-LINTED = ["zeroclaw_eval", "tests", "benchmarks", "noxfile.py"]
+LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "noxfile.py"]
 
 
 @nox.session(python=PYTHONS)
@@ -44,7 +44,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff (check, format --check), mypy on the package, actionlint on the workflows.
+    """ruff (check, format --check), mypy on the package and the examples, actionlint on the workflows.
 
     Arguments after -- go to `ruff check` (for example `-- --fix`).
     """
@@ -53,6 +53,11 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", *session.posargs, *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
     session.run("mypy")  # what to check: [tool.mypy] in pyproject.toml
+    # The examples, strictly, against the public API alone (and the frameworks they use).
+    session.install("openai", "pydantic-ai-slim[openai]")
+    session.run(
+        "mypy", "--strict", "--config-file", "/dev/null", *sorted(map(str, ROOT.glob("examples/*/*.py")))
+    )
     workflows = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
     _actionlint(session, workflows)
 

@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The same folders the nox lint session checks.
-LINTED = ("zeroclaw_eval", "tests", "benchmarks", "noxfile.py")
+LINTED = ("zeroclaw_eval", "tests", "benchmarks", "examples", "noxfile.py")
 
 
 def _tool(*args: str) -> subprocess.CompletedProcess[str]:

@@ -56,6 +56,7 @@ PUBLIC = [
     "load_config",
     "load_fixture",
     "load_suite",
+    "openai_http_client",
     "render_report",
     "reporter_names",
     "run_case",

@@ -69,6 +69,7 @@ _EXPORTS = {
     "ToolCallRequest": "zeroclaw_eval.run.provider",
     "ToolSpec": "zeroclaw_eval.run.provider",
     "ToolOutcome": "zeroclaw_eval.run.tools",
+    "openai_http_client": "zeroclaw_eval.run.openai_client",
     "ProjectTool": "zeroclaw_eval.run.project_tools",
     # Serving fixtures to an agent in any language.
     "ReplayServer": "zeroclaw_eval.serve.server",
@@ -114,6 +115,7 @@ if TYPE_CHECKING:
         ReferenceAgent as ReferenceAgent,
         ToolDispatcher as ToolDispatcher,
     )
+    from zeroclaw_eval.run.openai_client import openai_http_client as openai_http_client
     from zeroclaw_eval.run.project_tools import ProjectTool as ProjectTool
     from zeroclaw_eval.run.provider import (
         Message as Message,

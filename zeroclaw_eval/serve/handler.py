@@ -10,8 +10,8 @@ from typing import Any, Protocol
 
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.openai_wire import completion, error_body
 from zeroclaw_eval.run.provider import ModelResponse
-from zeroclaw_eval.serve.bodies import completion
 from zeroclaw_eval.serve.faults import Fault
 
 
@@ -66,7 +66,7 @@ def handler_for(server: Backend) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
-            self._send(status, {"error": {"message": message, "type": kind, "code": status}}, headers)
+            self._send(status, error_body(status, message, kind), headers)
 
         def do_GET(self) -> None:
             path = self.path.split("?")[0].rstrip("/")

@@ -1,9 +1,9 @@
-"""`zeroclaw_eval.serve.bodies`: the chat-completion bodies serve answers with."""
+"""`zeroclaw_eval.run.openai_wire`: the chat-completion bodies serve answers with."""
 
 from __future__ import annotations
 
+from zeroclaw_eval.run.openai_wire import completion
 from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest
-from zeroclaw_eval.serve.bodies import completion
 
 
 def test_completion_is_an_openai_chat_completion_body() -> None:
