@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -28,8 +29,10 @@ def example(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     return folder
 
 
-def test_there_are_the_examples_the_readme_lists() -> None:
-    assert [folder.name for folder in FOLDERS] == sorted(NEEDS)
+def test_the_examples_readme_lists_every_example_folder() -> None:
+    listed = re.findall(r"^\| `(\w+)/` \|", (EXAMPLES / "README.md").read_text(encoding="utf-8"), re.M)
+    assert listed == [folder.name for folder in FOLDERS]
+    assert sorted(NEEDS) == listed  # and each says which framework it needs
 
 
 def test_the_example_passes_its_own_suite(cli: Runner, example: Path) -> None:

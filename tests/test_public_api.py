@@ -43,6 +43,7 @@ PUBLIC = [
     "RunOptions",
     "RunRecord",
     "SuiteReport",
+    "SyncAgent",
     "ToolCallRequest",
     "ToolDispatcher",
     "ToolOutcome",

@@ -16,8 +16,9 @@ import pytest
 
 from tests.builders import admitted
 from zeroclaw_eval.grading.vacuity import find_vacuous
-from zeroclaw_eval.run.agent import AgentContext
-from zeroclaw_eval.run.provider import Message
+from zeroclaw_eval.report.model import CaseError
+from zeroclaw_eval.run.agent import AgentContext, AgentFactory, ReferenceAgent
+from zeroclaw_eval.run.provider import Message, ModelResponse
 from zeroclaw_eval.runner import RunOptions, run_case
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
@@ -80,6 +81,22 @@ class ForgetfulAgent:
         return ""
 
 
+class ResultlessAgent(ReferenceAgent):
+    """The reference loop, but it echoes each tool call back without its result."""
+
+    async def _dispatch(self, response: ModelResponse) -> None:
+        await super()._dispatch(response)
+        self.messages = [message for message in self.messages if message.get("role") != "tool"]
+
+
+class AmnesiacAgent(ReferenceAgent):
+    """The reference loop, but each turn starts a fresh conversation: earlier turns are lost."""
+
+    async def run_turn(self, user_input: str) -> str:
+        self.messages = []
+        return await super().run_turn(user_input)
+
+
 class SilentAgent:
     """Asks the model with nothing at all, as `provider.complete([], [])` does."""
 
@@ -98,19 +115,47 @@ def _scripts_a_tool_call(path: Path) -> bool:
 TOOL_CALLING = [path for path in FIXTURES if _scripts_a_tool_call(path)]
 
 
-@pytest.mark.parametrize("path", TOOL_CALLING, ids=[p.name for p in TOOL_CALLING])
-def test_an_agent_that_never_feeds_a_result_back_fails_with_a_run_error_at_the_step(path: Path) -> None:
-    report = asyncio.run(run_case(admitted(path), RunOptions(agent_factory=ForgetfulAgent)))
+def _run_error(path: Path, agent: AgentFactory) -> CaseError:
+    """The run error of `path` run through `agent`, which must end in one."""
+    report = asyncio.run(run_case(admitted(path), RunOptions(agent_factory=agent)))
     assert report.status == "error"
     assert report.error is not None
-    assert re.fullmatch(r"/turns/\d+/steps/\d+", report.error.field.pointer), report.error
-    assert "the request carries the conversation only up to" in report.error.message
+    return report.error
+
+
+@pytest.mark.parametrize(
+    ("agent", "words"),
+    [
+        (ForgetfulAgent, "the request carries the conversation only up to"),
+        (ResultlessAgent, "does not carry the results of"),
+    ],
+    ids=["never-echoes-calls", "echoes-calls-without-results"],
+)
+@pytest.mark.parametrize("path", TOOL_CALLING, ids=[p.name for p in TOOL_CALLING])
+def test_an_agent_that_never_feeds_a_result_back_fails_with_a_run_error_at_the_step(
+    path: Path, agent: AgentFactory, words: str
+) -> None:
+    error = _run_error(path, agent)
+    assert re.fullmatch(r"/turns/\d+/steps/\d+", error.field.pointer), error
+    assert words in error.message
+
+
+MULTI_TURN = [path for path in FIXTURES if len(admitted(path).trace.turns) > 1]
+
+
+def test_the_suite_has_multi_turn_cases() -> None:
+    assert len(MULTI_TURN) >= 3
+
+
+@pytest.mark.parametrize("path", MULTI_TURN, ids=[p.name for p in MULTI_TURN])
+def test_an_agent_that_forgets_earlier_turns_fails_at_the_second_turn(path: Path) -> None:
+    error = _run_error(path, AmnesiacAgent)
+    assert error.field.pointer == "/turns/1/steps/0"
+    assert "turn 1's user input is" in error.message
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
 def test_an_agent_that_sends_nothing_fails_every_case(path: Path) -> None:
-    report = asyncio.run(run_case(admitted(path), RunOptions(agent_factory=SilentAgent)))
-    assert report.status == "error"
-    assert report.error is not None
-    assert report.error.field.pointer == "/turns/0/steps/0"
-    assert "the request carries no user message" in report.error.message
+    error = _run_error(path, SilentAgent)
+    assert error.field.pointer == "/turns/0/steps/0"
+    assert "the request carries no user message" in error.message

@@ -62,6 +62,7 @@ _EXPORTS = {
     "AgentContext": "zeroclaw_eval.run.agent",
     "AgentFactory": "zeroclaw_eval.run.agent",
     "ReferenceAgent": "zeroclaw_eval.run.agent",
+    "SyncAgent": "zeroclaw_eval.run.agent",
     "ToolDispatcher": "zeroclaw_eval.run.agent",
     "Provider": "zeroclaw_eval.run.provider",
     "Message": "zeroclaw_eval.run.provider",
@@ -113,6 +114,7 @@ if TYPE_CHECKING:
         AgentContext as AgentContext,
         AgentFactory as AgentFactory,
         ReferenceAgent as ReferenceAgent,
+        SyncAgent as SyncAgent,
         ToolDispatcher as ToolDispatcher,
     )
     from zeroclaw_eval.run.openai_client import openai_http_client as openai_http_client

@@ -13,7 +13,7 @@ error, a failed check) are *data* in the report, not exceptions that escape the 
     ├── RunError                 a case could not run to completion (at a fixture field)
     │   ├── IterationCapReached
     │   └── ProviderError
-    ├── Divergence               a conversation sent to `serve` left the script
+    ├── Divergence               a request of the agent left the script
     ├── OutsideWorkspace         a path that would leave the case workspace
     └── InvalidRegex             a pattern RE2 cannot compile
 """
@@ -81,7 +81,8 @@ class ProviderError(RunError):
 
 
 class Divergence(EvalError):
-    """A conversation sent to `zeroclaw eval serve` does not follow the fixture's script."""
+    """A request of the agent does not follow the fixture's script: in replay (where it
+    becomes the case's run error) or sent to `zeroclaw eval serve` (an HTTP 400)."""
 
     def __init__(self, message: str, fixture: str | None = None) -> None:
         super().__init__(message)

@@ -2,7 +2,9 @@
 
 The only module below the CLI that imports every stage. A failure inside one case (a
 rejected fixture, a divergence from the script, an agent that raises, a timeout) is data
-in that case's report; the suite always runs to the end.
+in that case's report; the suite always runs to the end. Only a configuration that
+fails every case alike stops it: an agent factory that cannot make an agent raises
+`AgentLoadError`, once.
 """
 
 from __future__ import annotations
@@ -156,9 +158,7 @@ async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
         path=shown,
         model_name=trace.model_name,
         grades=[_located(case, g) for g in grades],
-        error=CaseError(error.message, case.locate(error.pointer, at_key=True), error.traceback)
-        if error
-        else None,
+        error=_case_error(case, error) if error else None,
         duration_ms=record.duration_ms,
         record=record,
     )

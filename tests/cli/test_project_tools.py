@@ -40,6 +40,19 @@ def broken():
 
 def wrong():
     return ["get_time"]
+
+
+def one():
+    return ProjectTool("get_time", "The time in a zone.", get_time, ZONE)
+
+
+def nothing_returned():
+    pass
+
+
+def half_made():
+    yield ProjectTool("get_time", "The time in a zone.", get_time, ZONE)
+    raise LookupError("no weather tool")
 """
 
 
@@ -119,6 +132,16 @@ def test_a_fixture_naming_a_tool_nobody_has_is_rejected_with_a_suggestion(cli: R
         ("{module}:broken", "[eval].tools: {module}:broken raised ValueError: no tools today"),
         ("{module}:wrong", "[eval].tools returned str; each tool must be a ProjectTool"),
         ("{module}:nothing", "[eval].tools: module '{module}' has no attribute 'nothing'"),
+        (
+            "{module}:one",
+            "[eval].tools: {module}:one returned ProjectTool; it must return a list of ProjectTool"
+            " (return [tool] for one)",
+        ),
+        ("{module}:nothing_returned", "{module}:nothing_returned returned NoneType; it must return a list"),
+        (
+            "{module}:half_made",
+            "[eval].tools: {module}:half_made raised LookupError: no weather tool\nTraceback",
+        ),
         ("no_colon", "[eval].tools = 'no_colon' is not of the form 'module:callable'"),
     ],
 )

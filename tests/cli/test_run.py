@@ -174,11 +174,15 @@ def test_a_raising_agent_shows_its_frames_under_verbose(cli: Runner, project: Pa
     assert "zeroclaw_eval" not in verbose.stdout
 
 
+@pytest.mark.parametrize("jobs", ["1", "3"])
 def test_a_factory_that_raises_is_reported_once_with_exit_two(
-    cli: Runner, project: Path, agents: str
+    cli: Runner, project: Path, agents: str, jobs: str
 ) -> None:
     (project / "zeroclaw.toml").write_text(f'[eval]\nagent = "{agents}:bad_factory"\n', encoding="utf-8")
-    result = cli("eval", "run", cwd=project)
+    suite = project / "evals" / "regression"
+    for copy in ("second.json", "third.json"):  # several cases, each failing to make its agent
+        (suite / copy).write_bytes((suite / "echo_hello.json").read_bytes())
+    result = cli("eval", "run", "--jobs", jobs, cwd=project)
     assert result.code == 2
     assert result.stdout == ""
     assert result.stderr.count("Error: the agent factory bad_factory raised KeyError: 'no config'") == 1

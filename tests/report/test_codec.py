@@ -63,5 +63,10 @@ def test_a_report_of_format_2_is_still_read_and_its_steps_take_the_new_defaults(
     for step in data["cases"][0]["record"]["steps"]:
         for key in ("sent_roles", "offered_tools", "system_prompt"):
             del step[key]
-    (step,) = report_from_dict(data).cases[0].record.steps  # type: ignore[union-attr]
+    assert data["cases"][0]["error"] is not None
+    del data["cases"][0]["error"]["traceback"]  # format 2 kept no traceback
+    case = report_from_dict(data).cases[0]
+    (step,) = case.record.steps  # type: ignore[union-attr]
     assert (step.sent_roles, step.offered_tools, step.system_prompt) == ([], [], None)
+    assert case.error is not None
+    assert case.error.traceback is None

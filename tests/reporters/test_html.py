@@ -246,6 +246,8 @@ def test_timeline_shows_turns_steps_and_dispatches() -> None:
         found = words.find(item, position)
         assert found >= 0, f"{item!r} missing after position {position} in {words!r}"
         position = found + len(item)
+    # The third step recorded nothing sent (as in a report of format 2): no "sent nothing".
+    assert words.count("agent → model") == 2
     assert 'class="who ok">← result' in page
     assert 'class="who bad">← failed' in page
 

@@ -86,3 +86,24 @@ def test_render_report_writes_the_rendered_format(tmp_path: Path) -> None:
     target = tmp_path / "eval.json"
     assert render_report(report, "json", str(target)) == target
     assert target.read_text(encoding="utf-8") == get_reporter("json")(report)
+
+
+def test_verbose_reaches_a_reporter_whose_signature_cannot_be_read(
+    tmp_path: Path, install_plugin: Callable[..., None]
+) -> None:
+    # A reporter with no signature to inspect (here: a broken `__signature__`, as a C
+    # function might have none) is called without `verbose`, not crashed on.
+    source = """
+class Unreadable:
+    __signature__ = "not a signature"
+
+    def __call__(self, report, *, color=False):
+        return "rendered\\n"
+
+
+render = Unreadable()
+"""
+    install_plugin({"opaque": "render"}, source)
+    target = tmp_path / "out.txt"
+    assert render_report(every_status_report(), "opaque", str(target), verbose=True) == target
+    assert target.read_text(encoding="utf-8") == "rendered\n"

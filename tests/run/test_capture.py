@@ -287,3 +287,17 @@ def test_tools_are_narrowed_to_what_the_live_sandbox_offered(tmp_path: Path) -> 
     assert narrowed["tools"] == ["file_read", "list_dir"]
     assert fixture_from_run(case, record, [KEY], allowed=[])["tools"] == []
     assert fixture_from_run(case, record, [KEY])["tools"] == ["file_read", "file_write", "list_dir"]
+
+
+def test_doubles_of_tools_the_sandbox_kept_out_are_dropped_with_them(tmp_path: Path) -> None:
+    # A double of a tool no longer in `tools` fails admission: the recording would not load.
+    doubled = {"file_read": [{"result": "read"}], "list_dir": [{"result": "listed"}]}
+    data = {**ORIGINAL, "tools": ["file_read", "list_dir"], "tool_doubles": doubled}
+    case = admitted(write_fixture(tmp_path / "live", "doubled.json", data))
+    record = RunRecord(steps=list(STEPS))
+    narrowed = fixture_from_run(case, record, [KEY], allowed=["list_dir"])
+    assert narrowed["tool_doubles"] == {"list_dir": [{"result": "listed"}]}
+    assert "tool_doubles" not in fixture_from_run(case, record, [KEY], allowed=[])
+    written = write_captured_fixture(tmp_path / "recorded", case, record, [KEY], allowed=["list_dir"])
+    assert written is not None
+    admitted(written)

@@ -34,6 +34,12 @@ def test_next_step_follows_the_script_across_tool_rounds_and_turns(two_turns: Ca
     assert third.content == "bye"
 
 
+def test_a_history_may_leave_out_the_closing_answer_but_not_the_calls(two_turns: Case) -> None:
+    # Some agents keep only the tool rounds of a finished turn; the calls are what the
+    # script needs echoed, so the next turn still finds its place.
+    assert next_step(two_turns.trace, [USER_1, CALL_1, RESULT_1, USER_2]).content == "bye"
+
+
 def test_next_step_skips_system_and_developer_messages(two_turns: Case) -> None:
     messages = [{"role": "system", "content": "be brief"}, USER_1, {"role": "developer", "content": "x"}]
     assert next_step(two_turns.trace, messages).tool_calls[0].id == "call_1"
@@ -66,6 +72,17 @@ def test_next_step_skips_system_and_developer_messages(two_turns: Case) -> None:
             [USER_1, CALL_1, USER_2],
             "messages[2] (user): a user message came before the results of echo (id call_1)",
             id="user-before-tool-results",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, ANSWER_1],
+            "messages[2] (assistant): an assistant message came before the results of echo (id call_1)",
+            id="assistant-before-tool-results",
+        ),
+        pytest.param(
+            [USER_1, USER_2],
+            "messages[1] (user): the next turn begins without turn 1, step 1's tool calls"
+            " (echo (id call_1)); echo them back, with their results, before the next user message",
+            id="next-turn-without-the-tool-calls",
         ),
         pytest.param(
             [USER_1, CALL_1, {"role": "tool", "tool_call_id": "call_9", "content": "x"}],

@@ -4,8 +4,10 @@ error, never a crash."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,10 @@ import pytest
 from tests.agents import RaisingAgent
 from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
 from zeroclaw_eval.errors import AgentLoadError
+from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.run.agent import Agent, AgentContext
 from zeroclaw_eval.run.provider import Message
+from zeroclaw_eval.runner import RunOptions, run_case
 
 
 def test_script_with_unconsumed_steps_is_a_run_error(tmp_path: Path) -> None:
@@ -267,3 +271,131 @@ def test_duration_is_recorded(tmp_path: Path) -> None:
     assert report.record is not None
     assert report.record.duration_ms > 0
     assert report.duration_ms == report.record.duration_ms
+
+
+class StoppingAgent:
+    """A synchronous agent whose turn ends in StopIteration (a `next()` on an empty iterator)."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    def run_turn(self, user_input: str) -> str:
+        return str(next(iter([])))
+
+
+def test_stop_iteration_from_a_synchronous_agent_is_its_error_not_a_hang(tmp_path: Path) -> None:
+    # A future refuses StopIteration: unconverted, the turn would never settle and end as
+    # a timeout that blames the clock.
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=StoppingAgent, case_timeout_secs=5)
+    assert report.error is not None
+    assert report.error.message == (
+        "turn 1: the agent raised RuntimeError: StoppingAgent.run_turn raised StopIteration"
+    )
+    assert report.error.traceback is not None
+    assert "return str(next(iter([])))" in report.error.traceback
+
+
+class ExitingAgent:
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        raise SystemExit(3)
+
+
+class SyncExitingAgent:
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    def run_turn(self, user_input: str) -> str:
+        sys.exit("giving up")
+
+
+@pytest.mark.parametrize(
+    ("factory", "words"),
+    [(ExitingAgent, "SystemExit: 3"), (SyncExitingAgent, "SystemExit: giving up")],
+)
+def test_an_agent_calling_sys_exit_fails_its_case_not_the_run(
+    tmp_path: Path, factory: Any, words: str
+) -> None:
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
+    assert report.error is not None
+    assert report.error.message == f"turn 1: the agent raised {words}"
+
+
+class LingeringAgent:
+    """Blocks past the case's time limit, then still tries the provider and the tools."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+        self.release = threading.Event()
+        self.done = threading.Event()
+        self.refusals: list[str] = []
+
+    def run_turn(self, user_input: str) -> str:
+        self.release.wait(5)
+        tries: list[Callable[[], Coroutine[Any, Any, Any]]] = [
+            lambda: self.context.provider.complete([{"role": "user", "content": user_input}], []),
+            lambda: self.context.tools.call("echo", {"message": "late"}, "late-1"),
+        ]
+        for attempt in tries:
+            try:
+                self.context.sync(attempt())
+            except RuntimeError as exc:
+                self.refusals.append(str(exc))
+        self.done.set()
+        return "late"
+
+
+def test_a_turn_left_running_past_its_timeout_cannot_add_to_the_graded_record(tmp_path: Path) -> None:
+    case = admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]}))
+    made: list[LingeringAgent] = []
+
+    def factory(context: AgentContext) -> LingeringAgent:
+        made.append(LingeringAgent(context))
+        return made[-1]
+
+    async def run_then_release() -> CaseReport:
+        report = await run_case(case, RunOptions(agent_factory=factory, case_timeout_secs=0.05))
+        made[0].release.set()  # the case is graded; the abandoned thread wakes up
+        await asyncio.to_thread(made[0].done.wait, 5)
+        return report
+
+    report = asyncio.run(run_then_release())
+    assert report.record is not None
+    assert (report.record.steps, report.record.calls) == ([], [])
+    assert made[0].refusals == [
+        "this case is over: its provider takes no more requests",
+        "this case is over: its tools take no more calls",
+    ]
+
+
+class WrappingAgent:
+    """Wraps a failure of its own code in another exception, as frameworks do."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        try:
+            return self.parse("not a number")
+        except ValueError as exc:
+            raise RuntimeError("the turn failed") from exc
+
+    def parse(self, text: str) -> str:
+        return str(int(text))
+
+
+def test_the_traceback_of_a_wrapped_error_keeps_its_cause(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=WrappingAgent)
+    assert report.error is not None
+    traceback = report.error.traceback
+    assert traceback is not None
+    assert "return str(int(text))" in traceback  # the cause's frame, where the bug is
+    assert "ValueError: invalid literal for int() with base 10: 'not a number'" in traceback
+    assert "The above exception was the direct cause of the following exception:" in traceback
+    assert traceback.rstrip().endswith("RuntimeError: the turn failed")
+    assert "zeroclaw_eval" not in traceback

@@ -92,3 +92,18 @@ def test_other_routes_are_not_found() -> None:
 
     with pytest.raises(openai.NotFoundError):
         asyncio.run(ask())
+
+
+def test_a_streaming_request_is_refused_before_it_reaches_the_provider() -> None:
+    # The answer is one JSON body; an SDK waiting for server-sent events would choke on it
+    # with an error that says nothing of streaming.
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await client_for(provider).chat.completions.create(
+            model="any", messages=[{"role": "user", "content": "Echo hi"}], stream=True
+        )
+
+    with pytest.raises(openai.BadRequestError, match="streaming is not supported here"):
+        asyncio.run(ask())
+    assert provider.requests == []

@@ -83,7 +83,8 @@ def test_the_toolset_is_the_built_in_tools_then_the_projects() -> None:
             [ProjectTool("a", "A.", str), ProjectTool("a", "B.", str)],
             "'a' is already the name of a tool of the project",
         ),
-        ([ProjectTool("", "Nameless.", str)], "a tool without a name"),
+        ([ProjectTool("", "Nameless.", str)], "a tool whose name is ''; a name is a non-empty string"),
+        ([ProjectTool(7, "Numbered.", str)], "a tool whose name is 7; a name is a non-empty string"),  # type: ignore[arg-type]
         (["get_weather"], "returned str; each tool must be a ProjectTool"),
     ],
 )

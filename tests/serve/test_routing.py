@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import tool_call, tools_step
 from tests.scripts import (
     OTHER,
     TWO_TURNS,
@@ -16,6 +17,7 @@ from tests.scripts import (
     post,
     text_step,
 )
+from zeroclaw_eval.serve.routing import Router
 from zeroclaw_eval.serve.server import ReplayServer
 
 
@@ -110,3 +112,23 @@ def test_single_mode_serves_its_fixture_whatever_the_model(
     server = serve(load(tmp_path, weather=OTHER), single=True)
     reply = post(server, "anything-at-all", [{"role": "user", "content": "What is the weather?"}])
     assert reply.json()["choices"][0]["message"]["content"] == "Sunny."
+
+
+def test_the_first_user_message_routes_when_sent_as_text_parts(tmp_path: Path) -> None:
+    router = Router(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
+    parts = [{"type": "text", "text": "What is the "}, {"type": "text", "text": "weather?"}]
+    case, answer = router.answer("gpt-4o-mini", [{"role": "user", "content": parts}])
+    assert case.name == "weather.json"
+    assert answer.content == "Sunny."
+
+
+def test_fixtures_naming_the_served_agents_own_tools_are_admitted(tmp_path: Path) -> None:
+    # The agent behind serve runs its own tools, which the harness cannot know of.
+    own = fixture("orders", ("Find order 7", [tools_step(tool_call("search_orders", {"id": 7}, "c1"))]))
+    own["tools"] = ["search_orders"]
+    own["turns"][0]["steps"].append(text_step("Found it."))
+    case, answer = Router(load(tmp_path, orders=own)).answer(
+        "orders", [{"role": "user", "content": "Find order 7"}]
+    )
+    assert case.trace.tools == ["search_orders"]
+    assert answer.tool_calls[0].name == "search_orders"

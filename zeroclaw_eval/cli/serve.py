@@ -11,7 +11,6 @@ from zeroclaw_eval.cli.common import (
     CONTEXT,
     config_option,
     exit_on_error,
-    known_tools,
     resolve_suite,
     suite_option,
 )
@@ -65,13 +64,11 @@ def serve_command(
         parsed_faults = [parse_fault(spec) for spec in faults]
         if fixture is not None and suite is not None:
             raise UsageError("give --suite or --fixture, not both")
-        loaded = load_config(config)
-        known = known_tools(loaded)
         if fixture is not None:
-            cases = load_cases([fixture], known)
+            cases = load_cases([fixture])
         else:
-            folder = resolve_suite(suite, loaded)
-            cases = load_cases(discover(folder), known)
+            folder = resolve_suite(suite, load_config(config))
+            cases = load_cases(discover(folder))
             if not cases:
                 raise UsageError(f"no fixtures to serve in {folder}")
         server = ReplayServer(cases, parsed_faults, host, port, single=fixture is not None)

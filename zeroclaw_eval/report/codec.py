@@ -78,9 +78,7 @@ def case_from_dict(data: dict[str, Any]) -> CaseReport:
         path=data["path"],
         model_name=data.get("model_name"),
         grades=[GradeResult(**{**g, "field": FieldRef(**g["field"])}) for g in data["grades"]],
-        error=CaseError(error["message"], FieldRef(**error["field"]), error.get("traceback"))
-        if error
-        else None,
+        error=_error_from_dict(error) if error else None,
         problems=[FixtureProblem(FieldRef(**p["field"]), p["message"]) for p in data["problems"]],
         duration_ms=data["duration_ms"],
         record=_record_from_dict(record) if record else None,

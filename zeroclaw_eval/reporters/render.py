@@ -58,7 +58,7 @@ def render_report(
     reporter = get_reporter(fmt)
     # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
     # are called as they expect.
-    extra = {"verbose": True} if verbose and "verbose" in inspect.signature(reporter).parameters else {}
+    extra = {"verbose": True} if verbose and _takes_verbose(reporter) else {}
     try:
         text = reporter(report, color=color, **extra)
     except Exception as exc:  # a third-party reporter is outside our control
@@ -68,3 +68,10 @@ def render_report(
     if in_ci_log and output == "-" and fmt in LOG_FORMATS:
         text = stop_commands(text)
     return write_output(text, output)
+
+
+def _takes_verbose(reporter: object) -> bool:
+    try:
+        return "verbose" in inspect.signature(reporter).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # a callable without a signature to read (a C function)
+        return False

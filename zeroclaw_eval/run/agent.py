@@ -59,18 +59,23 @@ class AgentContext:
 
 
 class Agent(Protocol):
-    """Answers user turns; keeps its own conversation history between them.
-
-    `run_turn` may also be a plain (synchronous) method: the harness then runs it in a
-    worker thread, where it reaches the provider and the tools through `context.sync`.
-    """
+    """Answers user turns; keeps its own conversation history between them."""
 
     async def run_turn(self, user_input: str) -> str:
         """Handle one user message and return the final text answer."""
         ...
 
 
-AgentFactory = Callable[[AgentContext], Agent]
+class SyncAgent(Protocol):
+    """An agent whose `run_turn` is a plain method: the harness runs it in a worker thread,
+    where it reaches the provider and the tools through `context.sync`."""
+
+    def run_turn(self, user_input: str) -> str:
+        """Handle one user message and return the final text answer."""
+        ...
+
+
+AgentFactory = Callable[[AgentContext], "Agent | SyncAgent"]
 
 
 class ReferenceAgent:

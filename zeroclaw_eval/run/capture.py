@@ -18,6 +18,7 @@ from typing import Any
 from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json_text import pretty_json
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.run.provider import decode_arguments
 from zeroclaw_eval.run.record import ModelStep, RunRecord
@@ -53,6 +54,14 @@ def fixture_from_run(
     fixture = {**original, "turns": turns}
     if allowed is not None and "tools" in original:
         fixture["tools"] = offered_tools(case.trace.tools, allowed)
+        if isinstance(original.get("tool_doubles"), dict):
+            # A double of a tool no longer offered would make the fixture fail admission.
+            kept = {ALWAYS_OFFERED, *fixture["tools"]}
+            doubles = {tool: v for tool, v in original["tool_doubles"].items() if tool in kept}
+            if doubles:
+                fixture["tool_doubles"] = doubles
+            else:
+                del fixture["tool_doubles"]
     scrubbed: dict[str, Any] = scrub(fixture, secrets)
     return scrubbed
 

@@ -38,7 +38,7 @@ def message_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [_get(part, "text") for part in content]
+        parts = [entry(part, "text") for part in content]
         if parts and all(isinstance(part, str) for part in parts):
             return "".join(parts)
     return None
@@ -54,13 +54,19 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
     step = 0
     pending: list[ToolCallRequest] = []
     for index, message in enumerate(messages):
-        role = _get(message, "role")
+        role = entry(message, "role")
         where = f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
         if role in ("system", "developer"):
             continue
         if role == "user":
             if pending:
                 raise Divergence(f"{where}: a user message came before the results of {_calls(pending)}")
+            if turn >= 0 and step < _tool_steps(script[turn]):
+                raise Divergence(
+                    f"{where}: the next turn begins without turn {turn + 1}, step {step + 1}'s tool"
+                    f" calls ({_calls(script[turn][step].tool_calls)}); echo them back, with their"
+                    " results, before the next user message"
+                )
             turn += 1
             step = 0
             if turn >= len(trace.turns):
@@ -68,7 +74,7 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
                     f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)"
                 )
             expected = trace.turns[turn].user_input
-            sent = message_text(_get(message, "content"))
+            sent = message_text(entry(message, "content"))
             if sent != expected:
                 shown = "no text" if sent is None else quote(sent)
                 raise Divergence(
@@ -77,6 +83,10 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
         elif role == "assistant":
             if turn < 0:
                 raise Divergence(f"{where}: an assistant message before any user message")
+            if pending:
+                raise Divergence(
+                    f"{where}: an assistant message came before the results of {_calls(pending)}"
+                )
             if step >= len(script[turn]):
                 raise Divergence(
                     f"{where}: an assistant message beyond the script, whose turn {turn + 1} has"
@@ -85,7 +95,7 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
             pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
             step += 1
         elif role == "tool":
-            call_id = _get(message, "tool_call_id")
+            call_id = entry(message, "tool_call_id")
             answered = next((call for call in pending if call.id == call_id), None)
             if answered is None:
                 waiting = f"; the script waits for the results of {_calls(pending)}" if pending else ""
@@ -140,14 +150,14 @@ def _echoed_calls(
     where: str, message: Any, scripted: ModelResponse, position: Position
 ) -> list[ToolCallRequest]:
     """The calls of `scripted` that `message` echoes back, checked by id and name."""
-    calls = _get(message, "tool_calls") or []
+    calls = entry(message, "tool_calls") or []
     if not isinstance(calls, list):
         raise Divergence(f"{where}: tool_calls must be a list")
     if not scripted.tool_calls:
         if calls:
             raise Divergence(f"{where}: {position} of the script answers with text, not tool calls")
         return []
-    sent = [(_get(call, "id"), _get(_get(call, "function"), "name")) for call in calls]
+    sent = [(entry(call, "id"), entry(entry(call, "function"), "name")) for call in calls]
     if sent != [(call.id, call.name) for call in scripted.tool_calls]:
         echoed = (
             ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
@@ -157,6 +167,12 @@ def _echoed_calls(
             f" the request echoes back {echoed}"
         )
     return list(scripted.tool_calls)
+
+
+def _tool_steps(steps: list[ModelResponse]) -> int:
+    """How many of a turn's steps call tools: each must be in the history before the next
+    turn (the closing text answer may be left out, as some agents keep only calls)."""
+    return max((index + 1 for index, step in enumerate(steps) if step.tool_calls), default=0)
 
 
 def _calls(calls: tuple[ToolCallRequest, ...] | list[ToolCallRequest]) -> str:
@@ -171,6 +187,6 @@ def _shown_name(value: Any) -> str:
     return value if isinstance(value, str) and value else "no name"
 
 
-def _get(value: Any, key: str) -> Any:
+def entry(value: Any, key: str) -> Any:
     """`value[key]` for an object, else None: what an agent sends is untrusted."""
     return value.get(key) if isinstance(value, dict) else None

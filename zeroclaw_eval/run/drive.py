@@ -1,8 +1,10 @@
 """Driving one case: each turn's user input through a fresh agent, between the recorded
 boundaries, within the time limit; what went wrong is returned as a `RunError`.
 
-A failure inside the case (a divergence from the script, an agent that raises, a
-timeout, a call the live sandbox denied) is data, never an exception out of here.
+A failure inside the case (a divergence from the script, an agent that raises or calls
+`sys.exit`, a timeout, a call the live sandbox denied) is data, never an exception out
+of here. The one exception is an agent factory that cannot make an agent
+(`AgentLoadError`): no failure of one case, but a configuration that fails them all.
 """
 
 from __future__ import annotations
@@ -47,9 +49,8 @@ async def drive(
     Without `live` the case's scripted steps are replayed; with it, the case runs against
     that provider inside the live sandbox (`live_allowed` tools, supervised). `tools` are
     the tools a case may name (the built-in ones and the project's); the case's doubles
-    answer in place of those it doubles. An agent
-    factory that cannot make an agent raises `AgentLoadError`: that is no run error of
-    one case but a configuration that fails them all.
+    answer in place of those it doubles. Raises `AgentLoadError` when the factory cannot
+    make an agent.
     """
     toolbox = case_toolbox(
         case.trace.tools,
@@ -79,7 +80,8 @@ async def drive(
                     f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
                     f"/turns/{index}",
                 )
-            except Exception as exc:
+            except (Exception, SystemExit) as exc:
+                # sys.exit() inside an agent ends its turn, not the whole run.
                 # A divergence the script saw, or a denied approval, explains the exception
                 # better than the agent's own wrapping of it.
                 if script is not None and script.divergence is not None:
@@ -100,6 +102,8 @@ async def drive(
                 return leftover
         return None
     finally:
+        recording.close()
+        toolbox.close()
         record.duration_ms = (time.perf_counter() - started) * 1000
 
 
@@ -115,7 +119,7 @@ async def _within(awaitable: Awaitable[T], seconds: float) -> T:
     return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
-def _agent_error(index: int, exc: Exception) -> RunError:
+def _agent_error(index: int, exc: BaseException) -> RunError:
     """The run error of a turn whose agent raised, with the agent's own frames."""
     if isinstance(exc, EvalError):  # the harness's words already explain it (an iteration cap)
         return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}")

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.run.agent import AgentFactory
-from zeroclaw_eval.run.agent_call import user_traceback
+from zeroclaw_eval.run.agent_call import raised
 from zeroclaw_eval.run.project_tools import ProjectTool
+
+_EXAMPLES = {"[eval].agent": "my_project.agents:make_agent", "[eval].tools": "my_project.tools:eval_tools"}
 
 
 def load_callable(
@@ -26,10 +28,8 @@ def load_callable(
     `error`, naming `setting`, when it cannot be had."""
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise error(
-            f"{setting} = {spec!r} is not of the form 'module:callable'"
-            " (for example 'my_project.agents:make_agent')"
-        )
+        example = _EXAMPLES.get(setting, "my_project.module:function")
+        raise error(f"{setting} = {spec!r} is not of the form 'module:callable' (for example {example!r})")
     if project_dir is not None and str(project_dir) not in sys.path:
         sys.path.insert(0, str(project_dir))
     try:
@@ -53,13 +53,20 @@ def load_agent_factory(spec: str, project_dir: Path | None = None) -> AgentFacto
 
 
 def load_project_tools(spec: str, project_dir: Path | None = None) -> tuple[ProjectTool, ...]:
-    """The tools the factory `[eval].tools` names returns (checked when they join the
+    """The tools the factory `[eval].tools` names returns (each checked when it joins the
     built-in ones, `project_tools.toolset`)."""
     factory = load_callable(spec, "[eval].tools", project_dir, ConfigError)
     try:
         made = factory()
+    except Exception as exc:
+        raise ConfigError(raised(f"[eval].tools: {spec}", exc)) from None
+    # One tool, or text, is iterable or a likely slip; say what is wanted, not "not iterable".
+    if isinstance(made, (str, bytes, dict, ProjectTool)) or not isinstance(made, Iterable):
+        raise ConfigError(
+            f"[eval].tools: {spec} returned {type(made).__name__}; it must return a list of"
+            " ProjectTool (return [tool] for one)"
+        )
+    try:  # a generator runs the project's code only now
         return tuple(made)
     except Exception as exc:
-        raise ConfigError(
-            f"[eval].tools: {spec} raised {type(exc).__name__}: {exc}\n{user_traceback(exc)}"
-        ) from None
+        raise ConfigError(raised(f"[eval].tools: {spec}", exc)) from None

@@ -36,6 +36,12 @@ async def answer(provider: Provider, method: str, path: str, body: bytes, number
         return 400, error_body(
             400, "the request body is not a chat-completions request", "invalid_request_error"
         )
+    if request.get("stream"):
+        return 400, error_body(
+            400,
+            "streaming is not supported here: send the request without stream=True",
+            "invalid_request_error",
+        )
     try:
         reply = await provider.complete(messages, offered_specs(tools))
     except EvalError as refused:  # a request that left the script: the client must not retry it
@@ -47,8 +53,8 @@ def openai_http_client(provider: Provider) -> Any:
     """An async HTTP client whose chat completions `provider` answers, for the `openai`
     SDK: `AsyncOpenAI(api_key="replay", base_url=BASE_URL, http_client=...)`.
 
-    It is a client of the HTTP library the installed SDK is written against: `httpx2`
-    (openai 3 and later) where that is installed, else `httpx`; both share one API.
+    It is a client of the HTTP library the installed SDK is written against (`httpx2`
+    in recent releases, `httpx` before; both share one API): the SDK accepts no other.
     """
     http: Any = _http_library()
     numbers = itertools.count(1)
@@ -64,8 +70,11 @@ def openai_http_client(provider: Provider) -> Any:
 
 
 def _http_library() -> Any:
+    """The HTTP module the installed `openai` imports; `httpx` without the SDK (another
+    httpx-based client may still use this one)."""
     try:
-        import httpx2  # type: ignore[import-not-found, unused-ignore]
+        from openai import _base_client
     except ImportError:
         return httpx
-    return httpx2
+    # Not "httpx2 when installed": an older SDK beside a newer library still wants httpx.
+    return getattr(_base_client, "httpx2", None) or getattr(_base_client, "httpx", None) or httpx

@@ -11,7 +11,7 @@ worker thread, since it may block.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,15 +52,12 @@ def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
     for item in project:
         if not isinstance(item, ProjectTool):
             raise ConfigError(f"[eval].tools returned {type(item).__name__}; each tool must be a ProjectTool")
-        if not item.name:
-            raise ConfigError("[eval].tools returned a tool without a name")
+        if not isinstance(item.name, str) or not item.name:
+            raise ConfigError(
+                f"[eval].tools returned a tool whose name is {item.name!r}; a name is a non-empty string"
+            )
         if item.name in tools:
             kind = "built-in tool" if item.name in BUILTIN_TOOLS else "tool of the project"
             raise ConfigError(f"[eval].tools: {item.name!r} is already the name of a {kind}; rename it")
         tools[item.name] = item.as_tool()
     return tools
-
-
-def known_tool_names(tools: Mapping[str, Tool]) -> list[str]:
-    """The names a fixture's `tools` may hold."""
-    return sorted(tools)

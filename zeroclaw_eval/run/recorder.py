@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval.run.conversation import message_text
+from zeroclaw_eval.run.conversation import entry, message_text
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.run.record import ModelStep, RunRecord
 
@@ -17,9 +17,17 @@ class RecordingProvider:
         self._record = record
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
+        self._closed = False
+
+    def close(self) -> None:
+        """End the case: an agent thread left running past it (a timed-out synchronous
+        turn) must not add steps to a record already graded."""
+        self._closed = True
 
     async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
         """Forward to the wrapped provider and record the request and its reply."""
+        if self._closed:
+            raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
         roles = [_role(message) for message in messages]
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
@@ -33,15 +41,15 @@ class RecordingProvider:
 
 
 def _role(message: Any) -> str:
-    role = message.get("role") if isinstance(message, dict) else None
+    role = entry(message, "role")
     return role if isinstance(role, str) else "?"
 
 
 def _system_prompt(messages: list[Message]) -> str | None:
     texts = [
-        message_text(message.get("content"))
+        message_text(entry(message, "content"))
         for message in messages
-        if isinstance(message, dict) and message.get("role") in ("system", "developer")
+        if entry(message, "role") in ("system", "developer")
     ]
     found = [text for text in texts if text is not None]
     return "\n".join(found) if found else None

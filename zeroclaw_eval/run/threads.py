@@ -21,6 +21,11 @@ def in_thread(function: Callable[..., Any], *arguments: Any) -> asyncio.Future[A
     def work() -> None:
         try:
             outcome: tuple[Any, BaseException | None] = (function(*arguments), None)
+        except StopIteration as exc:
+            # A future refuses StopIteration (it would end a generator in the wrong place).
+            error = RuntimeError(f"{getattr(function, '__qualname__', 'the call')} raised StopIteration")
+            error.__cause__ = exc
+            outcome = (None, error)
         except BaseException as exc:
             outcome = (None, exc)
         try:

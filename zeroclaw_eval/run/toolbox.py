@@ -36,6 +36,12 @@ class ToolBox:
         self.denials: list[str] = []
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
+        self._closed = False
+
+    def close(self) -> None:
+        """End the case: an agent thread left running past it (a timed-out synchronous
+        turn) must not dispatch into a workspace and record already graded."""
+        self._closed = True
 
     def specs(self) -> list[ToolSpec]:
         """The specs of the tools on offer, for the provider request."""
@@ -43,6 +49,8 @@ class ToolBox:
 
     async def call(self, name: str, arguments: str | dict[str, Any], call_id: str = "") -> ToolOutcome:
         """Dispatch one tool call and record it; never raises for a bad call."""
+        if self._closed:
+            raise RuntimeError("this case is over: its tools take no more calls")
         # Arguments that are not a JSON object are recorded as the raw text the model
         # sent, which is what a failing case needs to show.
         received = decode_arguments(arguments)

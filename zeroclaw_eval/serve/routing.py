@@ -9,9 +9,8 @@ from typing import Any
 from zeroclaw_eval.errors import Divergence, UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.run.conversation import next_step
+from zeroclaw_eval.run.conversation import entry, message_text, next_step
 from zeroclaw_eval.run.provider import ModelResponse
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 
 
 class Router:
@@ -60,7 +59,7 @@ class Router:
 
     def _by_first_input(self, messages: list[Any]) -> list[Case]:
         first = next(
-            (m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"), None
+            (message_text(entry(m, "content")) for m in messages if entry(m, "role") == "user"), None
         )
         return [c for c in self.cases if c.trace.turns and c.trace.turns[0].user_input == first]
 
@@ -76,13 +75,14 @@ def _next_step_of(case: Case, messages: list[dict[str, Any]]) -> ModelResponse:
         raise Divergence(str(exc), case.name) from None
 
 
-def load_cases(paths: Iterable[Path], known_tools: Iterable[str] = BUILTIN_TOOLS) -> list[Case]:
-    """Admit fixtures for serving (`known_tools`: the tools their `tools` may name); a
-    rejected one is a usage error naming its problems."""
-    known = frozenset(known_tools)
+def load_cases(paths: Iterable[Path]) -> list[Case]:
+    """Admit fixtures for serving; a rejected one is a usage error naming its problems.
+
+    Any tool name is admitted: the agent served runs its own tools, which the harness
+    does not know (the script only names what the model asks for)."""
     cases = []
     for path in paths:
-        loaded = load_fixture(path, known)
+        loaded = load_fixture(path)
         if not isinstance(loaded, Case):
             raise UsageError(f"{loaded.problems[0].describe(str(path))} (fix the fixture before serving it)")
         cases.append(loaded)
