@@ -74,7 +74,13 @@ def load(folder: Path, **fixtures: dict[str, Any]) -> list[Case]:
     return load_cases([write_fixture(folder, f"{stem}.json", data) for stem, data in fixtures.items()])
 
 
-def post(server: ReplayServer, model: str, messages: list[Any]) -> httpx.Response:
-    return httpx.post(
-        server.url + "/chat/completions", json={"model": model, "messages": messages}, timeout=5
-    )
+#: The echo tool as a Chat Completions request offers it (the scripts call echo).
+ECHO_TOOL = {"type": "function", "function": {"name": "echo", "description": "Echo.", "parameters": {}}}
+
+
+def post(
+    server: ReplayServer, model: str, messages: list[Any], tools: list[Any] | None = None, **extra: Any
+) -> httpx.Response:
+    """A Chat Completions request to `server`, offering echo unless `tools` says otherwise."""
+    body = {"model": model, "messages": messages, "tools": [ECHO_TOOL] if tools is None else tools, **extra}
+    return httpx.post(server.url + "/chat/completions", json=body, timeout=5)

@@ -348,6 +348,7 @@ def test_each_case_gets_a_fresh_workspace(suite: Callable[..., Suite]) -> None:
 
     live = suite({"a": writes("a", {"seed.txt": "only in a"}), "b": writes("b", None)})
     for jobs in (1, 2):
+        live.server.reset()  # each run is served its steps afresh
         report = live.run(allowed=("file_write", "list_dir"), jobs=jobs)
         results = by_name(report)
         assert all(c.passed for c in report.cases), [(c.name, c.error, c.failed_grades) for c in report.cases]

@@ -14,6 +14,7 @@ error, a failed check) are *data* in the report, not exceptions that escape the 
     │   ├── IterationCapReached
     │   └── ProviderError
     ├── Divergence               a request of the agent left the script
+    ├── WireError                a request the OpenAI-compatible endpoints cannot take
     ├── OutsideWorkspace         a path that would leave the case workspace
     └── InvalidRegex             a pattern RE2 cannot compile
 """
@@ -84,10 +85,23 @@ class Divergence(EvalError):
     """A request of the agent does not follow the fixture's script: in replay (where it
     becomes the case's run error) or sent to `zeroclaw eval serve` (an HTTP 400)."""
 
-    def __init__(self, message: str, fixture: str | None = None) -> None:
+    def __init__(self, message: str, fixture: str | None = None, pointer: str = "") -> None:
         super().__init__(message)
         #: The fixture whose script the request was checked against, once known.
         self.fixture = fixture
+        #: The fixture field the request left the script at ("" when none is apt).
+        self.pointer = pointer
+
+
+class WireError(EvalError):
+    """A request an OpenAI-compatible endpoint cannot take (not JSON, an item it does not
+    know, too large): the HTTP status and error type to answer with."""
+
+    def __init__(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.kind = kind
 
 
 class OutsideWorkspace(EvalError):

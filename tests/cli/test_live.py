@@ -210,7 +210,7 @@ def test_a_slow_turn_times_out_that_case_only(
 
 
 def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
-    live_project: Path, serve_suite: Callable[..., ReplayServer]
+    live_project: Path, serve: Callable[..., ReplayServer]
 ) -> None:
     write_fixture(
         live_project / "suite",
@@ -218,7 +218,13 @@ def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
         tool_case("delta", "file_write", {"path": "x.txt", "content": "x"}, ["file_write"]),
     )
     write_fixture(live_project / "suite", "e_echo.json", tool_case("echo", "echo", {"message": "hi"}, []))
-    configure(live_project, serve_suite().url, allowed=[])
+    # The served script is a model that calls file_write whatever it is offered: to serve,
+    # a call to a tool outside the fixture's `tools` is a hallucination, needing no offer.
+    model = tool_case("delta", "file_write", {"path": "x.txt", "content": "x"}, [])
+    write_fixture(live_project / "model", "d_write.json", model)
+    write_fixture(live_project / "model", "e_echo.json", tool_case("echo", "echo", {"message": "hi"}, []))
+    served = load_cases(discover(live_project / "model"))
+    configure(live_project, serve(served).url, allowed=[])
     result = live(live_project, "--format", "json")
     cases = {c["name"]: c for c in result.json()["cases"]}
     denied = cases["d_write.json"]
@@ -226,7 +232,7 @@ def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
     assert "approval denied: the model called 'file_write'" in denied["error"]["message"]
     assert denied["record"]["calls"][0]["success"] is False
     assert cases["e_echo.json"]["status"] == "passed"  # echo is always approved
-    configure(live_project, serve_suite().url, allowed=["file_write"])
+    configure(live_project, serve(served).url, allowed=["file_write"])
     allowed = {c["name"]: c for c in live(live_project, "--format", "json").json()["cases"]}
     assert allowed["d_write.json"]["status"] == "passed"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from zeroclaw_eval.run.openai_wire import completion
+from zeroclaw_eval.run.openai_wire import completion, completion_chunks, offered_specs
 from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest
 
 
@@ -23,3 +23,48 @@ def test_completion_is_an_openai_chat_completion_body() -> None:
     text = completion(ModelResponse("hi"), "m", 5)
     assert text["choices"][0]["finish_reason"] == "stop"
     assert "tool_calls" not in text["choices"][0]["message"]
+
+
+def test_the_chunks_of_a_stream_accumulate_to_the_reply() -> None:
+    calls = (ToolCallRequest("c1", "echo", '{"message":"x"}'), ToolCallRequest("c2", "list_dir", ""))
+    response = ModelResponse("Let me look " * 5, calls, 7, 3)
+    chunks = completion_chunks(response, "m", 4, include_usage=True)
+    deltas = [chunk["choices"][0]["delta"] for chunk in chunks if chunk["choices"]]
+    assert deltas[0] == {"role": "assistant", "content": ""}  # the role comes first
+    assert "".join(d.get("content") or "" for d in deltas) == response.content
+    assert sum(1 for d in deltas if d.get("content")) > 1
+    # Each call opens with its index, id and name; its arguments follow by index.
+    built: dict[int, dict[str, str]] = {}
+    for delta in deltas:
+        for part in delta.get("tool_calls", []):
+            call = built.setdefault(part["index"], {"id": "", "name": "", "arguments": ""})
+            call["id"] += part.get("id", "")
+            call["name"] += part.get("function", {}).get("name", "")
+            call["arguments"] += part.get("function", {}).get("arguments", "")
+    assert built == {
+        0: {"id": "c1", "name": "echo", "arguments": '{"message":"x"}'},
+        1: {"id": "c2", "name": "list_dir", "arguments": ""},
+    }
+    finishes = [chunk["choices"][0]["finish_reason"] for chunk in chunks if chunk["choices"]]
+    assert finishes[-1] == "tool_calls"
+    assert set(finishes[:-1]) == {None}
+    assert chunks[-1]["choices"] == []
+    assert chunks[-1]["usage"] == {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    assert all(chunk["object"] == "chat.completion.chunk" for chunk in chunks)
+
+
+def test_without_include_usage_no_chunk_carries_usage() -> None:
+    chunks = completion_chunks(ModelResponse("hi"), "m", 1)
+    assert all("usage" not in chunk for chunk in chunks)
+    assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+
+
+def test_offered_specs_reads_both_tool_shapes_and_skips_the_rest() -> None:
+    chat = {
+        "type": "function",
+        "function": {"name": "echo", "description": "E.", "parameters": {"type": "object"}},
+    }
+    flat = {"type": "function", "name": "list_dir", "parameters": {"type": "object"}}
+    specs = offered_specs([chat, flat, "junk", {"type": "web_search"}, {"function": {"name": 7}}])
+    assert [(spec.name, spec.description) for spec in specs] == [("echo", "E."), ("list_dir", "")]
+    assert offered_specs("not a list") == []

@@ -117,9 +117,9 @@ def test_single_mode_serves_its_fixture_whatever_the_model(
 def test_the_first_user_message_routes_when_sent_as_text_parts(tmp_path: Path) -> None:
     router = Router(load(tmp_path, two_turns=TWO_TURNS, weather=OTHER))
     parts = [{"type": "text", "text": "What is the "}, {"type": "text", "text": "weather?"}]
-    case, answer = router.answer("gpt-4o-mini", [{"role": "user", "content": parts}])
-    assert case.name == "weather.json"
-    assert answer.content == "Sunny."
+    served = router.answer("gpt-4o-mini", [{"role": "user", "content": parts}])
+    assert served.case.name == "weather.json"
+    assert served.step.content == "Sunny."
 
 
 def test_fixtures_naming_the_served_agents_own_tools_are_admitted(tmp_path: Path) -> None:
@@ -127,8 +127,8 @@ def test_fixtures_naming_the_served_agents_own_tools_are_admitted(tmp_path: Path
     own = fixture("orders", ("Find order 7", [tools_step(tool_call("search_orders", {"id": 7}, "c1"))]))
     own["tools"] = ["search_orders"]
     own["turns"][0]["steps"].append(text_step("Found it."))
-    case, answer = Router(load(tmp_path, orders=own)).answer(
+    served = Router(load(tmp_path, orders=own)).answer(
         "orders", [{"role": "user", "content": "Find order 7"}]
     )
-    assert case.trace.tools == ["search_orders"]
-    assert answer.tool_calls[0].name == "search_orders"
+    assert served.case.trace.tools == ["search_orders"]
+    assert served.step.tool_calls[0].name == "search_orders"

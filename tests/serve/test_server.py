@@ -84,10 +84,16 @@ def test_the_request_log_holds_every_request_and_the_tool_results_fed_back(
         (2, 200, "two_turns.json", "two_turns"),
         (3, 400, "two_turns.json", "two_turns"),
     ]
-    assert log[1]["messages"] == [USER_1, CALL_1, RESULT_1]
-    fed_back = [m for m in log[1]["messages"] if m["role"] == "tool"]
-    assert fed_back == [{"role": "tool", "tool_call_id": "call_1", "content": "hello"}]
+    # Which step each request was served, what it offered, and the results it fed back.
+    assert [(e["turn"], e["step"], e["stream"], e["offered_tools"]) for e in log[:2]] == [
+        (0, 0, False, ["echo"]),
+        (0, 1, False, ["echo"]),
+    ]
+    assert log[0]["tool_results"] == []
+    assert log[1]["tool_results"] == [{"call_id": "call_1", "name": "echo", "content": "hello"}]
+    assert log[1]["sent_roles"] == ["user", "assistant", "tool"]
     assert "does not carry the results" in log[2]["divergence"]
+    assert all(e["run"] == 1 for e in log)
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "example.com", "::"])
@@ -118,12 +124,11 @@ def test_a_kept_alive_connection_answers_without_stalling(
     # Each answer is a few milliseconds of work. Headers and body sent as separate small
     # writes without TCP_NODELAY meet the client's delayed ACK: ~40 ms per request.
     server = serve([two_turns])
-    body = {"model": "two_turns", "messages": [USER_1]}
     with httpx.Client(timeout=5) as client:
-        client.post(server.url + "/chat/completions", json=body)  # open the connection
+        client.get(server.url + "/models")  # open the connection
         started = time.perf_counter()
         for _ in range(10):
-            assert client.post(server.url + "/chat/completions", json=body).status_code == 200
+            assert client.get(server.url + "/models").status_code == 200
         elapsed = time.perf_counter() - started
     assert elapsed < 0.25, f"10 requests on one connection took {elapsed * 1000:.0f} ms"
 
@@ -155,7 +160,7 @@ def test_the_openai_client_gets_the_scripted_tool_call_then_the_scripted_text(
     second = client.chat.completions.create(model="two_turns", messages=messages, tools=[ECHO_TOOL])
     assert second.choices[0].message.content == "The echo tool said: hello"
     assert second.choices[0].finish_reason == "stop"
-    assert server.log[1]["messages"][-1] == {"role": "tool", "tool_call_id": "call_1", "content": "hello"}
+    assert server.log[1]["tool_results"] == [{"call_id": "call_1", "name": "echo", "content": "hello"}]
 
 
 def test_the_openai_client_lists_the_models(tmp_path: Path, serve: Callable[..., ReplayServer]) -> None:
@@ -182,10 +187,11 @@ def test_injected_faults_reach_the_openai_client_as_its_own_errors(
     client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
     user: list[Any] = [{"role": "user", "content": "Echo hello"}]
     with pytest.raises(openai.RateLimitError):
-        client.chat.completions.create(model="two_turns", messages=user)
+        client.chat.completions.create(model="two_turns", messages=user, tools=[ECHO_TOOL])
     with pytest.raises(openai.InternalServerError):
-        client.chat.completions.create(model="two_turns", messages=user)
-    assert client.chat.completions.create(model="two_turns", messages=user).choices[0].message.tool_calls
+        client.chat.completions.create(model="two_turns", messages=user, tools=[ECHO_TOOL])
+    reply = client.chat.completions.create(model="two_turns", messages=user, tools=[ECHO_TOOL])
+    assert reply.choices[0].message.tool_calls
 
 
 def test_the_openai_client_retries_through_a_429_honouring_retry_after(
@@ -194,7 +200,7 @@ def test_the_openai_client_retries_through_a_429_honouring_retry_after(
     server = serve([two_turns], "429:0.1@1")
     client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=1)
     reply = client.chat.completions.create(
-        model="two_turns", messages=[{"role": "user", "content": "Echo hello"}]
+        model="two_turns", messages=[{"role": "user", "content": "Echo hello"}], tools=[ECHO_TOOL]
     )
     assert reply.choices[0].message.tool_calls is not None
     assert [e["status"] for e in server.log] == [429, 200]

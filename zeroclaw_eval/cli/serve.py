@@ -43,11 +43,13 @@ def serve_command(
     faults: tuple[str, ...],
     config: Path | None,
 ) -> None:
-    """Serve fixtures' scripted steps as an OpenAI-compatible chat-completions API.
+    """Serve fixtures' scripted steps as an OpenAI-compatible API.
 
     Point any agent's base URL at the printed address to test it against scripted
-    traces, in any language. Each request is checked against the script (a divergence
-    gets HTTP 400 saying where) and logged (GET /_zeroclaw/requests).
+    traces, in any language: Chat Completions and Responses, plain or streamed. Each
+    request is checked against the script (a divergence, a scripted tool not offered, or
+    a step asked for twice gets HTTP 400 saying where) and logged (GET
+    /_zeroclaw/requests); POST /_zeroclaw/reset starts a new run.
 
     \b
     Examples:

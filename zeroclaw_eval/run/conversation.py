@@ -17,8 +17,9 @@ from typing import Any
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.json_text import quote
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest, ToolSpec
 from zeroclaw_eval.run.script import Script, script_of
+from zeroclaw_eval.run.sent import entry, message_text
 
 
 @dataclass(frozen=True)
@@ -30,18 +31,6 @@ class Position:
 
     def __str__(self) -> str:
         return f"turn {self.turn + 1}, step {self.step + 1}"
-
-
-def message_text(content: Any) -> str | None:
-    """The text of a message's content: a string, or a list of text parts (as some
-    clients send it); None for anything else."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [entry(part, "text") for part in content]
-        if parts and all(isinstance(part, str) for part in parts):
-            return "".join(parts)
-    return None
 
 
 def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
@@ -60,37 +49,47 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
             continue
         if role == "user":
             if pending:
-                raise Divergence(f"{where}: a user message came before the results of {_calls(pending)}")
+                raise Divergence(
+                    f"{where}: a user message came before the results of {_calls(pending)}",
+                    pointer=_calls_at(turn, step - 1),
+                )
             if turn >= 0 and step < _tool_steps(script[turn]):
                 raise Divergence(
                     f"{where}: the next turn begins without turn {turn + 1}, step {step + 1}'s tool"
                     f" calls ({_calls(script[turn][step].tool_calls)}); echo them back, with their"
-                    " results, before the next user message"
+                    " results, before the next user message",
+                    pointer=_calls_at(turn, step),
                 )
             turn += 1
             step = 0
             if turn >= len(trace.turns):
                 raise Divergence(
-                    f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)"
+                    f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)",
+                    pointer="/turns",
                 )
             expected = trace.turns[turn].user_input
             sent = message_text(entry(message, "content"))
             if sent != expected:
                 shown = "no text" if sent is None else quote(sent)
                 raise Divergence(
-                    f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}"
+                    f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}",
+                    pointer=f"/turns/{turn}/user_input",
                 )
         elif role == "assistant":
             if turn < 0:
-                raise Divergence(f"{where}: an assistant message before any user message")
+                raise Divergence(
+                    f"{where}: an assistant message before any user message", pointer="/turns/0/user_input"
+                )
             if pending:
                 raise Divergence(
-                    f"{where}: an assistant message came before the results of {_calls(pending)}"
+                    f"{where}: an assistant message came before the results of {_calls(pending)}",
+                    pointer=_calls_at(turn, step - 1),
                 )
             if step >= len(script[turn]):
                 raise Divergence(
                     f"{where}: an assistant message beyond the script, whose turn {turn + 1} has"
-                    f" {len(script[turn])} step(s)"
+                    f" {len(script[turn])} step(s)",
+                    pointer=f"/turns/{turn}/steps",
                 )
             pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
             step += 1
@@ -100,31 +99,62 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
             if answered is None:
                 waiting = f"; the script waits for the results of {_calls(pending)}" if pending else ""
                 raise Divergence(
-                    f"{where}: a result for {_shown_id(call_id)}, which no scripted call awaits{waiting}"
+                    f"{where}: a result for {_shown_id(call_id)}, which no scripted call awaits{waiting}",
+                    pointer=_calls_at(turn, step - 1) if turn >= 0 and step > 0 else "/turns",
                 )
             pending.remove(answered)
         else:
             shown = quote(role) if isinstance(role, str) else "no role"
-            raise Divergence(f"{where}: a message with {shown}; expected user, assistant, tool or system")
+            raise Divergence(
+                f"{where}: a message with {shown}; expected user, assistant, tool or system",
+                pointer=f"/turns/{max(turn, 0)}",
+            )
     if turn < 0:
         raise Divergence(
-            f"the request carries no user message; turn 1's user input is {quote(trace.turns[0].user_input)}"
+            f"the request carries no user message; turn 1's user input is {quote(trace.turns[0].user_input)}",
+            pointer="/turns/0/user_input",
         )
     if pending:
-        raise Divergence(f"the request does not carry the results of {_calls(pending)}")
+        raise Divergence(
+            f"the request does not carry the results of {_calls(pending)}", pointer=_calls_at(turn, step - 1)
+        )
     return Position(turn, step)
 
 
-def next_step(trace: LlmTrace, messages: list[Any]) -> ModelResponse:
-    """The scripted answer to a request carrying `messages` (what serve answers)."""
-    script = script_of(trace)
+def step_at(
+    trace: LlmTrace, messages: list[Any], script: Script | None = None
+) -> tuple[Position, ModelResponse]:
+    """The position a request carrying `messages` asks for, and its scripted answer (what
+    serve answers)."""
+    script = script_of(trace) if script is None else script
     position = follow(trace, script, messages)
     steps = script[position.turn]
     if position.step >= len(steps):
         raise Divergence(
-            f"turn {position.turn + 1} scripts {len(steps)} step(s), all served; the request asks for another"
+            f"turn {position.turn + 1} scripts {len(steps)} step(s), all served;"
+            " the request asks for another",
+            pointer=f"/turns/{position.turn}/steps",
         )
-    return steps[position.step]
+    return position, steps[position.step]
+
+
+def next_step(trace: LlmTrace, messages: list[Any]) -> ModelResponse:
+    """The scripted answer to a request carrying `messages`."""
+    return step_at(trace, messages)[1]
+
+
+def check_offered(step: ModelResponse, required: frozenset[str], tools: list[Any], hint: str = "") -> None:
+    """Raise `Divergence` unless `tools` (the request's specs) offer each tool of `required`
+    that `step` calls. A call to a tool outside `required` (a model's hallucination the
+    fixture scripts on purpose) needs no offer."""
+    offered = {spec.name for spec in tools if isinstance(spec, ToolSpec)}
+    for call in step.tool_calls:
+        if call.name in required and call.name not in offered:
+            listed = ", ".join(sorted(offered)) or "none"
+            raise Divergence(
+                f"the script calls {call.name}, but the request offers the model no tool named"
+                f" {call.name} (it offers: {listed}){hint}"
+            )
 
 
 def check_request(trace: LlmTrace, script: Script, messages: list[Any], expected: Position) -> None:
@@ -169,6 +199,10 @@ def _echoed_calls(
     return list(scripted.tool_calls)
 
 
+def _calls_at(turn: int, step: int) -> str:
+    return f"/turns/{turn}/steps/{step}/response/tool_calls"
+
+
 def _tool_steps(steps: list[ModelResponse]) -> int:
     """How many of a turn's steps call tools: each must be in the history before the next
     turn (the closing text answer may be left out, as some agents keep only calls)."""
@@ -185,8 +219,3 @@ def _shown_id(value: Any) -> str:
 
 def _shown_name(value: Any) -> str:
     return value if isinstance(value, str) and value else "no name"
-
-
-def entry(value: Any, key: str) -> Any:
-    """`value[key]` for an object, else None: what an agent sends is untrusted."""
-    return value.get(key) if isinstance(value, dict) else None

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from zeroclaw_eval.run.conversation import entry, message_text
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.run.record import ModelStep, RunRecord
+from zeroclaw_eval.run.sent import sent_roles, system_prompt
 
 
 class RecordingProvider:
@@ -29,27 +27,12 @@ class RecordingProvider:
         if self._closed:
             raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
-        roles = [_role(message) for message in messages]
+        roles = sent_roles(messages)
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
-        system = _system_prompt(messages)
+        system = system_prompt(messages)
         response = await self._inner.complete(messages, tools)
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
         step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
         step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system
         self._record.steps.append(step)
         return response
-
-
-def _role(message: Any) -> str:
-    role = entry(message, "role")
-    return role if isinstance(role, str) else "?"
-
-
-def _system_prompt(messages: list[Message]) -> str | None:
-    texts = [
-        message_text(entry(message, "content"))
-        for message in messages
-        if entry(message, "role") in ("system", "developer")
-    ]
-    found = [text for text in texts if text is not None]
-    return "\n".join(found) if found else None

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from zeroclaw_eval.errors import Divergence, RunError
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.run.conversation import Position, check_request
+from zeroclaw_eval.run.conversation import Position, check_offered, check_request
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.script import script_of
 
@@ -75,22 +75,15 @@ class ReplayProvider:
         step = self._queue[0]
         try:
             check_request(self._trace, self._turns, messages, position)
-            self._check_offered(step, tools, position)
+            check_offered(step, self._offered, tools)
         except Divergence as diverged:
             pointer = f"/turns/{position.turn}/steps/{position.step}"
-            self.divergence = RunError(f"{position}: {diverged}", pointer)
+            hint = (
+                "; pass on the tools the harness gives the agent"
+                if "offers the model" in str(diverged)
+                else ""
+            )
+            self.divergence = RunError(f"{position}: {diverged}{hint}", pointer)
             raise self.divergence from None
         self._served += 1
         return self._queue.popleft()
-
-    def _check_offered(self, step: ModelResponse, tools: list[ToolSpec], position: Position) -> None:
-        # A call to a tool the harness does not offer the case (a model's hallucination the
-        # fixture scripts on purpose) needs no spec; every other call needs its tool offered.
-        offered = {spec.name for spec in tools if isinstance(spec, ToolSpec)}
-        for call in step.tool_calls:
-            if call.name in self._offered and call.name not in offered:
-                listed = ", ".join(sorted(offered)) or "none"
-                raise Divergence(
-                    f"the script calls {call.name}, but the request offers the model no tool named"
-                    f" {call.name} (it offers: {listed}); pass on the tools the harness gives the agent"
-                )

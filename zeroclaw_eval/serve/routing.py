@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.errors import Divergence, UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.run.conversation import entry, message_text, next_step
+from zeroclaw_eval.run.conversation import Position, step_at
 from zeroclaw_eval.run.provider import ModelResponse
+from zeroclaw_eval.run.script import Script, script_of
+from zeroclaw_eval.run.sent import entry, message_text
+
+
+@dataclass(frozen=True)
+class Served:
+    """Where a request stands: its case, the position it asks for, and that step."""
+
+    case: Case
+    position: Position
+    step: ModelResponse
 
 
 class Router:
@@ -20,12 +32,14 @@ class Router:
         self.cases = cases
         self.single = single
         self._by_name: dict[str, list[Case]] = {}
+        # Made once: serve answers many requests of each case.
+        self._scripts: dict[str, Script] = {case.name: script_of(case.trace) for case in cases}
         for case in cases:
             for name in {case.path.stem, case.trace.model_name}:
                 self._by_name.setdefault(name, []).append(case)
 
-    def answer(self, model: str, messages: list[Any]) -> tuple[Case, ModelResponse]:
-        """The case a request belongs to and its next scripted step.
+    def answer(self, model: str, messages: list[Any]) -> Served:
+        """The case a request belongs to, the position it asks for, and that step.
 
         A request names its fixture by `model` (a file stem or model_name), or, when the
         model names none (an agent configured with a real model name), by its first
@@ -33,7 +47,7 @@ class Router:
         conversation follows.
         """
         if self.single:
-            return self.cases[0], _next_step_of(self.cases[0], messages)
+            return self._served(self.cases[0], messages)
         candidates = self._by_name.get(model) or self._by_first_input(messages)
         if not candidates:
             names = ", ".join(sorted(c.path.stem for c in self.cases))
@@ -41,17 +55,17 @@ class Router:
                 f"no fixture is named {model!r} or starts with this user message; serving: {names}"
             )
         if len(candidates) == 1:
-            return candidates[0], _next_step_of(candidates[0], messages)
-        fitting: list[tuple[Case, ModelResponse]] = []
+            return self._served(candidates[0], messages)
+        fitting: list[Served] = []
         for case in candidates:
             try:
-                fitting.append((case, next_step(case.trace, messages)))
+                fitting.append(self._served(case, messages))
             except Divergence:
                 continue
         if not fitting:
             raise Divergence(f"the conversation follows none of {', '.join(c.name for c in candidates)}")
-        if any(answer != fitting[0][1] for _, answer in fitting[1:]):
-            files = ", ".join(c.name for c, _ in fitting)
+        if any(served.step != fitting[0].step for served in fitting[1:]):
+            files = ", ".join(served.case.name for served in fitting)
             raise Divergence(
                 f"the conversation fits several fixtures ({files}); name one in the request's model"
             )
@@ -63,16 +77,16 @@ class Router:
         )
         return [c for c in self.cases if c.trace.turns and c.trace.turns[0].user_input == first]
 
+    def _served(self, case: Case, messages: list[Any]) -> Served:
+        try:
+            position, step = step_at(case.trace, messages, self._scripts[case.name])
+        except Divergence as exc:
+            raise Divergence(str(exc), case.name, exc.pointer) from None
+        return Served(case, position, step)
+
     def models(self) -> Iterable[str]:
         """Model names a client may ask for."""
         return sorted({c.path.stem for c in self.cases})
-
-
-def _next_step_of(case: Case, messages: list[dict[str, Any]]) -> ModelResponse:
-    try:
-        return next_step(case.trace, messages)
-    except Divergence as exc:
-        raise Divergence(str(exc), case.name) from None
 
 
 def load_cases(paths: Iterable[Path]) -> list[Case]:

@@ -1,0 +1,151 @@
+"""`zeroclaw_eval.serve.exchange` over real HTTP: both APIs plain and streamed, and the
+requests serve refuses instead of answering with a 200 they do not deserve."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import openai
+
+from tests.scripts import CALL_1, ECHO_TOOL, RESULT_1, USER_1, post
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.openai_endpoint import MAX_BODY
+from zeroclaw_eval.serve.server import MAX_LOG, ReplayServer
+
+FLAT_ECHO: Any = {
+    "type": "function",
+    "name": "echo",
+    "description": "Echo.",
+    "parameters": {"type": "object"},
+}
+
+
+def client(server: ReplayServer) -> openai.OpenAI:
+    return openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+
+
+def test_a_streamed_chat_conversation_follows_the_script(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    messages: list[Any] = [{"role": "user", "content": "Echo hello"}]
+    with client(server).chat.completions.stream(model="two_turns", messages=messages, tools=[ECHO_TOOL]) as s:
+        first = s.get_final_completion().choices[0].message
+    assert first.tool_calls is not None
+    assert (first.tool_calls[0].id, first.tool_calls[0].function.name) == ("call_1", "echo")
+    messages += [first.model_dump(exclude_none=True), RESULT_1]
+    stream = client(server).chat.completions.create(
+        model="two_turns", messages=messages, tools=[ECHO_TOOL], stream=True
+    )
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == "The echo tool said: hello"
+    assert [(e["status"], e["stream"], e["step"]) for e in server.requests()] == [
+        (200, True, 0),
+        (200, True, 1),
+    ]
+
+
+def test_the_responses_api_plain_then_streamed_with_a_previous_response(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    first = client(server).responses.create(model="two_turns", input="Echo hello", tools=[FLAT_ECHO])
+    (call,) = first.output
+    assert call.type == "function_call"
+    assert (call.call_id, call.name, json.loads(call.arguments)) == ("call_1", "echo", {"message": "hello"})
+    result: Any = [{"type": "function_call_output", "call_id": "call_1", "output": "hello"}]
+    with client(server).responses.stream(
+        model="two_turns", input=result, previous_response_id=first.id, tools=[FLAT_ECHO]
+    ) as stream:
+        second = stream.get_final_response()
+    assert second.output_text == "The echo tool said: hello"
+    log = server.requests()
+    assert [(e["api"], e["status"], e["stream"]) for e in log] == [
+        ("responses", 200, False),
+        ("responses", 200, True),
+    ]
+    assert log[1]["tool_results"] == [{"call_id": "call_1", "name": "echo", "content": "hello"}]
+
+
+def test_an_unknown_previous_response_is_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+    reply = httpx.post(
+        serve([two_turns]).url + "/responses",
+        json={"model": "two_turns", "input": "Echo hello", "previous_response_id": "resp_gone"},
+        timeout=5,
+    )
+    assert reply.status_code == 400
+    assert (
+        "previous_response_id 'resp_gone' names no response of this server"
+        in reply.json()["error"]["message"]
+    )
+
+
+def test_a_request_that_does_not_offer_the_scripted_tool_is_refused_with_the_field(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    # An agent whose tool was renamed must not get the call and make up an answer.
+    renamed = [{"type": "function", "function": {"name": "repeat", "parameters": {}}}]
+    reply = post(serve([two_turns]), "two_turns", [USER_1], tools=renamed)
+    assert reply.status_code == 400
+    message = reply.json()["error"]["message"]
+    assert message.startswith(f"diverged from the script of two_turns.json at {two_turns.path.as_posix()}:")
+    field = two_turns.locate("/turns/0/steps/0", at_key=True)
+    assert f"two_turns.json:{field.line}:{field.col}: turn 1, step 1: the script calls echo" in message
+    assert "offers the model no tool named echo (it offers: repeat)" in message
+
+
+def test_a_step_asked_for_again_is_refused_until_a_reset(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    assert post(server, "two_turns", [USER_1]).status_code == 200
+    again = post(server, "two_turns", [USER_1])
+    assert again.status_code == 400
+    assert "turn 1, step 1 was already served (request 1)" in again.json()["error"]["message"]
+    reset = httpx.post(server.url.removesuffix("/v1") + "/_zeroclaw/reset", timeout=5)
+    assert reset.json() == {"run": 2}
+    assert server.requests() == []  # the new run's log starts empty
+    assert post(server, "two_turns", [USER_1]).status_code == 200
+    assert [(e["run"], e["number"]) for e in server.requests()] == [(2, 1)]
+
+
+def test_the_divergence_of_a_later_step_points_at_its_field(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    reply = post(serve([two_turns]), "two_turns", [USER_1, CALL_1])
+    field = two_turns.locate("/turns/0/steps/0/response/tool_calls", at_key=True)
+    assert (
+        f"two_turns.json:{field.line}:{field.col}: the request does not carry the results of"
+        in (reply.json()["error"]["message"])
+    )
+
+
+def test_a_body_over_the_limit_is_refused_with_413_unread(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    where = urlparse(serve([two_turns]).url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=5)
+    connection.putrequest("POST", "/v1/chat/completions")
+    connection.putheader("Content-Length", str(MAX_BODY + 1))
+    connection.endheaders()  # no body follows: the server must answer without waiting for it
+    response = connection.getresponse()
+    assert response.status == 413
+    assert f"the limit is {MAX_BODY}" in json.loads(response.read())["error"]["message"]
+    connection.close()
+
+
+def test_the_log_keeps_the_newest_entries_only(two_turns: Case) -> None:
+    assert ReplayServer([two_turns]).log.maxlen == MAX_LOG
+    server = ReplayServer([two_turns], log=deque(maxlen=2)).start()
+    try:
+        for model in ("a", "b", "c"):
+            post(server, model, [{"role": "user", "content": "nothing"}])
+        assert [entry["model"] for entry in server.requests()] == ["b", "c"]
+    finally:
+        server.stop()

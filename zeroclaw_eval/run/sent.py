@@ -1,0 +1,85 @@
+"""Reading what an agent sends the model: chat messages, untrusted.
+
+Every field is read defensively (a message may be anything a client put in the list):
+a missing or mistyped field reads as None, never as an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+def entry(value: Any, key: str) -> Any:
+    """`value[key]` for an object, else None: what an agent sends is untrusted."""
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def message_text(content: Any) -> str | None:
+    """The text of a message's content: a string, or a list of text parts (as some
+    clients send it); None for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [entry(part, "text") for part in content]
+        if parts and all(isinstance(part, str) for part in parts):
+            return "".join(parts)
+    return None
+
+
+@dataclass(frozen=True)
+class FedBack:
+    """A tool result an agent sent back, with the call it answers as the agent echoed it."""
+
+    call_id: str
+    name: str
+    arguments: str
+    content: str
+
+
+def fed_back(messages: list[Any]) -> list[FedBack]:
+    """The tool results a request sends back: the `tool` messages after its last assistant
+    message, each joined to that message's call of the same id (what an agent outside the
+    process ran, as the wire shows it)."""
+    last = max((i for i, m in enumerate(messages) if entry(m, "role") == "assistant"), default=None)
+    if last is None:
+        return []
+    calls = {}
+    for call in entry(messages[last], "tool_calls") or []:
+        function = entry(call, "function")
+        calls[entry(call, "id")] = (entry(function, "name"), entry(function, "arguments"))
+    results = []
+    for message in messages[last + 1 :]:
+        call_id = entry(message, "tool_call_id")
+        if entry(message, "role") != "tool" or call_id not in calls:
+            continue
+        name, arguments = calls[call_id]
+        content = entry(message, "content")
+        text = message_text(content)
+        results.append(
+            FedBack(
+                str(call_id),
+                name if isinstance(name, str) else "",
+                arguments if isinstance(arguments, str) else "",
+                text if text is not None else json.dumps(content, ensure_ascii=False),
+            )
+        )
+    return results
+
+
+def sent_roles(messages: list[Any]) -> list[str]:
+    """The role of each message, in order (`?` for a message without one)."""
+    roles = [entry(message, "role") for message in messages]
+    return [role if isinstance(role, str) else "?" for role in roles]
+
+
+def system_prompt(messages: list[Any]) -> str | None:
+    """The text of the system and developer messages, joined; None when there are none."""
+    texts = [
+        message_text(entry(message, "content"))
+        for message in messages
+        if entry(message, "role") in ("system", "developer")
+    ]
+    found = [text for text in texts if text is not None]
+    return "\n".join(found) if found else None
