@@ -19,7 +19,7 @@ from pathlib import Path
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.config.settings import LiveOptions
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.suite import display_path, load_suite
 from zeroclaw_eval.grading.grader import grade
@@ -27,6 +27,7 @@ from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.agent import AgentFactory, reference_agent
+from zeroclaw_eval.run.command_agent import AgentCommand, command_agent_factory
 from zeroclaw_eval.run.drive import drive
 from zeroclaw_eval.run.isolation import case_workspace
 from zeroclaw_eval.run.project_tools import ProjectTool, toolset
@@ -53,6 +54,16 @@ class RunOptions:
     on_case_done: CaseDone | None = None
     #: The project's own tools (`[eval].tools`), which a fixture's `tools` may name.
     tools: tuple[ProjectTool, ...] = ()
+    #: An agent that runs as its own process (`--agent-cmd`), in place of `agent_factory`:
+    #: it runs its own tools, so a fixture's `tools` may name any tool.
+    agent_cmd: AgentCommand | None = None
+
+    def __post_init__(self) -> None:
+        if self.agent_cmd is not None and self.live is not None:
+            raise UsageError(
+                "--agent-cmd runs in replay only: the live sandbox cannot supervise the tools of an"
+                " agent that runs them itself"
+            )
 
 
 @dataclass(frozen=True)
@@ -73,7 +84,7 @@ def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport
     options = options or RunOptions()
     started = time.perf_counter()
     tools = toolset(options.tools)
-    fixtures = load_suite(suite_dir, tools)
+    fixtures = load_suite(suite_dir, None if options.agent_cmd is not None else tools)
     cases = asyncio.run(_run_all(fixtures, _Run(options, display_path(suite_dir), tools)))
     duration = (time.perf_counter() - started) * 1000
     return SuiteReport(display_path(suite_dir), options.mode, cases, duration, __version__, os.getcwd())
@@ -134,23 +145,29 @@ async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
     trace = case.trace
     options = run.options
     record = RunRecord()
+    command = options.agent_cmd
     with ExitStack() as stack:
         try:
-            workspace = stack.enter_context(case_workspace(trace))
+            # An agent command always runs in a workspace: it is its working directory.
+            workspace = stack.enter_context(case_workspace(trace, needed=True if command else None))
         except OSError as exc:  # a full disk, say: this case cannot run, the others still can
             message = f"cannot seed the case workspace: {exc.strerror or exc}"
             seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
             return CaseReport(case.name, shown, trace.model_name, error=seeding)
+        factory = options.agent_factory
+        if command is not None and workspace is not None:
+            factory = command_agent_factory(command, case, workspace.root)
         error = await drive(
             case,
             record,
             workspace,
-            options.agent_factory,
+            factory,
             case_timeout_secs=options.case_timeout_secs,
             max_tool_iterations=options.max_tool_iterations,
             tools=run.tools,
             live=run.live,
             live_allowed=options.live.allowed_tools if options.live is not None else (),
+            external=command is not None,
         )
         grades = grade(trace.expects, record, workspace)
     report = CaseReport(

@@ -57,11 +57,19 @@ def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
     return load_project_tools(spec, loaded.base_dir) if spec else ()
 
 
-def known_tools(loaded: LoadedConfig) -> list[str]:
-    """The tools a fixture may name: the built-in ones and the project's, checked."""
+def known_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> list[str] | None:
+    """The tools a fixture may name: the built-in ones and the project's, checked; None
+    (any) for an agent command (`agent_cmd`, else `[eval].agent_cmd`), which runs its own."""
     from zeroclaw_eval.run.project_tools import toolset
 
+    if agent_cmd or loaded.settings.agent_cmd:
+        return None
     return sorted(toolset(project_tools(loaded)))
+
+
+def agent_cmd_option(help_text: str) -> Callable[[F], F]:
+    """`--agent-cmd CMD`, defaulting to `[eval].agent_cmd`."""
+    return click.option("--agent-cmd", "agent_cmd", metavar="CMD", help=help_text)
 
 
 def use_color(output: str) -> bool:

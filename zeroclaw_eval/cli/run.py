@@ -11,6 +11,7 @@ import click
 
 from zeroclaw_eval.cli.common import (
     CONTEXT,
+    agent_cmd_option,
     config_option,
     exit_on_error,
     output_options,
@@ -18,12 +19,14 @@ from zeroclaw_eval.cli.common import (
     resolve_suite,
     suite_option,
 )
-from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.config.load import LoadedConfig
     from zeroclaw_eval.config.settings import LiveOptions
     from zeroclaw_eval.fixtures.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.run.command_agent import AgentCommand
     from zeroclaw_eval.run.tools import Tool
     from zeroclaw_eval.runner import CaseDone
 
@@ -56,6 +59,17 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
     " [default: on in live mode]",
 )
+@agent_cmd_option(
+    "Run this command as the agent, once per case, against the case served on loopback"
+    " (OPENAI_BASE_URL): any language or framework. [default: [eval].agent_cmd]"
+)
+@click.option(
+    "--agent-io",
+    type=click.Choice(["jsonl", "oneshot"]),
+    help="How to talk to --agent-cmd: jsonl, a JSON line per turn on stdin and per answer on"
+    " stdout; oneshot, the user input as the last argument and stdout as the answer."
+    " [default: [eval].agent_io, else jsonl]",
+)
 @output_options
 @config_option
 def run_command(
@@ -64,6 +78,8 @@ def run_command(
     jobs: int,
     record_dir: Path | None,
     progress: bool | None,
+    agent_cmd: str | None,
+    agent_io: str | None,
     fmt: str,
     output: str,
     reports: tuple[str, ...],
@@ -79,6 +95,7 @@ def run_command(
       zeroclaw eval run --format junit > reports/eval.xml
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
       zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
+      zeroclaw eval run --agent-cmd "node agent.mjs" --jobs 4
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
     was rejected, or the suite held no fixtures; 2 usage or configuration error.
@@ -107,6 +124,7 @@ def run_command(
             live_settings = live_options(loaded, tools)
         suite_dir = resolve_suite(suite, loaded)
         factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
+        command = _agent_command(agent_cmd, agent_io, loaded)
         recorded: list[Path] = []
         hooks = _case_hooks(
             len(discover(suite_dir)),
@@ -125,12 +143,28 @@ def run_command(
             live=live_settings,
             on_case_done=hooks,
             tools=project,
+            agent_cmd=command,
         )
         report = run_suite(suite_dir, options)
         emit(report, outputs, annotations=annotations, verbose=verbose)
     if record_dir is not None:
         click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())
+
+
+def _agent_command(flag: str | None, io: str | None, loaded: LoadedConfig) -> AgentCommand | None:
+    """The agent command to run: `--agent-cmd`, else `[eval].agent_cmd`; None for none."""
+    from zeroclaw_eval.run.command_agent import AgentCommand
+
+    settings = loaded.settings
+    text = flag if flag is not None else settings.agent_cmd
+    if flag is None and not text:
+        if io is not None:
+            raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
+        return None
+    if settings.agent and flag is None:
+        raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
+    return AgentCommand.parse(text, io or settings.agent_io, loaded.base_dir)
 
 
 def _case_hooks(

@@ -14,6 +14,7 @@ import click
 
 from zeroclaw_eval.cli.common import (
     CONTEXT,
+    agent_cmd_option,
     config_option,
     exit_on_error,
     known_tools,
@@ -82,8 +83,12 @@ def render_vacuity(report: VacuityReport) -> str:
 
 @click.command("vacuity", context_settings=CONTEXT)
 @suite_option()
+@agent_cmd_option(
+    "The suite gates an agent command ([eval].agent_cmd): its fixtures may name any tool."
+    " The command is not run."
+)
 @config_option
-def vacuity_command(suite: Path | None, config: Path | None) -> None:
+def vacuity_command(suite: Path | None, agent_cmd: str | None, config: Path | None) -> None:
     """Check that every fixture can fail, by grading it against an empty run.
 
     An empty run is what an agent that does nothing leaves behind: the case's
@@ -112,6 +117,6 @@ def vacuity_command(suite: Path | None, config: Path | None) -> None:
     # Without a file name, what the machine refused is the empty run's temporary folder.
     with exit_on_error(unnamed="a temporary folder"):
         loaded = load_config(config)
-        report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded))
+        report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded, agent_cmd))
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())

@@ -20,6 +20,10 @@ class EvalSettings(BaseModel):
     agent: str = ""
     #: `module:callable` of a factory returning the project's own tools; empty: none.
     tools: str = ""
+    #: The command line of an agent that runs as its own process, in place of `agent`.
+    agent_cmd: str = ""
+    #: How the harness talks to that process: JSON lines, or one argument and stdout.
+    agent_io: Literal["jsonl", "oneshot"] = "jsonl"
     live_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=list)
     case_timeout_secs: float = Field(default=120.0, gt=0)

@@ -81,10 +81,11 @@ def find_vacuous(case: Case) -> VacuousCase | None:
     return VacuousCase(case.name, case.path, case.trace.model_name, checks)
 
 
-def check_vacuity(suite_dir: Path, known_tools: Iterable[str] = BUILTIN_TOOLS) -> VacuityReport:
+def check_vacuity(suite_dir: Path, known_tools: Iterable[str] | None = BUILTIN_TOOLS) -> VacuityReport:
     """Admit every fixture of a suite and grade each admitted one against an empty run.
 
-    `known_tools` are the tools a fixture's `tools` may name. Raises `UsageError` (exit
+    `known_tools` are the tools a fixture's `tools` may name (None: any, as for an agent
+    that runs its own tools). Raises `UsageError` (exit
     code 2) when the suite folder does not exist.
     """
     fixtures = load_suite(suite_dir, known_tools)

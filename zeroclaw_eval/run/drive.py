@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
 from zeroclaw_eval.run.agent_call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.run.doubles import with_doubles
@@ -43,30 +44,48 @@ async def drive(
     tools: Mapping[str, Tool] = BUILTIN_TOOLS,
     live: Provider | None = None,
     live_allowed: Iterable[str] = (),
+    external: bool = False,
 ) -> RunError | None:
     """Run every turn of `case` into `record`; the run error that stopped it, if any.
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
     that provider inside the live sandbox (`live_allowed` tools, supervised). `tools` are
     the tools a case may name (the built-in ones and the project's); the case's doubles
-    answer in place of those it doubles. Raises `AgentLoadError` when the factory cannot
-    make an agent.
+    answer in place of those it doubles. `external`: the agent runs its own tools (an
+    agent command); the tool box only records what it reports, and the case's `tools` are
+    what each request must offer. Raises `AgentLoadError` when the factory cannot make
+    an agent.
     """
-    toolbox = case_toolbox(
-        case.trace.tools,
-        record,
-        workspace,
-        available=with_doubles(tools, case.trace.tool_doubles),
-        live_allowed=None if live is None else live_allowed,
+    if external and case.trace.tool_doubles:
+        return RunError(
+            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools", "/tool_doubles"
+        )
+    if external:
+        toolbox = ToolBox({}, record, workspace)
+        offered = [ALWAYS_OFFERED, *case.trace.tools]
+    else:
+        toolbox = case_toolbox(
+            case.trace.tools,
+            record,
+            workspace,
+            available=with_doubles(tools, case.trace.tool_doubles),
+            live_allowed=None if live is None else live_allowed,
+        )
+        offered = [spec.name for spec in toolbox.specs()]
+    hint = (
+        "; offer the agent's tools with each request"
+        if external
+        else "; pass on the tools the harness gives the agent"
     )
-    offered = [spec.name for spec in toolbox.specs()]
-    script = ReplayProvider(case.trace, offered) if live is None else None
+    script = ReplayProvider(case.trace, offered, hint) if live is None else None
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
     recording = RecordingProvider(provider, record)
     started = time.perf_counter()
+    closing: list[object] = []
     try:
         context = AgentContext(recording, toolbox, max_tool_iterations, asyncio.get_running_loop())
         agent = make_agent(agent_factory, context)
+        closing.append(agent)
         for index, turn in enumerate(case.trace.turns):
             if script is not None:
                 script.begin_turn(index)
@@ -79,6 +98,7 @@ async def drive(
                 return RunError(
                     f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
                     f"/turns/{index}",
+                    _diagnostics(agent),
                 )
             except (Exception, SystemExit) as exc:
                 # sys.exit() inside an agent ends its turn, not the whole run.
@@ -102,6 +122,8 @@ async def drive(
                 return leftover
         return None
     finally:
+        for made in closing:
+            await _close(made)
         recording.close()
         toolbox.close()
         record.duration_ms = (time.perf_counter() - started) * 1000
@@ -119,9 +141,29 @@ async def _within(awaitable: Awaitable[T], seconds: float) -> T:
     return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
+async def _close(agent: object) -> None:
+    """Let an agent that holds resources (a process, a server) release them: its
+    `aclose()` is awaited when the case ends, however it ended."""
+    close = getattr(agent, "aclose", None)
+    if callable(close):
+        try:
+            await close()
+        except Exception:
+            pass
+
+
+def _diagnostics(agent: object) -> str | None:
+    """What an agent can say about itself after a timeout (an agent command: its stderr)."""
+    report = getattr(agent, "diagnostics", None)
+    found = report() if callable(report) else None
+    return found if isinstance(found, str) else None
+
+
 def _agent_error(index: int, exc: BaseException) -> RunError:
     """The run error of a turn whose agent raised, with the agent's own frames."""
-    if isinstance(exc, EvalError):  # the harness's words already explain it (an iteration cap)
+    if isinstance(exc, RunError):  # the harness's words already explain it (an iteration cap)
+        return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}", exc.traceback)
+    if isinstance(exc, EvalError):
         return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}")
     message = f"turn {index + 1}: the agent raised {type(exc).__name__}: {exc}"
     return RunError(message, f"/turns/{index}", user_traceback(exc))

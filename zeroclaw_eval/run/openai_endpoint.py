@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,16 @@ class Reply:
 def error_reply(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> Reply:
     """An OpenAI error body, which the official clients raise as their own errors."""
     return Reply(status, _json(error_body(status, message, kind)), headers=headers or {})
+
+
+def models_reply(names: Iterable[str]) -> Reply:
+    """The `GET /v1/models` list of `names`."""
+    data = [{"id": name, "object": "model", "owned_by": "zeroclaw-eval"} for name in names]
+    return Reply(200, _json({"object": "list", "data": data}))
+
+
+def is_models_route(method: str, path: str) -> bool:
+    return method == "GET" and path.split("?")[0].rstrip("/") in ("/v1/models", "/models")
 
 
 def api_of(method: str, path: str) -> str | None:

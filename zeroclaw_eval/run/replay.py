@@ -19,12 +19,22 @@ from zeroclaw_eval.run.conversation import Position, check_offered, check_reques
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.script import script_of
 
+#: The advice on a tool not offered, for an agent that runs its own tools (an agent command).
+OWN_TOOLS_HINT = "; offer the agent's tools with each request"
+
 
 class ReplayProvider:
     """Serves the scripted steps of a fixture, one turn at a time."""
 
-    def __init__(self, trace: LlmTrace, offered: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        trace: LlmTrace,
+        offered: Iterable[str] = (),
+        offer_hint: str = "; pass on the tools the harness gives the agent",
+    ) -> None:
         self._trace = trace
+        #: What to do about a tool the request did not offer, said after the divergence.
+        self._offer_hint = offer_hint
         self._turns = script_of(trace)
         #: The tools the harness offers the case: the agent must pass on each one a step calls.
         self._offered = frozenset(offered)

@@ -73,3 +73,11 @@ class ToolBox:
             RecordedCall(self.turn, call_id, name, received, outcome.content, outcome.success)
         )
         return outcome
+
+    def observe(self, call_id: str, name: str, arguments: str, result: str, success: bool) -> None:
+        """Record a call that ran outside the tool box, as the harness saw it cross a
+        boundary it owns (an agent command's tool result, fed back over HTTP)."""
+        if self._closed:
+            raise RuntimeError("this case is over: its tools take no more calls")
+        received = decode_arguments(arguments)
+        self._record.calls.append(RecordedCall(self.turn, call_id, name, received, result, success))

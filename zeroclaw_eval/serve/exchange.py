@@ -18,6 +18,7 @@ from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.fixtures.suite import display_path
 from zeroclaw_eval.run.conversation import check_offered
 from zeroclaw_eval.run.openai_endpoint import Endpoint, Reply, WireRequest, error_reply
+from zeroclaw_eval.run.replay import OWN_TOOLS_HINT
 from zeroclaw_eval.run.sent import fed_back, sent_roles, system_prompt
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
@@ -107,7 +108,7 @@ def _check(server: Backend, served: Served, request: WireRequest, number: int) -
         # As in replay: the case offers its `tools` (and echo); a call to anything else is a
         # hallucination the fixture scripts on purpose, which needs no offer.
         required = frozenset({ALWAYS_OFFERED, *case.trace.tools})
-        check_offered(served.step, required, request.tools, "; offer the agent's tools with the request")
+        check_offered(served.step, required, request.tools, OWN_TOOLS_HINT)
     except Divergence as diverged:
         return Divergence(f"{position}: {diverged}", case.name, pointer)
     before = server.claim(served, number)

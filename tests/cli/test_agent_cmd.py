@@ -1,0 +1,282 @@
+"""`zeroclaw eval run --agent-cmd`: an agent that runs as its own process, driven per case
+against the case served on loopback, graded from what crossed the HTTP boundary.
+
+The agent is `tests/agent_command.py` (standard library only), in each API and stream
+mode, and in broken variants that must fail at the right check or step."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders import write_fixture
+from tests.invoke import Runner
+
+AGENT = Path(__file__).resolve().parent.parent / "agent_command.py"
+
+
+def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    return {
+        "response": {
+            "type": "tool_calls",
+            "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}],
+        }
+    }
+
+
+def text(content: str, tokens: tuple[int, int] = (0, 0)) -> dict[str, Any]:
+    return {
+        "response": {
+            "type": "text",
+            "content": content,
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
+        }
+    }
+
+
+# Two turns, each a tool round of the agent's own tools then text.
+NOTES: dict[str, Any] = {
+    "model_name": "notes",
+    "tools": ["echo", "write_note"],
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                call("echo", {"message": "hello"}, "call_1"),
+                text("The echo tool said: hello", (30, 6)),
+            ],
+        },
+        {
+            "user_input": "Save a note saying remember",
+            "steps": [call("write_note", {"text": "remember"}, "call_2"), text("Saved your note.")],
+        },
+    ],
+    "expects": {
+        "tools_used": ["echo", "write_note"],
+        "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+        "response_matches": ["^Saved your note\\.$"],
+        "all_tools_succeeded": True,
+        "workspace": {"file_contains": {"note.txt": ["remember"]}},
+        "budget": {"max_llm_calls": 4},
+    },
+}
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A project whose default suite holds the two-turn notes case."""
+    write_fixture(tmp_path / "evals" / "regression", "notes.json", NOTES)
+    return tmp_path
+
+
+def agent(*flags: str) -> str:
+    return " ".join([sys.executable, str(AGENT), *flags])
+
+
+def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent(*flags), *extra, cwd=project)
+    assert result.code in (0, 1), result.stderr
+    case: dict[str, Any] = result.json()["cases"][0]
+    return case
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [(), ("--stream",), ("--api", "responses"), ("--api", "responses", "--stream")],
+    ids=["chat", "chat-streamed", "responses", "responses-streamed"],
+)
+def test_an_agent_command_passes_its_case_in_every_api(
+    cli: Runner, suite: Path, flags: tuple[str, ...]
+) -> None:
+    case = run(cli, suite, *flags)
+    assert case["status"] == "passed", case
+    record = case["record"]
+    # The record is what crossed the wire: the scripted steps served, the results fed back.
+    assert [(c["turn"], c["name"], c["arguments"], c["result"]) for c in record["calls"]] == [
+        (0, "echo", {"message": "hello"}, "hello"),
+        (1, "write_note", {"text": "remember"}, "saved"),
+    ]
+    assert [step["offered_tools"] for step in record["steps"]] == [["echo", "write_note"]] * 4
+    assert (record["steps"][1]["input_tokens"], record["steps"][1]["output_tokens"]) == (30, 6)
+    assert [turn["response"] for turn in record["turns"]] == ["The echo tool said: hello", "Saved your note."]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "pointer", "words"),
+    [
+        ("rename", "/turns/0/steps/0", "offers the model no tool named echo (it offers: repeat, write_note)"),
+        ("forget", "/turns/0/steps/1", "the request does not carry the results of echo (id call_1)"),
+    ],
+)
+def test_a_broken_agent_fails_at_the_step(
+    cli: Runner, suite: Path, breaks: str, pointer: str, words: str
+) -> None:
+    case = run(cli, suite, "--stream", "--break", breaks)
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == pointer
+    assert words in case["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "checks"),
+    [
+        ("wrong", ["response_matches[0]"]),
+        # A result that reads as an error is a failed dispatch (and the note was not written).
+        ("fail", ["all_tools_succeeded", 'workspace.file_contains["note.txt"][0]']),
+    ],
+)
+def test_a_broken_agent_fails_at_the_check(cli: Runner, suite: Path, breaks: str, checks: list[str]) -> None:
+    case = run(cli, suite, "--api", "responses", "--break", breaks)
+    assert case["status"] == "failed"
+    assert [grade["check_id"] for grade in case["grades"] if not grade["passed"]] == checks
+
+
+def test_a_crashing_agent_is_a_run_error_with_its_stderr(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "crash")
+    assert case["status"] == "error"
+    assert case["error"]["message"] == "turn 1: the agent command exited before answering (exit code 1)"
+    traceback = case["error"]["traceback"]
+    assert traceback.startswith("stderr (last lines):\nTraceback (most recent call last):")
+    assert "RuntimeError: the agent broke on purpose" in traceback
+    assert "stdout lines that were not answers:\nagent starting" in traceback
+
+
+def test_a_hung_agent_times_out_and_is_killed_with_its_children(cli: Runner, suite: Path) -> None:
+    (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
+    started = time.perf_counter()
+    case = run(cli, suite, "--break", "spawn")
+    assert time.perf_counter() - started < 10  # killed at the timeout, not waited for
+    assert case["error"]["message"] == "turn 1 timed out after 1s (case_timeout_secs)"
+    found = re.search(r"child pid (\d+)", case["error"]["traceback"])
+    assert found is not None
+    child = int(found.group(1))
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the agent's child outlived its case"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped by init) is not alive
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_a_oneshot_agent_gets_the_input_as_an_argument(cli: Runner, tmp_path: Path) -> None:
+    one = {**NOTES, "turns": NOTES["turns"][:1], "expects": {"tools_used": ["echo"]}}
+    write_fixture(tmp_path / "evals" / "regression", "one.json", one)
+    result = cli(
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--agent-cmd",
+        agent("--oneshot"),
+        "--agent-io",
+        "oneshot",
+        cwd=tmp_path,
+    )
+    assert result.code == 0, result.stdout
+    assert result.json()["cases"][0]["record"]["turns"][0]["response"] == "The echo tool said: hello"
+
+
+def test_a_oneshot_agent_cannot_take_a_second_turn(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--oneshot", extra=("--agent-io", "oneshot"))
+    assert case["error"]["message"].startswith("turn 2: a oneshot agent answers single-turn cases")
+
+
+def test_the_command_runs_in_the_workspace_with_the_case_in_its_environment(
+    cli: Runner, tmp_path: Path
+) -> None:
+    # Relative paths in the command are the project's; the working directory is the case's own.
+    (tmp_path / "whoami.py").write_text(
+        "import json, os, sys, urllib.request\n"
+        "body = {'model': 'm', 'messages': [{'role': 'user', 'content': sys.argv[-1]}]}\n"
+        "request = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions',"
+        " json.dumps(body).encode(), {'Content-Type': 'application/json'})\n"
+        "reply = json.load(urllib.request.urlopen(request))['choices'][0]['message']['content']\n"
+        "print(reply, os.environ['ZEROCLAW_EVAL_CASE'], os.environ['ZEROCLAW_EVAL_MODEL'],"
+        " os.path.basename(os.getcwd()).startswith('zeroclaw-eval-'), os.environ['OPENAI_API_KEY'])\n",
+        encoding="utf-8",
+    )
+    case = {
+        "model_name": "who",
+        "turns": [{"user_input": "who are you?", "steps": [text("I am")]}],
+        "expects": {"response_contains": ["I am who.json who True zeroclaw-replay"]},
+    }
+    write_fixture(tmp_path / "evals" / "regression", "who.json", case)
+    (tmp_path / "zeroclaw.toml").write_text(
+        f'[eval]\nagent_cmd = "{sys.executable} whoami.py"\nagent_io = "oneshot"\n', encoding="utf-8"
+    )
+    result = cli("eval", "run", cwd=tmp_path)
+    assert result.code == 0, result.stdout
+
+
+def test_jobs_run_agent_commands_at_once(cli: Runner, suite: Path) -> None:
+    folder = suite / "evals" / "regression"
+    for name in ("second.json", "third.json"):
+        (folder / name).write_bytes((folder / "notes.json").read_bytes())
+    result = cli(
+        "eval", "run", "--format", "json", "--jobs", "3", "--agent-cmd", agent("--stream"), cwd=suite
+    )
+    assert result.code == 0, result.stdout
+    assert [c["name"] for c in result.json()["cases"]] == ["notes.json", "second.json", "third.json"]
+
+
+def test_the_agents_own_tools_are_admitted_and_vacuity_knows_it(cli: Runner, tmp_path: Path) -> None:
+    own = {**NOTES, "tools": ["search_orders"], "expects": {"tools_used": ["search_orders"]}}
+    write_fixture(tmp_path / "evals" / "regression", "own.json", own)
+    assert "unknown tool 'search_orders'" in cli("eval", "vacuity", cwd=tmp_path).stdout
+    assert cli("eval", "vacuity", "--agent-cmd", "anything", cwd=tmp_path).code == 0
+
+
+def test_doubles_cannot_answer_an_agent_command(cli: Runner, suite: Path) -> None:
+    doubled = {**NOTES, "tool_doubles": {"echo": [{"result": "doubled"}]}}
+    write_fixture(suite / "evals" / "regression", "notes.json", doubled)
+    case = run(cli, suite)
+    assert case["error"]["field"]["pointer"] == "/tool_doubles"
+    assert "tool_doubles cannot answer an agent command's tool calls" in case["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--agent-io", "oneshot"), "--agent-io says how to talk to --agent-cmd; give the command too"),
+        (("--agent-cmd", ""), "--agent-cmd is empty"),
+        (("--agent-cmd", "python 'unclosed"), '--agent-cmd "python \'unclosed": No closing quotation'),
+        (("--agent-cmd", "x", "--mode", "live"), "--agent-cmd runs in replay only"),
+    ],
+)
+def test_an_agent_command_that_cannot_run_is_a_usage_error(
+    cli: Runner, suite: Path, args: tuple[str, ...], words: str
+) -> None:
+    (suite / "zeroclaw.toml").write_text(
+        '[eval]\nlive_provider = "p"\n'
+        '[providers.models.p]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    result = cli("eval", "run", *args, cwd=suite)
+    assert result.code == 2
+    assert words in result.stderr
+
+
+def test_a_command_that_does_not_exist_is_a_run_error_naming_it(cli: Runner, suite: Path) -> None:
+    result = cli("eval", "run", "--format", "json", "--agent-cmd", "no-such-agent-binary --x", cwd=suite)
+    error = result.json()["cases"][0]["error"]
+    assert (
+        error["message"]
+        == "turn 1: cannot start the agent command 'no-such-agent-binary': No such file or directory"
+    )

@@ -1,0 +1,28 @@
+"""`zeroclaw_eval.run.http_front`: which fed-back tool results read as failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeroclaw_eval.run.http_front import inferred_success
+
+
+@pytest.mark.parametrize(
+    ("content", "success"),
+    [
+        ("sunny, 22 C", True),
+        ("Error: the disk is full", False),
+        ("  error: no such file", False),
+        ("An error occurred while running the tool. Please try again. Error: boom", False),
+        ('{"error": "not found"}', False),
+        ('{"is_error": true, "content": "x"}', False),
+        ('{"error": null, "value": 3}', True),
+        ('{"errors_seen": 0}', True),
+        ("{not json", True),
+        ("The error rate is 2%", True),  # only the opening counts
+    ],
+)
+def test_a_result_reads_as_a_failure_only_by_its_opening_or_an_error_field(
+    content: str, success: bool
+) -> None:
+    assert inferred_success(content) is success
