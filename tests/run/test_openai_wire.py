@@ -50,13 +50,18 @@ def test_the_chunks_of_a_stream_accumulate_to_the_reply() -> None:
     assert set(finishes[:-1]) == {None}
     assert chunks[-1]["choices"] == []
     assert chunks[-1]["usage"] == {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    assert [chunk["usage"] for chunk in chunks[:-1]] == [None] * (len(chunks) - 1)
     assert all(chunk["object"] == "chat.completion.chunk" for chunk in chunks)
 
 
-def test_without_include_usage_no_chunk_carries_usage() -> None:
-    chunks = completion_chunks(ModelResponse("hi"), "m", 1)
-    assert all("usage" not in chunk for chunk in chunks)
+def test_without_include_usage_the_usage_rides_on_the_finish_chunk() -> None:
+    # Clients that never ask would report no tokens; a chunk without choices would trip
+    # a client that reads choices[0] of every chunk.
+    chunks = completion_chunks(ModelResponse("hi", (), 4, 2), "m", 1)
+    assert all(chunk["choices"] for chunk in chunks)
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    assert chunks[-1]["usage"] == {"prompt_tokens": 4, "completion_tokens": 2, "total_tokens": 6}
+    assert [chunk["usage"] for chunk in chunks[:-1]] == [None] * (len(chunks) - 1)  # counted once
 
 
 def test_offered_specs_reads_both_tool_shapes_and_skips_the_rest() -> None:

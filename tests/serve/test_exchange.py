@@ -80,10 +80,7 @@ def test_an_unknown_previous_response_is_a_400(two_turns: Case, serve: Callable[
         timeout=5,
     )
     assert reply.status_code == 400
-    assert (
-        "previous_response_id 'resp_gone' names no response of this server"
-        in reply.json()["error"]["message"]
-    )
+    assert "Previous response with id 'resp_gone' not found" in reply.json()["error"]["message"]
 
 
 def test_a_request_that_does_not_offer_the_scripted_tool_is_refused_with_the_field(

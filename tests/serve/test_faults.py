@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from tests.scripts import (
@@ -19,6 +21,13 @@ from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.serve.faults import Fault, parse_fault
 from zeroclaw_eval.serve.server import ReplayServer
+
+FLAT_ECHO: Any = {
+    "type": "function",
+    "name": "echo",
+    "description": "Echo.",
+    "parameters": {"type": "object"},
+}
 
 
 @pytest.mark.parametrize(
@@ -109,3 +118,19 @@ def test_a_delay_fault_delays_only_the_requests_it_names(
     second = time.perf_counter() - started
     assert first >= 0.3
     assert second < first
+
+
+def test_a_malformed_fault_on_a_stream_cuts_it_off_and_the_client_raises(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns], "malformed@1")
+    client = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0)
+    user: Any = [{"role": "user", "content": "Echo hello"}]
+    with (
+        client.responses.stream(model="two_turns", input=user, tools=[FLAT_ECHO]) as stream,
+        pytest.raises(RuntimeError, match=r"response\.completed"),
+    ):
+        stream.get_final_response()
+    raw = post(server, "two_turns", [USER_1], stream=True)  # not served: it may be asked again
+    assert raw.headers["content-type"] == "text/event-stream"
+    assert raw.text.endswith("data: [DONE]\n\n")

@@ -187,8 +187,8 @@ class Endpoint:
         if history is None:
             raise WireError(
                 400,
-                f"previous_response_id {previous!r} names no response of this server (it keeps the"
-                f" last {MAX_STORED}); send the whole input instead",
+                f"Previous response with id {previous!r} not found: this server keeps its last"
+                f" {MAX_STORED} responses; send the whole input instead",
             )
         return list(history)
 

@@ -79,7 +79,13 @@ def completion(response: ModelResponse, model: str, number: int) -> dict[str, An
 def completion_chunks(
     response: ModelResponse, model: str, number: int, *, include_usage: bool = False
 ) -> list[dict[str, Any]]:
-    """`response` as the `chat.completion.chunk` objects of a streamed reply."""
+    """`response` as the `chat.completion.chunk` objects of a streamed reply.
+
+    Usage is always sent, on one chunk only (clients that sum per-chunk usage would count
+    it twice): its own chunk with no choices when `stream_options.include_usage` asks for
+    it, as the official API does, else on the finish chunk, so that clients which never
+    ask (and would report no tokens) still get it and none meets a chunk without choices.
+    """
     head = {
         "id": f"chatcmpl-zeroclaw-{number}",
         "object": "chat.completion.chunk",
@@ -87,10 +93,14 @@ def completion_chunks(
         "model": model,
     }
 
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    def chunk(
+        delta: dict[str, Any], finish: str | None = None, spent: dict[str, int] | None = None
+    ) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        return {**head, "choices": [choice], **({"usage": None} if include_usage else {})}
+        return {**head, "choices": [choice], "usage": spent}
 
+    # The role first, and each call's id, type and name in its first delta only: the
+    # official stream helpers reject a stream without them, and concatenate repeats.
     chunks = [chunk({"role": "assistant", "content": ""})]
     text = response.content or ""
     chunks.extend(chunk({"content": text[at : at + TEXT_PIECE]}) for at in range(0, len(text), TEXT_PIECE))
@@ -106,7 +116,9 @@ def completion_chunks(
             chunks.append(
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]})
             )
-    chunks.append(chunk({}, finish_reason(response)))
     if include_usage:
+        chunks.append(chunk({}, finish_reason(response)))
         chunks.append({**head, "choices": [], "usage": usage(response)})
+    else:
+        chunks.append(chunk({}, finish_reason(response), usage(response)))
     return chunks

@@ -74,7 +74,7 @@ def response_id(number: int) -> str:
 def response_usage(response: ModelResponse) -> dict[str, Any]:
     return {
         "input_tokens": response.input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": response.output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": response.input_tokens + response.output_tokens,
@@ -118,6 +118,8 @@ def response_body(
         "id": response_id(number),
         "object": "response",
         "created_at": 0,
+        "completed_at": 0 if done else None,
+        "background": False,
         "status": status,
         "error": None,
         "incomplete_details": None,

@@ -76,7 +76,10 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
     fault = _apply_faults(server.faults, number, case)
     if fault is not None:
         entry["fault"] = fault[0]
-        return _logged(server, entry, fault[1])
+        reply = fault[1]
+        if fault[0] == "malformed" and request.stream and served is not None:
+            reply = _cut_off(server.endpoint.reply(request, served.step, number))
+        return _logged(server, entry, reply)
     if served is not None:
         divergence = _check(server, served, request, number)
     if divergence is not None or served is None:
@@ -149,7 +152,13 @@ def _apply_faults(faults: list[Fault], number: int, case: Case | None) -> tuple[
         return fault.kind, error_reply(429, "rate limited (injected fault)", "rate_limit", retry)
     if fault.kind == "500":
         return fault.kind, error_reply(500, "server error (injected fault)", "server_error")
-    return fault.kind, Reply(200, b'{"choices": [{"message": ')  # malformed: cut off mid-body
+    return fault.kind, Reply(200, b'{"choices": [{"message": ')  # malformed: a body cut off mid-way
+
+
+def _cut_off(stream: Reply) -> Reply:
+    """A stream that stops after its first two events: no finish, no completed response."""
+    events = stream.body.split(b"\n\n")
+    return Reply(200, b"\n\n".join(events[:2]) + b"\n\n", stream.content_type)
 
 
 def _logged(server: Backend, entry: dict[str, Any], reply: Reply, divergence: str | None = None) -> Reply:
