@@ -1,7 +1,7 @@
 """Developer and CI sessions. On a fresh machine: `pip install nox && nox`.
 
 `nox` runs the default sessions: tests, lint, and the merge gate (eval_regression,
-eval_vacuity). eval_capability and eval_live are opt-in: `nox -s eval_capability`.
+eval_vacuity). eval_capability, eval_live and frameworks are opt-in: `nox -s eval_capability`.
 `nox -l` lists every session; `nox -s NAME -- ARGS` hands ARGS to the session's main
 command. Reports land in reports/ (ignored by git).
 """
@@ -28,6 +28,16 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 PYTHONS = nox.project.python_versions(PYPROJECT)
 REPORTS = "reports"
 LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "noxfile.py"]
+# The frameworks the agents of examples/frameworks are built on, by major version
+# (openai-agents is still 0.x).
+FRAMEWORKS = [
+    "openai-agents>=0.24,<1",
+    "pydantic-ai-slim[openai]>=2,<3",
+    "langchain>=1,<2",
+    "langchain-openai>=1,<2",
+    "langgraph>=1,<2",
+]
+NODE_EXAMPLE = ROOT / "examples" / "frameworks" / "node_openai"
 
 
 @nox.session(python=PYTHONS)
@@ -48,16 +58,21 @@ def lint(session: nox.Session) -> None:
 
     Arguments after -- go to `ruff check` (for example `-- --fix`).
     """
-    # mypy reads the package's dependencies (pydantic, click) to type-check it.
-    session.install("-e", ".", "ruff", "mypy")
+    # mypy reads the package's dependencies (pydantic, click) to type-check it, and the
+    # openai SDK, which zeroclaw_eval.run.openai_client imports when it is installed.
+    session.install("-e", ".", "ruff", "mypy", "openai")
     session.run("ruff", "check", *session.posargs, *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
     session.run("mypy")  # what to check: [tool.mypy] in pyproject.toml
     # The examples, strictly, against the public API alone (and the frameworks they use).
-    session.install("openai", "pydantic-ai-slim[openai]")
+    session.install(*FRAMEWORKS)
     session.run(
         "mypy", "--strict", "--config-file", "/dev/null", *sorted(map(str, ROOT.glob("examples/*/*.py")))
     )
+    # The framework agents are all named agent.py, which one mypy run would take for one
+    # module twice: one run each.
+    for agent in sorted(ROOT.glob("examples/frameworks/*/*.py")):
+        session.run("mypy", "--strict", "--config-file", "/dev/null", str(agent))
     workflows = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
     _actionlint(session, workflows)
 
@@ -229,4 +244,28 @@ def eval_live(session: nox.Session) -> None:
         "--report",
         f"html={REPORTS}/eval-live.html",
         *session.posargs,
+    )
+
+
+@nox.session(default=False)
+def frameworks(session: nox.Session) -> None:
+    """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
+
+    Installs the frameworks (and, with npm, the Node example's packages), then runs
+    tests/test_frameworks.py with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
+    framework into a failure. Arguments after -- go to pytest.
+    """
+    session.install("-e", ".", "pytest", *FRAMEWORKS)
+    if shutil.which("npm") is not None:
+        with session.chdir(NODE_EXAMPLE):
+            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    else:
+        session.warn(
+            f"npm is not on PATH: the Node example ({NODE_EXAMPLE}) cannot be installed, so its tests fail"
+        )
+    session.run(
+        "pytest",
+        "tests/test_frameworks.py",
+        *session.posargs,
+        env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1"},
     )

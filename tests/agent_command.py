@@ -7,7 +7,13 @@ streamed, with tools of its own (`echo`, `write_note`).
 WHAT makes a broken variant: `rename` (its tool is offered as `repeat`), `forget` (tool
 results are not fed back), `wrong` (the final answer is changed), `fail` (write_note
 reports an error), `crash` (exits with a traceback on the first turn), `hang` (never
-answers), `spawn` (starts a child that would outlive it, says its pid on stderr, hangs).
+answers), `spawn` (starts a child that would outlive it, says its pid on stderr, hangs),
+`terse` (keeps no closing answer in its history: a turn's tool results sit right before
+the next user message), `extra` (asks the model once more after its last answer),
+`linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
+ZEROCLAW_EVAL_PROJECT). Not broken, only noisy: `noisy` (prints a
+line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
+after each answer, on stdout and stderr).
 """
 
 from __future__ import annotations
@@ -103,9 +109,11 @@ def respond(items: list[dict[str, Any]], tools: list[str], stream: bool) -> list
 def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         message = chat(history, tools, options.stream)
-        history.append(message)
         if not message.get("tool_calls"):
+            if options.breaks != "terse":
+                history.append(message)
             return message.get("content") or ""
+        history.append(message)
         for call in message["tool_calls"]:
             result = run_tool(call["function"]["name"], call["function"]["arguments"], options.breaks)
             if options.breaks != "forget":
@@ -159,6 +167,19 @@ def main() -> None:
             time.sleep(60)
         request = json.loads(line)
         print(json.dumps({"answer": answer(history, request["user_input"], options)}), flush=True)
+        if options.breaks == "noisy":
+            sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
+            print(json.dumps({"level": "warn", "error": "timeout, retrying"}), flush=True)
+            block = ("log line " * 100 + "\n") * 1000  # about 1 MB
+            for _ in range(40):
+                sys.stdout.write(block)
+                sys.stderr.write(block)
+            sys.stdout.flush()
+    if options.breaks == "extra":
+        chat([*history, {"role": "user", "content": "one more thing"}], list(TOOLS), False)
+    if options.breaks == "linger":
+        time.sleep(0.3)
+        Path(os.environ["ZEROCLAW_EVAL_PROJECT"], "exited-cleanly").write_text("yes", encoding="utf-8")
 
 
 if __name__ == "__main__":

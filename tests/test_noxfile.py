@@ -52,6 +52,7 @@ def test_opt_in_sessions_are_listed_but_not_default() -> None:
     sessions = listed()
     assert sessions["eval_capability"][0] is False
     assert sessions["eval_live"][0] is False
+    assert sessions["frameworks"][0] is False
 
 
 def test_every_session_has_a_docstring() -> None:

@@ -59,11 +59,16 @@ class RunOptions:
     agent_cmd: AgentCommand | None = None
 
     def __post_init__(self) -> None:
-        if self.agent_cmd is not None and self.live is not None:
-            raise UsageError(
-                "--agent-cmd runs in replay only: the live sandbox cannot supervise the tools of an"
-                " agent that runs them itself"
-            )
+        refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
+
+
+def refuse_live_agent_cmd(live: bool, agent_cmd: AgentCommand | None) -> None:
+    """Live mode is not offered for an agent command: `UsageError` when both are asked for."""
+    if live and agent_cmd is not None:
+        raise UsageError(
+            "--agent-cmd runs in replay only: the live sandbox cannot supervise the tools of an"
+            " agent that runs them itself"
+        )
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def test_a_broken_agent_fails_at_the_check(cli: Runner, suite: Path, breaks: str
 def test_a_crashing_agent_is_a_run_error_with_its_stderr(cli: Runner, suite: Path) -> None:
     case = run(cli, suite, "--break", "crash")
     assert case["status"] == "error"
-    assert case["error"]["message"] == "turn 1: the agent command exited before answering (exit code 1)"
+    assert case["error"]["message"] == "turn 1: the agent command exited with code 1 before answering"
     traceback = case["error"]["traceback"]
     assert traceback.startswith("stderr (last lines):\nTraceback (most recent call last):")
     assert "RuntimeError: the agent broke on purpose" in traceback
@@ -257,7 +257,8 @@ def test_doubles_cannot_answer_an_agent_command(cli: Runner, suite: Path) -> Non
         (("--agent-io", "oneshot"), "--agent-io says how to talk to --agent-cmd; give the command too"),
         (("--agent-cmd", ""), "--agent-cmd is empty"),
         (("--agent-cmd", "python 'unclosed"), '--agent-cmd "python \'unclosed": No closing quotation'),
-        (("--agent-cmd", "x", "--mode", "live"), "--agent-cmd runs in replay only"),
+        (("--agent-cmd", sys.executable, "--mode", "live"), "--agent-cmd runs in replay only"),
+        (("--agent-cmd", "no-such-agent-binary --x"), "cannot find the program 'no-such-agent-binary'"),
     ],
 )
 def test_an_agent_command_that_cannot_run_is_a_usage_error(
@@ -273,10 +274,63 @@ def test_an_agent_command_that_cannot_run_is_a_usage_error(
     assert words in result.stderr
 
 
-def test_a_command_that_does_not_exist_is_a_run_error_naming_it(cli: Runner, suite: Path) -> None:
-    result = cli("eval", "run", "--format", "json", "--agent-cmd", "no-such-agent-binary --x", cwd=suite)
-    error = result.json()["cases"][0]["error"]
-    assert (
-        error["message"]
-        == "turn 1: cannot start the agent command 'no-such-agent-binary': No such file or directory"
+def test_results_are_recorded_once_each_when_a_history_leaves_out_the_closing_answers(
+    cli: Runner, suite: Path
+) -> None:
+    # The next turn's first request then carries the last turn's results right before its
+    # user message: they belong to the turn that is over and were recorded with it.
+    case = run(cli, suite, "--break", "terse")
+    assert case["status"] == "passed", case
+    assert [(call["turn"], call["name"]) for call in case["record"]["calls"]] == [
+        (0, "echo"),
+        (1, "write_note"),
+    ]
+
+
+def test_a_call_id_reused_by_a_later_step_still_records_both_results(cli: Runner, suite: Path) -> None:
+    # Both steps of a turn call with id c1; the second call's failure must not hide
+    # behind the first one's success.
+    reused = {
+        **NOTES,
+        "turns": [
+            {
+                "user_input": "Echo hello, then save it",
+                "steps": [
+                    call("echo", {"message": "hello"}, "c1"),
+                    call("write_note", {"text": "hello"}, "c1"),
+                    text("Done."),
+                ],
+            }
+        ],
+        "expects": {"all_tools_succeeded": True},
+    }
+    write_fixture(suite / "evals" / "regression", "notes.json", reused)
+    case = run(cli, suite, "--break", "fail")
+    assert [(call["name"], call["success"]) for call in case["record"]["calls"]] == [
+        ("echo", True),
+        ("write_note", False),
+    ]
+    assert case["status"] == "failed"
+
+
+def test_a_request_after_the_last_answer_is_a_run_error_and_records_nothing(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "extra")
+    assert case["status"] == "error"
+    assert case["error"]["message"].startswith(
+        "the agent asked the model 1 more time(s) after its last answer"
     )
+    assert case["error"]["field"]["pointer"] == "/turns/1/steps"
+    assert len(case["record"]["steps"]) == 4  # the late request was refused, not recorded
+
+
+def test_noise_on_stdout_and_stderr_neither_blocks_nor_breaks_the_protocol(cli: Runner, suite: Path) -> None:
+    # Not UTF-8, a JSON log line with an error key, and 40 MB after each answer on both
+    # pipes: both are drained the whole time, so the agent never blocks on a full pipe.
+    case = run(cli, suite, "--break", "noisy")
+    assert case["status"] == "passed", case["error"]
+
+
+def test_the_agent_gets_time_to_exit_once_its_stdin_closes(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "linger")
+    assert case["status"] == "passed"
+    assert (suite / "exited-cleanly").read_text(encoding="utf-8") == "yes"

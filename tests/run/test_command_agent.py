@@ -47,14 +47,23 @@ def test_a_command_that_cannot_be_is_a_usage_error(text: str, io: str, words: st
 @pytest.mark.parametrize(
     ("line", "answer"),
     [
-        ('{"answer": "done"}', {"answer": "done"}),
-        ('{"answer": "done", "turn": 0}', {"answer": "done"}),
-        ('{"error": "no key"}', {"error": "no key"}),
+        ('{"answer": "done"}', ("answer", "done")),
+        ('{"answer": "done", "turn": 0}', ("answer", "done")),
+        ('{"error": "no key"}', ("error", "no key")),
         ("done", None),  # a log line
-        ('{"answer": 3}', None),
         ('{"level": "info"}', None),  # a JSON log line is not an answer
+        ('{"level": "warn", "error": "timeout, retrying"}', None),  # nor a structured log's error
+        ('{"turn": 0}', None),
         ("{broken", None),
+        (
+            '{"answer": 3}',
+            ("protocol", "the agent's answer line has an answer of type int; it must be a string"),
+        ),
+        (
+            '{"answer": null}',
+            ("protocol", "the agent's answer line has an answer of type NoneType; it must be a string"),
+        ),
     ],
 )
-def test_only_answer_lines_are_answers(line: str, answer: dict[str, str] | None) -> None:
+def test_only_answer_lines_are_answers(line: str, answer: tuple[str, str] | None) -> None:
     assert _answer_of(line) == answer

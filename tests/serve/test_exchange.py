@@ -146,3 +146,28 @@ def test_the_log_keeps_the_newest_entries_only(two_turns: Case) -> None:
         assert [entry["model"] for entry in server.requests()] == ["b", "c"]
     finally:
         server.stop()
+
+
+def test_a_chunked_body_without_a_length_is_refused_with_411(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    where = urlparse(serve([two_turns]).url)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=5)
+    connection.request(
+        "POST", "/v1/chat/completions", body=iter([b'{"model": "two_turns"}']), encode_chunked=True
+    )
+    response = connection.getresponse()
+    assert response.status == 411
+    assert "Content-Length" in json.loads(response.read())["error"]["message"]
+    connection.close()
+
+
+def test_a_request_with_fields_of_odd_types_is_a_logged_400(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    odd = [USER_1, {**CALL_1, "tool_calls": [{"id": ["call_1"], "function": {"name": 7}}]}]
+    reply = post(server, "two_turns", [*odd, {"role": "tool", "tool_call_id": ["call_1"], "content": "x"}])
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "divergence"
+    assert server.requests()[0]["status"] == 400

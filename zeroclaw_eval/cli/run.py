@@ -103,10 +103,10 @@ def run_command(
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.fixtures.suite import discover
-    from zeroclaw_eval.run.agent import reference_agent
+    from zeroclaw_eval.run.agent import AgentFactory, reference_agent
     from zeroclaw_eval.run.loading import load_agent_factory
     from zeroclaw_eval.run.project_tools import toolset
-    from zeroclaw_eval.runner import RunOptions, run_suite
+    from zeroclaw_eval.runner import RunOptions, refuse_live_agent_cmd, run_suite
 
     with exit_on_error():
         outputs = plan_outputs(fmt, output, reports)
@@ -115,6 +115,8 @@ def run_command(
         live = mode == "live" or (mode is None and settings.mode == "live")
         if record_dir is not None and not live:
             raise UsageError("--record writes what a live run got back; use it with --mode live")
+        command = _agent_command(agent_cmd, agent_io, loaded)
+        refuse_live_agent_cmd(live, command)  # before live mode asks for a provider
         project = project_tools(loaded)
         tools = toolset(project)  # checked before anything runs
         live_settings = None
@@ -123,8 +125,10 @@ def run_command(
 
             live_settings = live_options(loaded, tools)
         suite_dir = resolve_suite(suite, loaded)
-        factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
-        command = _agent_command(agent_cmd, agent_io, loaded)
+        # An agent command stands in for [eval].agent: its factory is not even imported.
+        factory: AgentFactory = reference_agent
+        if settings.agent and command is None:
+            factory = load_agent_factory(settings.agent, loaded.base_dir)
         recorded: list[Path] = []
         hooks = _case_hooks(
             len(discover(suite_dir)),

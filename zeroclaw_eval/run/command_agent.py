@@ -18,10 +18,12 @@ Two ways to talk (`io`):
 - `oneshot`: for single-turn cases, the user input is the command's last argument and
   everything the command prints on stdout is the answer.
 
-The process gets `case_timeout_secs` per turn; when the case ends, or a turn times out,
-it and every process it started are killed. Its stderr's last lines go into the report
-when the case errors. Arguments that name a file or folder of the project are made
-absolute, since the command runs in the workspace.
+An answer line holds only the keys `answer`, `error` and `turn`; any other JSON line
+(a structured log line) is output like any other. The process gets `case_timeout_secs`
+per turn; when the case ends, or a turn times out, it and every process it started are
+killed (`agent_process`). Its stderr's last lines go into the report when the case
+errors. Arguments that name a file or folder of the project are made absolute, since the
+command runs in the workspace.
 """
 
 from __future__ import annotations
@@ -30,23 +32,24 @@ import asyncio
 import json
 import os
 import shlex
-import signal
+import shutil
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from zeroclaw_eval.errors import RunError, UsageError
+from zeroclaw_eval.errors import ConfigError, RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
+from zeroclaw_eval.run.agent_process import LINE_LIMIT, TAIL_LINES, AgentProcess
 from zeroclaw_eval.run.http_front import HttpFront
 from zeroclaw_eval.run.toolbox import ToolBox
 
 IO_MODES = ("jsonl", "oneshot")
-#: Lines of stderr (and of stray stdout) kept for the report.
-TAIL_LINES = 40
 #: How long a command may take to exit by itself once its stdin is closed.
 EXIT_GRACE_SECS = 2.0
-_LINE_LIMIT = 16 * 1024 * 1024  # one answer line may be long; a runaway one is cut off
+#: The most a oneshot agent may print (bytes): its whole answer.
+ONESHOT_LIMIT = LINE_LIMIT
+_ANSWER_KEYS = frozenset({"answer", "error", "turn"})
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,10 @@ class AgentCommand:
     @classmethod
     def parse(cls, text: str, io: str = "jsonl", project_dir: Path | None = None) -> AgentCommand:
         """`text` split like a shell command line (no shell runs: use `sh -c '…'` for
-        pipes or variables)."""
+        pipes or variables). A program that cannot be found is a `ConfigError`: it would
+        fail every case alike."""
+        if not hasattr(os, "killpg"):
+            raise UsageError("--agent-cmd needs POSIX process groups (Linux or macOS) to end an agent whole")
         try:
             argv = tuple(shlex.split(text))
         except ValueError as exc:
@@ -70,7 +76,14 @@ class AgentCommand:
             raise UsageError("--agent-cmd is empty; give the command that starts the agent")
         if io not in IO_MODES:
             raise UsageError(f"--agent-io {io!r}: expected one of {', '.join(IO_MODES)}")
-        return cls(argv, io, (project_dir or Path.cwd()).resolve())
+        command = cls(argv, io, (project_dir or Path.cwd()).resolve())
+        program = command.resolved()[0]
+        if not (os.path.isabs(program) and os.access(program, os.X_OK)) and shutil.which(program) is None:
+            raise ConfigError(
+                f"--agent-cmd: cannot find the program {argv[0]!r} (not on PATH, nor an executable"
+                f" file of {command.project_dir})"
+            )
+        return command
 
     def resolved(self) -> list[str]:
         """The arguments, those naming a file or folder of the project made absolute."""
@@ -82,6 +95,27 @@ class AgentCommand:
             else:
                 resolved.append(argument)
         return resolved
+
+    def environment(self, base_url: str, case: Case) -> dict[str, str]:
+        """The process's environment: this one's, and what points the agent at the case."""
+        project = str(self.project_dir)
+        path = os.environ.get("PYTHONPATH")
+        loopback = "127.0.0.1,localhost"
+        no_proxy = os.environ.get("NO_PROXY") or os.environ.get("no_proxy")
+        bypass = loopback if not no_proxy else f"{no_proxy},{loopback}"
+        return {
+            **os.environ,
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_BASE": base_url,
+            "OPENAI_API_KEY": "zeroclaw-replay",
+            "ZEROCLAW_EVAL_CASE": case.name,
+            "ZEROCLAW_EVAL_MODEL": case.trace.model_name,
+            "ZEROCLAW_EVAL_PROJECT": project,
+            "PYTHONPATH": project if not path else f"{project}{os.pathsep}{path}",
+            # A proxy configured for the machine must not carry loopback requests away.
+            "NO_PROXY": bypass,
+            "no_proxy": bypass,
+        }
 
 
 def command_agent_factory(command: AgentCommand, case: Case, workspace: Path) -> AgentFactory:
@@ -103,10 +137,11 @@ class CommandAgent:
         self._case = case
         self._workspace = workspace
         self._front = HttpFront(context.provider, context.tools, context.loop, case.trace.model_name)
-        self._process: asyncio.subprocess.Process | None = None
-        self._stderr: deque[str] = deque(maxlen=TAIL_LINES)
+        self._process: AgentProcess | None = None
+        self._answers: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._stray: deque[str] = deque(maxlen=TAIL_LINES)
-        self._drain: asyncio.Task[None] | None = None
+        self._output: list[str] = []  # oneshot: everything printed
+        self._printed = 0
         self._turn = 0
         #: A turn is under way: if the case ends now, the turn was cut off (a timeout).
         self._waiting = False
@@ -115,38 +150,45 @@ class CommandAgent:
         """Send one turn's user input; the agent's answer."""
         turn, self._turn = self._turn, self._turn + 1
         self._waiting = True
-        answer = await (
-            self._oneshot(turn, user_input)
-            if self._command.io == "oneshot"
-            else self._jsonl(turn, user_input)
-        )
+        if self._command.io == "oneshot":
+            answer = await self._oneshot(turn, user_input)
+        else:
+            answer = await self._jsonl(turn, user_input)
         self._waiting = False
         return answer
 
     async def _jsonl(self, turn: int, user_input: str) -> str:
-        process = self._process or await self._start(())
-        assert process.stdin is not None
-        assert process.stdout is not None
+        process = self._process or await self._start((), stdin=True)
         line = json.dumps({"turn": turn, "user_input": user_input}, ensure_ascii=False) + "\n"
         try:
-            process.stdin.write(line.encode("utf-8"))
-            await process.stdin.drain()
+            await process.send(line)
         except (BrokenPipeError, ConnectionResetError):
-            raise await self._failure(turn, "stopped reading its stdin") from None
-        while True:
-            raw = await process.stdout.readline()
-            if not raw:
-                raise await self._failure(turn, "exited before answering")
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            answer = _answer_of(text)
-            if answer is None:
-                self._stray.append(text)
-                continue
-            if "error" in answer:
-                raise RunError(
-                    f"the agent reported an error: {answer['error']}", traceback=self.diagnostics()
-                )
-            return answer["answer"]
+            code = await process.exited(1.0)
+            if code is None:
+                raise self._failure(
+                    f"closed its stdin before turn {turn + 1} (it is still running)"
+                ) from None
+            raise self._failure(f"exited with code {code} before turn {turn + 1}") from None
+        closed = asyncio.ensure_future(process.stdout_closed.wait())
+        answered = asyncio.ensure_future(self._answers.get())
+        try:
+            await asyncio.wait([closed, answered], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            if not answered.done():
+                answered.cancel()
+        if not answered.done() or answered.cancelled():
+            code = await process.exited(1.0)
+            if code is None:
+                raise self._failure("closed its stdout before answering (it is still running)")
+            raise self._failure(f"exited with code {code} before answering")
+        kind, text = answered.result()
+        if kind == "answer":
+            return text
+        raise RunError(
+            text if kind == "protocol" else f"the agent reported an error: {text}",
+            traceback=self.diagnostics(),
+        )
 
     async def _oneshot(self, turn: int, user_input: str) -> str:
         if turn > 0:
@@ -155,119 +197,90 @@ class CommandAgent:
                 f"a oneshot agent answers single-turn cases; this case has {turns} turns"
                 " (use --agent-io jsonl)"
             )
-        process = await self._start((user_input,))
-        assert process.stdout is not None
-        output = await process.stdout.read()
-        code = await process.wait()
+        process = await self._start((user_input,), stdin=False)
+        await process.stdout_closed.wait()
+        code = await process.exited(1.0)
+        if self._printed > ONESHOT_LIMIT:
+            raise RunError(f"the agent printed over {ONESHOT_LIMIT} bytes; a oneshot answer must be shorter")
+        if code is None:
+            raise self._failure("closed its stdout but did not exit")
         if code != 0:
-            raise await self._failure(turn, f"exited with code {code}")
-        return output.decode("utf-8", errors="replace").rstrip("\r\n")
+            raise self._failure(f"exited with code {code}")
+        return "\n".join(self._output).rstrip("\r\n")
 
-    async def _start(self, extra: tuple[str, ...]) -> asyncio.subprocess.Process:
+    async def _start(self, extra: tuple[str, ...], *, stdin: bool) -> AgentProcess:
         argv = [*self._command.resolved(), *extra]
+        sink = self._oneshot_line if self._command.io == "oneshot" else self._jsonl_line
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE if self._command.io == "jsonl" else asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                cwd=self._workspace,
-                env=self._environment(),
-                start_new_session=True,  # its own process group: killed whole at the end
-                limit=_LINE_LIMIT,
+            self._process = await AgentProcess.start(
+                argv,
+                self._workspace,
+                self._command.environment(self._front.url, self._case),
+                sink,
+                stdin=stdin,
             )
         except OSError as exc:
             raise RunError(f"cannot start the agent command {argv[0]!r}: {exc.strerror or exc}") from None
-        self._process = process
-        self._drain = asyncio.ensure_future(self._read_stderr(process))
-        return process
+        return self._process
 
-    def _environment(self) -> dict[str, str]:
-        project = str(self._command.project_dir)
-        path = os.environ.get("PYTHONPATH")
-        loopback = "127.0.0.1,localhost"
-        no_proxy = os.environ.get("NO_PROXY")
-        return {
-            **os.environ,
-            "OPENAI_BASE_URL": self._front.url,
-            "OPENAI_API_BASE": self._front.url,
-            "OPENAI_API_KEY": "zeroclaw-replay",
-            "ZEROCLAW_EVAL_CASE": self._case.name,
-            "ZEROCLAW_EVAL_MODEL": self._case.trace.model_name,
-            "ZEROCLAW_EVAL_PROJECT": project,
-            "PYTHONPATH": project if not path else f"{project}{os.pathsep}{path}",
-            # A proxy configured for the machine must not carry loopback requests away.
-            "NO_PROXY": loopback if not no_proxy else f"{no_proxy},{loopback}",
-            "no_proxy": loopback if not no_proxy else f"{no_proxy},{loopback}",
-        }
+    def _jsonl_line(self, line: str | int) -> None:
+        if isinstance(line, int):
+            message = (
+                f"the agent wrote a stdout line of {line} bytes; an answer line must be under {LINE_LIMIT}"
+            )
+            self._answers.put_nowait(("protocol", message))
+            return
+        found = _answer_of(line)
+        if found is None:
+            self._stray.append(line)
+        else:
+            self._answers.put_nowait(found)
 
-    async def _read_stderr(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stderr is not None
-        while line := await process.stderr.readline():
-            self._stderr.append(line.decode("utf-8", errors="replace").rstrip("\r\n"))
+    def _oneshot_line(self, line: str | int) -> None:
+        self._printed += line if isinstance(line, int) else len(line) + 1
+        if isinstance(line, str) and self._printed <= ONESHOT_LIMIT:
+            self._output.append(line)
 
-    async def _failure(self, turn: int, what: str) -> RunError:
-        process = self._process
-        if process is not None:
-            try:
-                await asyncio.wait_for(process.wait(), 1.0)
-            except asyncio.TimeoutError:
-                pass
-            if process.returncode is not None and "code" not in what:
-                what += f" (exit code {process.returncode})"
-        if self._drain is not None:  # the last stderr lines, written as it exited
-            await asyncio.wait([self._drain], timeout=1.0)
+    def _failure(self, what: str) -> RunError:
+        """The run error of a process that stopped talking (`what` it did)."""
         return RunError(f"the agent command {what}", traceback=self.diagnostics())
 
     def diagnostics(self) -> str | None:
         """The last lines the process wrote to stderr (and stray stdout), for the report."""
         parts = []
-        if self._stderr:
-            parts.append("stderr (last lines):\n" + "\n".join(self._stderr))
+        if self._process is not None and self._process.stderr:
+            parts.append("stderr (last lines):\n" + "\n".join(self._process.stderr))
         if self._stray:
             parts.append("stdout lines that were not answers:\n" + "\n".join(self._stray))
         return "\n".join(parts) or None
 
     async def aclose(self) -> None:
-        """End the process (given `EXIT_GRACE_SECS` once its stdin is closed, then killed
-        with every process it started; at once if a turn was cut off) and the server in
-        front of the case."""
-        process = self._process
+        """End the process (given `EXIT_GRACE_SECS` once its stdin is closed, none if a
+        turn was cut off) and the server in front of the case."""
         try:
-            if process is not None and process.returncode is None and not self._waiting:
-                if process.stdin is not None:
-                    process.stdin.close()
-                try:
-                    await asyncio.wait_for(process.wait(), EXIT_GRACE_SECS)
-                except asyncio.TimeoutError:
-                    pass
-            if process is not None:
-                _kill_group(process.pid)
-                await process.wait()
-            if self._drain is not None:
-                self._drain.cancel()
+            if self._process is not None:
+                await self._process.end(0.0 if self._waiting else EXIT_GRACE_SECS)
         finally:
             self._front.close()
 
 
-def _answer_of(line: str) -> dict[str, str] | None:
-    """The answer (or error) a stdout line holds, if it is one."""
+def _answer_of(line: str) -> tuple[str, str] | None:
+    """What an answer line holds: ("answer", text), ("error", text), or ("protocol", what
+    is wrong with it); None for a line that is no answer line (output)."""
     if not line.startswith("{"):
         return None
     try:
         data = json.loads(line)
     except ValueError:
         return None
-    if isinstance(data, dict) and isinstance(data.get("answer"), str):
-        return {"answer": data["answer"]}
-    if isinstance(data, dict) and "error" in data and "answer" not in data:
-        return {"error": str(data["error"])}
-    return None
-
-
-def _kill_group(pid: int) -> None:
-    """Kill the process group `pid` leads (the agent and whatever it started)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # already gone
+    if not isinstance(data, dict) or not data or not set(data) <= _ANSWER_KEYS or set(data) == {"turn"}:
+        return None
+    if "answer" in data:
+        answer = data["answer"]
+        if isinstance(answer, str):
+            return ("answer", answer)
+        return (
+            "protocol",
+            f"the agent's answer line has an answer of type {type(answer).__name__}; it must be a string",
+        )
+    return ("error", str(data["error"]))

@@ -18,19 +18,22 @@ from typing import TypeVar
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
-from zeroclaw_eval.run.agent import AgentContext, AgentFactory
+from zeroclaw_eval.run.agent import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.run.agent_call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.run.doubles import with_doubles
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord, TurnRecord
 from zeroclaw_eval.run.recorder import RecordingProvider
-from zeroclaw_eval.run.replay import ReplayProvider
+from zeroclaw_eval.run.replay import OWN_TOOLS_HINT, ReplayProvider
 from zeroclaw_eval.run.sandbox import case_toolbox, denial_error
 from zeroclaw_eval.run.toolbox import ToolBox
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS, Tool
 from zeroclaw_eval.run.workspace import Workspace
 
 T = TypeVar("T")
+
+#: How long an agent's `aclose()` may take before the run goes on without it.
+CLOSE_TIMEOUT_SECS = 15.0
 
 
 async def drive(
@@ -72,61 +75,79 @@ async def drive(
             live_allowed=None if live is None else live_allowed,
         )
         offered = [spec.name for spec in toolbox.specs()]
-    hint = (
-        "; offer the agent's tools with each request"
-        if external
-        else "; pass on the tools the harness gives the agent"
-    )
-    script = ReplayProvider(case.trace, offered, hint) if live is None else None
+    hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
+    script = ReplayProvider(case.trace, offered, **hints) if live is None else None
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
     recording = RecordingProvider(provider, record)
     started = time.perf_counter()
-    closing: list[object] = []
+    made: list[Agent | SyncAgent] = []
     try:
         context = AgentContext(recording, toolbox, max_tool_iterations, asyncio.get_running_loop())
-        agent = make_agent(agent_factory, context)
-        closing.append(agent)
-        for index, turn in enumerate(case.trace.turns):
-            if script is not None:
-                script.begin_turn(index)
-            recording.turn = toolbox.turn = index
-            turn_record = TurnRecord(index, turn.user_input)
-            record.turns.append(turn_record)
-            try:
-                answer = await _within(run_turn(agent, turn.user_input), case_timeout_secs)
-            except asyncio.TimeoutError:
-                return RunError(
-                    f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
-                    f"/turns/{index}",
-                    _diagnostics(agent),
-                )
-            except (Exception, SystemExit) as exc:
-                # sys.exit() inside an agent ends its turn, not the whole run.
-                # A divergence the script saw, or a denied approval, explains the exception
-                # better than the agent's own wrapping of it.
-                if script is not None and script.divergence is not None:
-                    return script.divergence
-                return _denied(index, toolbox) or _agent_error(index, exc)
-            if not isinstance(answer, str):
-                return RunError(
-                    f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
-                    " not the answer text (str)",
-                    f"/turns/{index}",
-                )
-            turn_record.response = answer
-            denied = _denied(index, toolbox)
-            if denied is not None:
-                return denied
-            leftover = script.finish_turn() if script is not None else None
-            if leftover is not None:
-                return leftover
-        return None
+        made.append(make_agent(agent_factory, context))
+        error = await _turns(case, made[0], record, recording, toolbox, script, case_timeout_secs)
     finally:
-        for made in closing:
-            await _close(made)
+        # The boundaries close first: what the agent does while it winds down (an agent
+        # command's last requests) cannot reach a record about to be graded.
         recording.close()
         toolbox.close()
+        for agent in made:
+            await _close(agent)
         record.duration_ms = (time.perf_counter() - started) * 1000
+    if error is None and recording.late:
+        last = len(case.trace.turns) - 1
+        return RunError(
+            f"the agent asked the model {recording.late} more time(s) after its last answer; the script"
+            f" has no step for that (turn {last + 1} ended with its answer)",
+            f"/turns/{last}/steps",
+        )
+    return error
+
+
+async def _turns(
+    case: Case,
+    agent: Agent | SyncAgent,
+    record: RunRecord,
+    recording: RecordingProvider,
+    toolbox: ToolBox,
+    script: ReplayProvider | None,
+    case_timeout_secs: float,
+) -> RunError | None:
+    """Run each turn in order; the run error that stopped them, if any."""
+    for index, turn in enumerate(case.trace.turns):
+        if script is not None:
+            script.begin_turn(index)
+        recording.turn = toolbox.turn = index
+        turn_record = TurnRecord(index, turn.user_input)
+        record.turns.append(turn_record)
+        try:
+            answer = await _within(run_turn(agent, turn.user_input), case_timeout_secs)
+        except asyncio.TimeoutError:
+            return RunError(
+                f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
+                f"/turns/{index}",
+                _diagnostics(agent),
+            )
+        except (Exception, SystemExit) as exc:
+            # sys.exit() inside an agent ends its turn, not the whole run.
+            # A divergence the script saw, or a denied approval, explains the exception
+            # better than the agent's own wrapping of it.
+            if script is not None and script.divergence is not None:
+                return script.divergence
+            return _denied(index, toolbox) or _agent_error(index, exc)
+        if not isinstance(answer, str):
+            return RunError(
+                f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
+                " not the answer text (str)",
+                f"/turns/{index}",
+            )
+        turn_record.response = answer
+        denied = _denied(index, toolbox)
+        if denied is not None:
+            return denied
+        leftover = script.finish_turn() if script is not None else None
+        if leftover is not None:
+            return leftover
+    return None
 
 
 def _denied(index: int, toolbox: ToolBox) -> RunError | None:
@@ -143,11 +164,12 @@ async def _within(awaitable: Awaitable[T], seconds: float) -> T:
 
 async def _close(agent: object) -> None:
     """Let an agent that holds resources (a process, a server) release them: its
-    `aclose()` is awaited when the case ends, however it ended."""
+    `aclose()` is awaited when the case ends, however it ended, for at most
+    `CLOSE_TIMEOUT_SECS`."""
     close = getattr(agent, "aclose", None)
     if callable(close):
         try:
-            await close()
+            await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
         except Exception:
             pass
 

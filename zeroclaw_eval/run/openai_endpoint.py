@@ -96,6 +96,11 @@ class Endpoint:
         self._stored: OrderedDict[str, list[Message]] = OrderedDict()
         self._lock = threading.Lock()  # the replay server answers from several threads
 
+    def forget(self) -> None:
+        """Drop every stored conversation (a new run of the replay server)."""
+        with self._lock:
+            self._stored.clear()
+
     def parse(self, api: str, body: bytes) -> WireRequest:
         """The request `body` of `api` holds; `WireError` when it is not one."""
         if len(body) > MAX_BODY:
@@ -134,24 +139,29 @@ class Endpoint:
             history,
         )
 
-    def reply(self, request: WireRequest, response: ModelResponse, number: int) -> Reply:
-        """`response` in the shape `request` asked for."""
+    def reply(
+        self, request: WireRequest, response: ModelResponse, number: int, *, keep: bool = True
+    ) -> Reply:
+        """`response` in the shape `request` asked for; `keep`: a Responses reply is stored
+        for a later `previous_response_id` (not one a fault cuts off)."""
         if request.api == CHAT:
             if request.stream:
                 chunks = completion_chunks(
                     response, request.model, number, include_usage=request.include_usage
                 )
-                data = b"".join(b"data: " + _json(chunk) + b"\n\n" for chunk in chunks)
+                data = b"".join(b"data: " + _event_json(chunk) + b"\n\n" for chunk in chunks)
                 return Reply(200, data + b"data: [DONE]\n\n", "text/event-stream")
             return Reply(200, _json(completion(response, request.model, number)))
-        with self._lock:
-            self._stored[response_id(number)] = continued(request.history, response)
-            while len(self._stored) > MAX_STORED:
-                self._stored.popitem(last=False)
+        if keep:
+            with self._lock:
+                self._stored[response_id(number)] = continued(request.history, response)
+                while len(self._stored) > MAX_STORED:
+                    self._stored.popitem(last=False)
         if request.stream:
             events = response_events(response, request.body, request.model, number)
             data = b"".join(
-                f"event: {event['type']}\n".encode() + b"data: " + _json(event) + b"\n\n" for event in events
+                f"event: {event['type']}\n".encode() + b"data: " + _event_json(event) + b"\n\n"
+                for event in events
             )
             return Reply(200, data, "text/event-stream")
         return Reply(200, _json(response_body(response, request.body, request.model, number)))
@@ -191,6 +201,12 @@ class Endpoint:
                 f" {MAX_STORED} responses; send the whole input instead",
             )
         return list(history)
+
+
+def _event_json(value: Any) -> bytes:
+    """One event's data line: ASCII, since some SSE readers also split lines at U+2028,
+    U+2029 and U+0085, which would cut a JSON text holding them in two."""
+    return json.dumps(value).encode("ascii")
 
 
 def _json(value: Any) -> bytes:

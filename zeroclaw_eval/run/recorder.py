@@ -16,6 +16,9 @@ class RecordingProvider:
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
         self._closed = False
+        #: Requests refused because the case was over (an agent still asking after its
+        #: last answer, or a turn left running past its time limit).
+        self.late = 0
 
     def close(self) -> None:
         """End the case: an agent thread left running past it (a timed-out synchronous
@@ -25,6 +28,7 @@ class RecordingProvider:
     async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
         """Forward to the wrapped provider and record the request and its reply."""
         if self._closed:
+            self.late += 1
             raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
         roles = sent_roles(messages)

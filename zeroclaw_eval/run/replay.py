@@ -85,15 +85,10 @@ class ReplayProvider:
         step = self._queue[0]
         try:
             check_request(self._trace, self._turns, messages, position)
-            check_offered(step, self._offered, tools)
+            check_offered(step, self._offered, tools, self._offer_hint)
         except Divergence as diverged:
             pointer = f"/turns/{position.turn}/steps/{position.step}"
-            hint = (
-                "; pass on the tools the harness gives the agent"
-                if "offers the model" in str(diverged)
-                else ""
-            )
-            self.divergence = RunError(f"{position}: {diverged}{hint}", pointer)
+            self.divergence = RunError(f"{position}: {diverged}", pointer)
             raise self.divergence from None
         self._served += 1
         return self._queue.popleft()

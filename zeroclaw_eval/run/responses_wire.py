@@ -1,8 +1,8 @@
 """The OpenAI Responses wire format (`POST /v1/responses`), mapped onto chat messages.
 
 The script and its matcher speak Chat Completions; a Responses request is translated into
-the same conversation: `instructions` and system/developer items become a system
-message, message items keep their role, consecutive `function_call` items become one
+the same conversation: `instructions` become a system message, message items keep their
+role (system and developer included), consecutive `function_call` items become one
 assistant message's `tool_calls` (joined to the assistant text just before them, which is
 how one step with text and calls comes back), and each `function_call_output` a `tool`
 message. A request continuing a stored response (`previous_response_id`) starts from that

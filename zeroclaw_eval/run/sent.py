@@ -41,30 +41,30 @@ class FedBack:
 def fed_back(messages: list[Any]) -> list[FedBack]:
     """The tool results a request sends back: the `tool` messages after its last assistant
     message, each joined to that message's call of the same id (what an agent outside the
-    process ran, as the wire shows it)."""
-    last = max((i for i, m in enumerate(messages) if entry(m, "role") == "assistant"), default=None)
-    if last is None:
+    process ran, as the wire shows it). None once a user message follows: the results
+    before it belong to a turn already over."""
+    roles = [entry(message, "role") for message in messages]
+    last = max((i for i, role in enumerate(roles) if role in ("assistant", "user")), default=None)
+    if last is None or roles[last] == "user":
         return []
-    calls = {}
+    calls: dict[str, tuple[str, str]] = {}
     for call in entry(messages[last], "tool_calls") or []:
-        function = entry(call, "function")
-        calls[entry(call, "id")] = (entry(function, "name"), entry(function, "arguments"))
-    results = []
-    for message in messages[last + 1 :]:
-        call_id = entry(message, "tool_call_id")
-        if entry(message, "role") != "tool" or call_id not in calls:
-            continue
-        name, arguments = calls[call_id]
-        content = entry(message, "content")
-        text = message_text(content)
-        results.append(
-            FedBack(
-                str(call_id),
+        call_id, function = entry(call, "id"), entry(call, "function")
+        name, arguments = entry(function, "name"), entry(function, "arguments")
+        if isinstance(call_id, str):
+            calls[call_id] = (
                 name if isinstance(name, str) else "",
                 arguments if isinstance(arguments, str) else "",
-                text if text is not None else json.dumps(content, ensure_ascii=False),
             )
-        )
+    results = []
+    for message, role in zip(messages[last + 1 :], roles[last + 1 :], strict=True):
+        call_id = entry(message, "tool_call_id")
+        if role != "tool" or not isinstance(call_id, str) or call_id not in calls:
+            continue
+        content = entry(message, "content")
+        text = message_text(content)
+        shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
+        results.append(FedBack(call_id, *calls[call_id], shown))
     return results
 
 

@@ -78,7 +78,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         entry["fault"] = fault[0]
         reply = fault[1]
         if fault[0] == "malformed" and request.stream and served is not None:
-            reply = _cut_off(server.endpoint.reply(request, served.step, number))
+            reply = _cut_off(server.endpoint.reply(request, served.step, number, keep=False))
         return _logged(server, entry, reply)
     if served is not None:
         divergence = _check(server, served, request, number)

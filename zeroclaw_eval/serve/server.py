@@ -13,16 +13,15 @@ test server; no web framework is needed.
 from __future__ import annotations
 
 import ipaddress
-import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from typing import Any
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.http_reply import QuietServer
 from zeroclaw_eval.run.openai_endpoint import Endpoint
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.handler import handler_for
@@ -41,17 +40,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
-        # here; it is not worth a traceback on the server's stderr.
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
 
 
 @dataclass
@@ -76,20 +64,18 @@ class ReplayServer:
         self._served: dict[tuple[str, int, int], int] = {}
         self.router = Router(self.cases, single=self.single)
         self.endpoint = Endpoint()
-        self._server: _QuietServer | None = None
+        self._server: QuietServer | None = None
 
     @property
     def url(self) -> str:
         """The base URL clients use (`…/v1`)."""
         assert self._server is not None, "start() the server first"
-        host, port = self._server.server_address[:2]
-        shown = host.decode() if isinstance(host, bytes) else host
-        return f"http://{shown}:{port}/v1"
+        return self._server.base_url
 
     def bind(self) -> ReplayServer:
         """Open the listening socket (so the URL is known before serving)."""
         if self._server is None:
-            self._server = _QuietServer((self.host, self.port), handler_for(self))
+            self._server = QuietServer((self.host, self.port), handler_for(self))
         return self
 
     def start(self) -> ReplayServer:
@@ -160,5 +146,5 @@ class ReplayServer:
             self._count = 0
             self._served.clear()
             self.log.clear()
-            self.endpoint = Endpoint()
+            self.endpoint.forget()
             return self.run

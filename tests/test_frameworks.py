@@ -1,0 +1,439 @@
+"""The framework examples (`examples/frameworks/`): one real agent per framework, run as
+its own process by `zeroclaw eval run --agent-cmd` and gated by its own suite.
+
+For each framework: the suite passes with the agent streamed and not streamed, and every
+case can fail (`zeroclaw eval vacuity`); the agent's `--stream` flag really switches what
+goes over the wire (checked against `ReplayServer`'s request log); and three broken
+copies of the agent fail where they should: a renamed tool, a tool result that never
+reaches the model, a wrong final answer.
+
+These runs are opt-in, as they start real frameworks (a second or more each): they run
+with ZEROCLAW_REQUIRE_FRAMEWORKS=1, as `nox -s frameworks` sets it, and then a framework
+that is not installed fails them (the Node agent needs `node` and `npm ci` in
+examples/frameworks/node_openai). Otherwise they skip, and the default suite stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.invoke import Runner
+from zeroclaw_eval import Case, ReplayServer, load_fixture
+
+FRAMEWORKS = Path(__file__).resolve().parent.parent / "examples" / "frameworks"
+REQUIRED = os.environ.get("ZEROCLAW_REQUIRE_FRAMEWORKS") == "1"
+
+# A run error: (its fixture pointer, words its message holds).
+Error = tuple[str, str]
+
+
+def _unconsumed(steps: int) -> str:
+    return f"the agent finished the turn with {steps} scripted step(s) unconsumed (first: step 2)"
+
+
+RENAMED = (
+    "the script calls get_weather, but the request offers the model no tool named get_weather"
+    " (it offers: fetch_weather, save_note)"
+)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A broken copy of the agent: `old` replaced by `new` in its source (each must occur),
+    and how each case of the suite must then end: a run error at a pointer, or the checks
+    that fail."""
+
+    name: str
+    replacements: tuple[tuple[str, str], ...]
+    errors: dict[str, Error] = field(default_factory=dict)
+    failures: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Framework:
+    folder: str
+    #: Python modules the agent imports (none for Node).
+    modules: tuple[str, ...]
+    #: The command without the mode flag, relative to the folder.
+    command: str
+    #: The API the agent speaks, as the request log names it.
+    api: str
+    #: The multi-turn case the wire test replays.
+    multi_turn: str
+    mutations: tuple[Mutation, ...]
+
+    @property
+    def path(self) -> Path:
+        return FRAMEWORKS / self.folder
+
+    @property
+    def source(self) -> str:
+        return self.command.split()[-1]
+
+    def cases(self) -> list[str]:
+        return sorted(path.name for path in (self.path / "evals").glob("*.json"))
+
+
+def _renamed(*cases: str) -> Mutation:
+    # A refactor renames the tool everywhere in the agent, but the fixtures still script it.
+    return Mutation(
+        "rename",
+        (("get_weather", "fetch_weather"),),
+        errors={case: ("/turns/0/steps/0", RENAMED) for case in cases},
+    )
+
+
+def _wrong(old: str, new: str, *cases: str) -> Mutation:
+    return Mutation("wrong", ((old, new),), failures={case: ["response_contains[0]"] for case in cases})
+
+
+PYTHON_ANSWER = (
+    'print(json.dumps({"answer": text}), flush=True)',
+    'print(json.dumps({"answer": "Sunny!"}), flush=True)',
+)
+
+OPENAI_AGENTS = Framework(
+    "openai_agents",
+    ("agents",),
+    "python agent.py",
+    "responses",
+    "weather_then_note_over_two_turns.json",
+    (
+        _renamed(
+            "unknown_city_fails_then_note_saved.json",
+            "weather_in_two_cities_in_one_step.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        # The SDK stops at the first tool's output and returns it as the answer: the model
+        # never sees the result, and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (('name="Travel desk",', 'name="Travel desk", tool_use_behavior="stop_on_first_tool",'),),
+            errors={
+                "unknown_city_fails_then_note_saved.json": ("/turns/0/steps/1", _unconsumed(3)),
+                "weather_in_two_cities_in_one_step.json": ("/turns/0/steps/1", _unconsumed(1)),
+                "weather_then_note_over_two_turns.json": ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "unknown_city_fails_then_note_saved.json",
+            "weather_in_two_cities_in_one_step.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+    ),
+)
+
+PYDANTIC_AI = Framework(
+    "pydantic_ai",
+    ("pydantic_ai",),
+    "python agent.py",
+    "chat.completions",
+    "follow_up_question_keeps_the_conversation.json",
+    (
+        _renamed(
+            "follow_up_question_keeps_the_conversation.json",
+            "two_cities_in_one_step_then_noted.json",
+            "unknown_city_is_a_failed_call.json",
+        ),
+        # The weather tool looks the city up but returns nothing: pydantic-ai feeds the
+        # empty result back, and the result checks (and the failure the lookup was) fail.
+        Mutation(
+            "empty_result",
+            (
+                (
+                    '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")',
+                    '    WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+                    '\n    return ""',
+                ),
+            ),
+            failures={
+                "follow_up_question_keeps_the_conversation.json": ["tool_results_contain[0]"],
+                "two_cities_in_one_step_then_noted.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "unknown_city_is_a_failed_call.json": ["all_tools_succeeded", "tool_results_contain[0]"],
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "follow_up_question_keeps_the_conversation.json",
+            "two_cities_in_one_step_then_noted.json",
+            "unknown_city_is_a_failed_call.json",
+        ),
+    ),
+)
+
+LANGGRAPH = Framework(
+    "langgraph",
+    ("langchain", "langchain_openai", "langgraph"),
+    "python agent.py",
+    "chat.completions",
+    "weather_then_packing_note_over_two_turns.json",
+    (
+        _renamed(
+            "unknown_city_then_fallback_over_two_rounds.json",
+            "weather_for_two_cities_in_one_step.json",
+            "weather_then_packing_note_over_two_turns.json",
+        ),
+        # return_direct: the graph ends at the tool and answers with its output, so the
+        # model never sees the result and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (("@tool\ndef get_weather", "@tool(return_direct=True)\ndef get_weather"),),
+            errors={
+                "unknown_city_then_fallback_over_two_rounds.json": ("/turns/0/steps/1", _unconsumed(2)),
+                "weather_for_two_cities_in_one_step.json": ("/turns/0/steps/1", _unconsumed(1)),
+                "weather_then_packing_note_over_two_turns.json": ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "unknown_city_then_fallback_over_two_rounds.json",
+            "weather_for_two_cities_in_one_step.json",
+            "weather_then_packing_note_over_two_turns.json",
+        ),
+    ),
+)
+
+NODE_OPENAI = Framework(
+    "node_openai",
+    (),
+    "node agent.mjs",
+    "chat.completions",
+    "weather_then_note_over_two_turns.json",
+    (
+        _renamed(
+            "weather_in_two_cities_in_one_step.json",
+            "weather_saved_as_a_note_in_two_rounds.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        # The loop runs each tool but drops its `tool` message: the next request lacks it.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    'history.push({ role: "tool", tool_call_id: call.id, content: runTool(call) });',
+                    "runTool(call);",
+                ),
+            ),
+            errors={
+                "weather_in_two_cities_in_one_step.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                "weather_saved_as_a_note_in_two_rounds.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo)",
+                ),
+                "weather_then_note_over_two_turns.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        _wrong(
+            "JSON.stringify({ answer: text })",
+            'JSON.stringify({ answer: "Sunny!" })',
+            "weather_in_two_cities_in_one_step.json",
+            "weather_saved_as_a_note_in_two_rounds.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+    ),
+)
+
+ALL = (OPENAI_AGENTS, PYDANTIC_AI, LANGGRAPH, NODE_OPENAI)
+IDS = [framework.folder for framework in ALL]
+MUTATIONS = [(framework, mutation) for framework in ALL for mutation in framework.mutations]
+MUTATION_IDS = [f"{framework.folder}-{mutation.name}" for framework, mutation in MUTATIONS]
+
+
+def _missing(framework: Framework) -> str | None:
+    """Why the framework cannot run here, if it cannot."""
+    if framework.folder == "node_openai":
+        if shutil.which("node") is None:
+            return "node is not on PATH"
+        if not (framework.path / "node_modules" / "openai").is_dir():
+            return f"the openai npm package is not installed: run `npm ci` in {framework.path}"
+        return None
+    absent = [name for name in framework.modules if importlib.util.find_spec(name) is None]
+    return f"not installed: {', '.join(absent)}" if absent else None
+
+
+def _require(framework: Framework) -> None:
+    if not REQUIRED:
+        pytest.skip("opt-in: `nox -s frameworks` (or ZEROCLAW_REQUIRE_FRAMEWORKS=1) runs the frameworks")
+    why = _missing(framework)
+    if why is not None:
+        pytest.fail(f"{framework.folder}: {why} (ZEROCLAW_REQUIRE_FRAMEWORKS=1 allows no skip)")
+
+
+@pytest.fixture(autouse=True)
+def this_python_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python` in an agent command is this interpreter (its environment has the frameworks)."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def _run(cli: Runner, folder: Path, *extra: str) -> dict[str, Any]:
+    result = cli("eval", "run", "--format", "json", "--jobs", "3", *extra, cwd=folder)
+    assert result.code in (0, 1), result.stdout + result.stderr
+    report: dict[str, Any] = result.json()
+    return report
+
+
+def _script(path: Path) -> dict[str, Any]:
+    """A fixture as plain JSON."""
+    script: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return script
+
+
+def _describe(case: dict[str, Any]) -> str:
+    """A failing case, for an assertion message."""
+    failed = [grade["check_id"] for grade in case["grades"] if not grade["passed"]]
+    return json.dumps({"status": case["status"], "error": case["error"], "failed": failed}, indent=1)[:4000]
+
+
+def test_every_framework_folder_is_tested_and_in_the_readme() -> None:
+    folders = sorted(path.parent.name for path in FRAMEWORKS.glob("*/zeroclaw.toml"))
+    assert folders == sorted(IDS)
+    readme = (FRAMEWORKS / "README.md").read_text(encoding="utf-8")
+    for framework in ALL:
+        assert f"| `{framework.folder}/` |" in readme
+        # The one command per framework, in both modes.
+        assert (
+            f"(cd examples/frameworks/{framework.folder} && zeroclaw eval run"
+            f' && zeroclaw eval run --agent-cmd "{framework.command}")\n'
+        ) in readme
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("framework", ALL, ids=IDS)
+def test_the_agent_passes_its_suite(cli: Runner, framework: Framework, stream: bool) -> None:
+    _require(framework)
+    # Streamed: the command of the folder's zeroclaw.toml; plain: the same without --stream.
+    configured = (framework.path / "zeroclaw.toml").read_text(encoding="utf-8")
+    assert f'agent_cmd = "{framework.command} --stream"\n' in configured
+    report = _run(cli, framework.path, *(() if stream else ("--agent-cmd", framework.command)))
+    cases = {case["name"]: case for case in report["cases"]}
+    assert sorted(cases) == framework.cases()
+    for name, case in cases.items():
+        assert case["status"] == "passed", f"{name}: {_describe(case)}"
+    assert report["counts"]["passed"] == report["counts"]["total"] >= 2
+    # Every tool call the script makes came back as a result the agent's own tool returned.
+    for case in report["cases"]:
+        record = case["record"]
+        scripted = [
+            call["id"]
+            for turn in _script(framework.path / "evals" / case["name"])["turns"]
+            for step in turn["steps"]
+            for call in step["response"].get("tool_calls", [])
+        ]
+        assert [call["call_id"] for call in record["calls"]] == scripted
+        assert all(call["result"] for call in record["calls"])
+        assert all(sorted(step["offered_tools"]) == ["get_weather", "save_note"] for step in record["steps"])
+
+
+@pytest.mark.parametrize("framework", ALL, ids=IDS)
+def test_every_case_can_fail(cli: Runner, framework: Framework) -> None:
+    # Vacuity runs no agent, so it needs no framework.
+    vacuity = cli("eval", "vacuity", cwd=framework.path)
+    assert vacuity.code == 0, vacuity.stdout + vacuity.stderr
+    assert f"PASSED: {len(framework.cases())} fixtures, each failing a check" in vacuity.stdout
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("framework", ALL, ids=IDS)
+def test_the_stream_flag_decides_what_goes_over_the_wire(
+    framework: Framework, stream: bool, tmp_path: Path
+) -> None:
+    _require(framework)
+    path = framework.path / "evals" / framework.multi_turn
+    turns = _script(path)["turns"]
+    case = load_fixture(path)
+    assert isinstance(case, Case)
+    assert len(turns) >= 2
+    server = ReplayServer([case]).start()
+    try:
+        runner, source = framework.command.split()
+        program = sys.executable if runner == "python" else runner
+        argv = [program, str(framework.path / source), *(["--stream"] if stream else [])]
+        lines = "".join(
+            json.dumps({"turn": n, "user_input": t["user_input"]}) + "\n" for n, t in enumerate(turns)
+        )
+        environment = {
+            **os.environ,
+            "OPENAI_BASE_URL": server.url,
+            "OPENAI_API_KEY": "placeholder",
+            "ZEROCLAW_EVAL_MODEL": _script(path)["model_name"],
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
+        done = subprocess.run(
+            argv,
+            input=lines,
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        log = server.requests()
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = [
+        json.loads(line)["answer"] for line in done.stdout.splitlines() if line.startswith('{"answer"')
+    ]
+    assert answers == [turn["steps"][-1]["response"]["content"] for turn in turns]
+    assert [(entry["status"], entry["api"], entry["stream"]) for entry in log] == [
+        (200, framework.api, stream)
+    ] * sum(len(turn["steps"]) for turn in turns)
+    assert [(entry["turn"], entry["step"]) for entry in log] == [
+        (n, s) for n, turn in enumerate(turns) for s in range(len(turn["steps"]))
+    ]
+
+
+@pytest.mark.parametrize(("framework", "mutation"), MUTATIONS, ids=MUTATION_IDS)
+def test_a_broken_agent_fails_where_it_should(
+    cli: Runner, framework: Framework, mutation: Mutation, tmp_path: Path
+) -> None:
+    _require(framework)
+    copy = tmp_path / framework.folder
+    shutil.copytree(framework.path, copy, ignore=shutil.ignore_patterns("node_modules"))
+    if (framework.path / "node_modules").is_dir():
+        (copy / "node_modules").symlink_to(framework.path / "node_modules", target_is_directory=True)
+    source = copy / framework.source
+    text = source.read_text(encoding="utf-8")
+    for old, new in mutation.replacements:
+        assert old in text, f"{framework.source} no longer holds {old!r}: update the mutation"
+        text = text.replace(old, new)
+    source.write_text(text, encoding="utf-8")
+
+    report = _run(cli, copy)  # the streamed agent of zeroclaw.toml
+    assert report["exit_code"] == 1
+    cases = {case["name"]: case for case in report["cases"]}
+    assert sorted(cases) == sorted({**mutation.errors, **mutation.failures}) == framework.cases()
+    for name, (pointer, words) in mutation.errors.items():
+        case = cases[name]
+        assert case["status"] == "error", f"{name}: {_describe(case)}"
+        assert case["error"]["field"]["pointer"] == pointer, f"{name}: {_describe(case)}"
+        assert words in case["error"]["message"], f"{name}: {_describe(case)}"
+        # No tool result reached the model.
+        assert case["record"]["calls"] == [], name
+    for name, checks in mutation.failures.items():
+        case = cases[name]
+        assert case["status"] == "failed", f"{name}: {_describe(case)}"
+        assert [grade["check_id"] for grade in case["grades"] if not grade["passed"]] == checks, name

@@ -1,0 +1,138 @@
+"""A child process the harness owns: started in its own process group, its output read
+the whole time it lives, and ended (with everything it started) within a bounded time.
+
+Both output pipes are drained from the start by reader tasks, whatever the process
+writes and whenever: a pipe left unread fills up and blocks the writer (and, in
+asyncio, keeps `wait()` from returning). stdout is split into lines handed to a callback;
+a line longer than `LINE_LIMIT` is left out (the callback hears how long it was);
+bytes that are not UTF-8 are replaced, never an error. stderr keeps its last lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+#: Lines of stderr kept for the report.
+TAIL_LINES = 40
+#: The longest stdout line read (bytes); a longer one is left out.
+LINE_LIMIT = 16 * 1024 * 1024
+#: How long ending the process may wait at each stage before going on.
+_STAGE_SECS = 5.0
+_CHUNK = 64 * 1024
+
+#: Called with each stdout line, or with the byte length of a line too long to keep.
+LineSink = Callable[[str | int], None]
+
+
+class AgentProcess:
+    """A running child process whose output is always read."""
+
+    def __init__(self, process: asyncio.subprocess.Process, on_line: LineSink) -> None:
+        self._process = process
+        self._on_line = on_line
+        self.stderr: deque[str] = deque(maxlen=TAIL_LINES)
+        self.stdout_closed = asyncio.Event()
+        assert process.stdout is not None
+        assert process.stderr is not None
+        self._readers = [
+            asyncio.ensure_future(self._read(process.stdout, on_line, self.stdout_closed)),
+            asyncio.ensure_future(self._read(process.stderr, self._stderr_line, None)),
+        ]
+
+    @classmethod
+    async def start(
+        cls, argv: Sequence[str], cwd: Path, env: Mapping[str, str], on_line: LineSink, *, stdin: bool
+    ) -> AgentProcess:
+        """Start `argv` in `cwd` with `env`, in a new process group; `OSError` if it cannot."""
+        if not hasattr(os, "killpg"):  # pragma: no cover - refused earlier, at parse time
+            raise OSError("agent commands need POSIX process groups")
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if stdin else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,  # its own process group: ended whole
+        )
+        return cls(process, on_line)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.returncode
+
+    async def send(self, line: str) -> None:
+        """Write one line to stdin; `BrokenPipeError` / `ConnectionResetError` once it is closed."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        stdin.write(line.encode("utf-8"))
+        await stdin.drain()
+
+    async def exited(self, seconds: float) -> int | None:
+        """Wait up to `seconds` for the process to exit; its exit code, or None if it runs on."""
+        try:
+            return await asyncio.wait_for(self._process.wait(), seconds)
+        except asyncio.TimeoutError:
+            return None
+
+    async def end(self, grace: float) -> None:
+        """Close stdin and give the process `grace` seconds to exit by itself, then kill its
+        process group; every wait is bounded, and the pipes are closed in the end."""
+        stdin = self._process.stdin
+        if stdin is not None and not stdin.is_closing():
+            stdin.close()
+        if grace > 0 and self._process.returncode is None:
+            await self.exited(grace)
+        try:
+            os.killpg(self._process.pid, signal.SIGKILL)  # the group: whatever it started too
+        except (ProcessLookupError, PermissionError):
+            pass  # already gone
+        await self.exited(_STAGE_SECS)
+        # A process that left the group (a new session of its own) may still hold the
+        # pipes open; the readers stop here rather than wait for an end that never comes.
+        for reader in self._readers:
+            reader.cancel()
+        await asyncio.wait(self._readers, timeout=_STAGE_SECS)
+        # asyncio's Process has no public close: without it, a transport whose pipes are
+        # still held open is closed by the garbage collector after the loop is gone, which
+        # prints "Event loop is closed" on the user's terminal.
+        transport = getattr(self._process, "_transport", None)
+        if transport is not None:
+            transport.close()
+
+    def _stderr_line(self, line: str | int) -> None:
+        self.stderr.append(line if isinstance(line, str) else f"<a line of {line} bytes, left out>")
+
+    @staticmethod
+    async def _read(stream: asyncio.StreamReader, sink: LineSink, closed: asyncio.Event | None) -> None:
+        """Read `stream` to its end in chunks, handing `sink` each line."""
+        pending = bytearray()
+        skipping = 0  # bytes of an over-long line being left out
+        try:
+            while chunk := await stream.read(_CHUNK):
+                start = 0
+                while (newline := chunk.find(b"\n", start)) >= 0:
+                    piece = chunk[start:newline]
+                    if skipping or len(pending) + len(piece) > LINE_LIMIT:
+                        sink(skipping + len(pending) + len(piece))
+                    else:
+                        sink((bytes(pending) + piece).decode("utf-8", errors="replace").rstrip("\r"))
+                    pending.clear()
+                    skipping = 0
+                    start = newline + 1
+                rest = chunk[start:]
+                if skipping or len(pending) + len(rest) > LINE_LIMIT:
+                    skipping += len(pending) + len(rest)
+                    pending.clear()
+                else:
+                    pending += rest
+            if pending or skipping:
+                sink(skipping + len(pending) if skipping else pending.decode("utf-8", errors="replace"))
+        finally:
+            if closed is not None:
+                closed.set()

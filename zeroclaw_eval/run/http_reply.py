@@ -1,0 +1,74 @@
+"""Answering HTTP on loopback with the standard library: the threaded server and the
+request handler that writes `Reply`s, shared by `zeroclaw eval serve` and the front of an
+agent command. A loopback test server needs no web framework."""
+
+from __future__ import annotations
+
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from zeroclaw_eval.run.openai_endpoint import MAX_BODY, Reply, error_reply
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threaded server whose request threads never keep the process alive."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
+        # here; it is not worth a traceback on the server's stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    @property
+    def base_url(self) -> str:
+        """The base URL clients use (`http://HOST:PORT/v1`)."""
+        host, port = self.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else host
+        return f"http://{shown}:{port}/v1"
+
+
+class ReplyHandler(BaseHTTPRequestHandler):
+    """A request handler that writes `Reply`s, quietly, on kept-alive connections."""
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out as two small writes; with Nagle's algorithm on, a client
+    # that delays its ACK would stall every request on a kept-alive connection ~40 ms.
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # what crosses the wire is recorded as data, not printed to stderr
+
+    def send(self, reply: Reply) -> None:
+        """Write `reply` whole."""
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(reply.body)
+
+    def read_body(self) -> bytes | None:
+        """The request body; None after answering 400, 411 or 413 for a body it will not read."""
+        given = self.headers.get("Content-Length")
+        if given is None and self.headers.get("Transfer-Encoding"):
+            self.close_connection = True  # the chunked body is left unread on the connection
+            self.send(error_reply(411, "send the request with a Content-Length", "length_required"))
+            return None
+        try:
+            length = int(given or 0)
+        except ValueError:
+            length = -1
+        if 0 <= length <= MAX_BODY:
+            return self.rfile.read(length)
+        self.close_connection = True  # where this body ends is unknown, or it is left unread
+        if length < 0:
+            self.send(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
+        else:
+            message = f"the request body is {length} bytes; the limit is {MAX_BODY}"
+            self.send(error_reply(413, message, "request_too_large"))
+        return None
