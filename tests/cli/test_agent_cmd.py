@@ -15,30 +15,14 @@ from typing import Any
 
 import pytest
 
-from tests.builders import write_fixture
+from tests.builders import text_step as text, tool_call, tools_step, write_fixture
 from tests.invoke import Runner
 
 AGENT = Path(__file__).resolve().parent.parent / "agent_command.py"
 
 
 def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "tool_calls",
-            "tool_calls": [{"id": call_id, "name": name, "arguments": arguments}],
-        }
-    }
-
-
-def text(content: str, tokens: tuple[int, int] = (0, 0)) -> dict[str, Any]:
-    return {
-        "response": {
-            "type": "text",
-            "content": content,
-            "input_tokens": tokens[0],
-            "output_tokens": tokens[1],
-        }
-    }
+    return tools_step(tool_call(name, arguments, call_id))
 
 
 # Two turns, each a tool round of the agent's own tools then text.
