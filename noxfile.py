@@ -58,9 +58,10 @@ def lint(session: nox.Session) -> None:
 
     Arguments after -- go to `ruff check` (for example `-- --fix`).
     """
-    # mypy reads the package's dependencies (pydantic, click) to type-check it, and the
-    # openai SDK, which zeroclaw_eval.run.openai_client imports when it is installed.
-    session.install("-e", ".", "ruff", "mypy", "openai")
+    # mypy reads the package's dependencies (pydantic, click) to type-check it, the
+    # openai SDK, which zeroclaw_eval.run.openai_client imports when it is installed, and
+    # pytest, which the pytest plugin subclasses.
+    session.install("-e", ".", "ruff", "mypy", "openai", "pytest")
     session.run("ruff", "check", *session.posargs, *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
     session.run("mypy")  # what to check: [tool.mypy] in pyproject.toml

@@ -40,6 +40,8 @@ MAY_IMPORT: dict[str, set[str]] = {
         "reporters",
         "serve",
     },
+    # Like the CLI, a front end on the runner: pytest's, never imported by the CLI.
+    "pytest_plugin": {"_version", "errors", "config", "fixtures", "run", "report", "runner", "reporters"},
     "__main__": {"cli"},
 }
 #: The package's front door re-exports the public API from every part (lazily).

@@ -29,7 +29,7 @@ def test_default_suite_passes_with_exit_zero(project: Path, script: str) -> None
     result = run_cli("eval", "run", cwd=project, script=script)
     assert result.code == 0, result.stdout + result.stderr
     assert "✓ echo_hello.json" in result.stdout
-    assert "PASSED: 1 cases (1 passed, 0 failed)" in result.stdout
+    assert "PASSED: 1 case (1 passed, 0 failed)" in result.stdout
 
 
 CUSTOM_AGENT = '''

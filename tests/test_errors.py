@@ -66,6 +66,8 @@ def test_a_run_error_carries_the_pointer_of_its_field() -> None:
         ("suite_dirs", ["suite_dir", "mode"], "suite_dir"),
         ("modles", ["models"], "models"),
         ("completely_else", ["tools_used", "suite_dir"], None),
+        ("timeout", ["case_timeout_secs", "mode"], "case_timeout_secs"),
+        ("max", ["max_tokens", "max_retries"], None),
     ],
 )
 def test_did_you_mean_suggests_only_a_close_choice(

@@ -14,9 +14,10 @@ The packages are the stages of that flow, in the order data moves through them:
 
 `runner` ties the first four together for a case or a suite; `serve/` puts fixtures'
 scripted steps behind an OpenAI-compatible HTTP endpoint; `config/` reads the settings;
-`errors` holds the one exception hierarchy. Imports flow one way: a package imports
-only from the packages before it in that list (`runner` after `report`, `serve` after
-`run`, `cli` last), which a test checks.
+`pytest_plugin` makes each fixture a pytest item (opt-in); `errors` holds the one
+exception hierarchy. Imports flow one way: a package imports only from the packages
+before it in that list (`runner` after `report`, `serve` after `run`, `cli` last), which
+a test checks.
 
 The public API is `__all__` below; names are imported on first use, so that
 `import zeroclaw_eval` stays cheap.

@@ -113,6 +113,12 @@ class InvalidRegex(EvalError):
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
-    """The choice `word` most likely misspells, if any is close enough to suggest."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return close[0] if close else None
+    """The choice `word` most likely misspells, if any is close enough to suggest; else
+    the one choice holding `word` as a `_`-separated part (`timeout`: `case_timeout_secs`),
+    since a setting is often guessed by its last-remembered word, too short for difflib."""
+    options = list(choices)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    holding = [choice for choice in options if word in choice.split("_")]
+    return holding[0] if len(holding) == 1 else None

@@ -10,9 +10,10 @@ fails every case alike stops it: an agent factory that cannot make an agent rais
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,8 +21,10 @@ from pathlib import Path
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import RunError, UsageError
+from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.suite import display_path, load_suite
+from zeroclaw_eval.fixtures.selection import select
+from zeroclaw_eval.fixtures.suite import display_path, fixture_files
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
@@ -57,6 +60,10 @@ class RunOptions:
     #: An agent that runs as its own process (`--agent-cmd`), in place of `agent_factory`:
     #: it runs its own tools, so a fixture's `tools` may name any tool.
     agent_cmd: AgentCommand | None = None
+    #: A `-k` expression: only the cases whose file stem, model_name or id it matches run.
+    keyword: str | None = None
+    #: Stop starting cases once this many have not passed (`-x` is 1); None: run all.
+    maxfail: int | None = None
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
@@ -76,23 +83,44 @@ class _Run:
     """One run's settings as its cases need them."""
 
     options: RunOptions
-    #: The suite folder as reports show it.
-    suite: str
     #: Every tool a case may name: the built-in ones and the project's.
     tools: Mapping[str, Tool]
     #: The live provider, in live mode.
     live: Provider | None = None
+    #: Cases that did not pass so far (for `maxfail`), and those never started.
+    stop: _Stop = field(default_factory=lambda: _Stop())
 
 
-def run_suite(suite_dir: Path, options: RunOptions | None = None) -> SuiteReport:
-    """Load and run a whole suite; the report lists cases in fixture order."""
+@dataclass
+class _Stop:
+    failed: int = 0
+    not_run: int = 0
+
+
+def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -> SuiteReport:
+    """Load and run a suite (a folder), or the fixtures and folders `suite` lists; the
+    report lists cases in the order of their files."""
     options = options or RunOptions()
     started = time.perf_counter()
+    targets = [suite] if isinstance(suite, Path) else list(suite)
     tools = toolset(options.tools)
-    fixtures = load_suite(suite_dir, None if options.agent_cmd is not None else tools)
-    cases = asyncio.run(_run_all(fixtures, _Run(options, display_path(suite_dir), tools)))
+    known = None if options.agent_cmd is not None else frozenset(tools)
+    fixtures = [load_fixture(path, known) for path in fixture_files(targets)]
+    selected = select(fixtures, options.keyword)
+    run = _Run(options, tools)
+    cases = asyncio.run(_run_all(selected, run))
     duration = (time.perf_counter() - started) * 1000
-    return SuiteReport(display_path(suite_dir), options.mode, cases, duration, __version__, os.getcwd())
+    label = " ".join(display_path(target) for target in targets)
+    return SuiteReport(
+        label,
+        options.mode,
+        cases,
+        duration,
+        __version__,
+        os.getcwd(),
+        deselected=len(fixtures) - len(selected),
+        not_run=run.stop.not_run,
+    )
 
 
 async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
@@ -102,7 +130,7 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     the live sandbox; otherwise its scripted steps are replayed.
     """
     options = options or RunOptions()
-    run = _Run(options, display_path(case.path.parent), toolset(options.tools))
+    run = _Run(replace(options, maxfail=None), toolset(options.tools))
     return (await _run_all([case], run))[0]
 
 
@@ -119,9 +147,11 @@ async def _run_all(fixtures: list[Case | RejectedFixture], run: _Run) -> list[Ca
 async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
     options = run.options
 
-    async def one(fixture: Case | RejectedFixture) -> CaseReport:
-        # Fixtures are direct children of the suite folder: one relpath serves them all.
-        shown = f"{run.suite}/{fixture.name}" if run.suite != "." else fixture.name
+    async def one(fixture: Case | RejectedFixture) -> CaseReport | None:
+        if options.maxfail is not None and run.stop.failed >= options.maxfail:
+            run.stop.not_run += 1
+            return None
+        shown = _shown(fixture.path)
         if isinstance(fixture, RejectedFixture):
             report = CaseReport(
                 fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
@@ -130,20 +160,36 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
             report = await _run_case(fixture, run, shown)
             if options.live is not None:
                 report = scrub_case(report, [options.live.api_key])
+        if not report.passed:
+            run.stop.failed += 1
         if options.on_case_done is not None:
             options.on_case_done(fixture, report)
         return report
 
     if options.jobs <= 1:
-        return [await one(fixture) for fixture in fixtures]  # no task per case when serial
-    slots = asyncio.Semaphore(options.jobs)
+        done = [await one(fixture) for fixture in fixtures]  # no task per case when serial
+    else:
+        slots = asyncio.Semaphore(options.jobs)
 
-    async def bounded(fixture: Case | RejectedFixture) -> CaseReport:
-        async with slots:
-            return await one(fixture)
+        async def bounded(fixture: Case | RejectedFixture) -> CaseReport | None:
+            async with slots:
+                return await one(fixture)
 
-    # gather returns results in argument order: fixture order, whatever finished first.
-    return list(await asyncio.gather(*(bounded(fixture) for fixture in fixtures)))
+        # gather returns results in argument order: fixture order, whatever finished first.
+        done = list(await asyncio.gather(*(bounded(fixture) for fixture in fixtures)))
+    return [report for report in done if report is not None]
+
+
+@functools.lru_cache(maxsize=64)
+def _folder_shown(folder: Path) -> str:
+    return display_path(folder)
+
+
+def _shown(path: Path) -> str:
+    """A fixture's path as reports show it (relative to the working directory); the folder
+    is worked out once, as a suite's fixtures share it."""
+    folder = _folder_shown(path.parent)
+    return path.name if folder == "." else f"{folder}/{path.name}"
 
 
 async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
@@ -158,7 +204,7 @@ async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
         except OSError as exc:  # a full disk, say: this case cannot run, the others still can
             message = f"cannot seed the case workspace: {exc.strerror or exc}"
             seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
-            return CaseReport(case.name, shown, trace.model_name, error=seeding)
+            return CaseReport(case.name, shown, trace.model_name, error=seeding, id=trace.id)
         factory = options.agent_factory
         if command is not None and workspace is not None:
             factory = command_agent_factory(command, case, workspace.root)
@@ -179,6 +225,7 @@ async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
         name=case.name,
         path=shown,
         model_name=trace.model_name,
+        id=trace.id,
         grades=[_located(case, g) for g in grades],
         error=_case_error(case, error) if error else None,
         duration_ms=record.duration_ms,

@@ -45,8 +45,9 @@ def test_one_run_writes_table_junit_html_annotations_and_summary(repo: Path) -> 
         env=github_env(repo),
     )
     assert result.code == 1
-    # The table went to stdout, fenced off from the command parser.
-    assert "✓ a_good.json" in result.stdout
+    # The table went to stdout, fenced off from the command parser, in colour: GitHub's
+    # log renders ANSI colour.
+    assert "\x1b[32m✓\x1b[0m a_good.json" in result.stdout
     commands = command_lines(result.stdout)
     token = commands[0].removeprefix("::stop-commands::")
     assert commands[0].startswith("::stop-commands::")
@@ -116,7 +117,15 @@ def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
         (["--format", "json", "--report", "junit"], "only one output can go to stdout"),
         (["--report", "junit="], "expected FORMAT=PATH"),
         (["--report", "yaml=x.yaml"], "unknown report format 'yaml'"),
-        (["--report", "junit=a.xml", "--report", "html=a.xml"], "same file"),
+        (
+            ["--report", "junit=a.xml", "--report", "html=a.xml"],
+            "the junit and html outputs both write to a.xml; give each its own file",
+        ),
+        (
+            ["--report", "out.xml"],
+            "--report 'out.xml': expected FORMAT=PATH, for example --report junit=out.xml",
+        ),
+        (["--report", "reports/eval.html"], "for example --report html=reports/eval.html"),
     ],
 )
 def test_bad_output_requests_exit_two(repo: Path, args: list[str], words: str) -> None:
@@ -189,6 +198,8 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "duration_ms",
         "exit_code",
         "counts",
+        "deselected",
+        "not_run",
         "category_totals",
         "cases",
     }

@@ -40,7 +40,7 @@ def test_suite_loading_is_not_recursive(cli: Runner, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--suite", "no/such/folder"], "suite folder not found"),
+        (["--suite", "no/such/folder"], "no such fixture file or suite folder: no/such/folder"),
         (["--mode", "live"], "[eval].live_provider is empty, so live mode is off"),
         (["--format", "yaml"], "unknown report format 'yaml'; choose from: table, json"),
         (["--config", "missing.toml"], "config file not found"),

@@ -67,7 +67,7 @@ def test_cli_reads_the_default_suite_from_the_config(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--suite", "no/such/folder"], "Error: suite folder not found: no/such/folder"),
+        (["--suite", "no/such/folder"], "Error: no such fixture file or suite folder: no/such/folder"),
         (["--config", "missing.toml"], "Error: config file not found"),
         (["--format", "json"], "No such option"),
     ],

@@ -281,6 +281,8 @@ def test_call_index_counts_calls_to_that_tool_only() -> None:
     assert grades["tool_arguments_contain[1]"].passed
     assert not grades["tool_arguments_contain[2]"].passed
     assert grades["tool_arguments_contain[3]"].passed
+    # What was found is the indexed call alone, the one the check looked at.
+    assert grades["tool_arguments_contain[2]"].actual == {"message": "alpha"}
 
 
 def test_call_index_past_the_calls_made_fails_and_lists_the_observed_calls() -> None:
@@ -295,6 +297,7 @@ def test_call_index_past_the_calls_made_fails_and_lists_the_observed_calls() -> 
     for check_id in ("tool_arguments_contain[0]", "tool_results_contain[0]"):
         result = grades[check_id]
         assert not result.passed
+        assert result.actual is None  # there is no call 1 to have found anything in
         assert "call 1" in result.detail
         assert "1 time" in result.detail
         assert "only once" in result.detail

@@ -186,7 +186,7 @@ def test_check_vacuity_exit_code(tmp_path: Path, fixtures: dict[str, dict[str, A
 
 
 def test_check_vacuity_of_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="suite folder not found"):
+    with pytest.raises(UsageError, match="no such fixture file or suite folder"):
         check_vacuity(tmp_path / "missing")
 
 

@@ -437,3 +437,26 @@ def test_an_annotation_of_a_run_error_holds_its_message_not_the_agents_traceback
     ]
     assert errored.message.startswith("turn 1: the agent raised ValueError")
     assert "Traceback" not in errored.message
+
+
+def test_an_annotation_title_carries_the_case_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    report = every_status_report(root="/repo")
+    monkeypatch.setenv("GITHUB_WORKSPACE", "/repo")
+    failing = next(case for case in report.cases if case.status == "failed")
+    failing.id = "TRACK-7"
+    titles = [command.properties["title"] for command in every_line_an_annotation(render(report))]
+    assert f"{failing.name} [TRACK-7]: {failing.failed_grades[0].check_id}" in titles
+
+
+def test_the_step_summary_names_files_as_the_annotations_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Run from a subfolder of the repository: report paths are relative to the working
+    # directory, annotations (and now the summary) to GITHUB_WORKSPACE.
+    report = every_status_report(root=str(tmp_path / "sub"))
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    summary = step_summary(report)
+    failing = next(case for case in report.cases if case.status == "failed")
+    assert f"`sub/{failing.path}:" in summary
+    annotated = {command.properties["file"] for command in every_line_an_annotation(render(report))}
+    assert f"sub/{failing.path}" in annotated

@@ -7,7 +7,7 @@ import hashlib
 import html
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -356,3 +356,24 @@ def test_a_run_error_shows_where_the_agent_raised_escaped() -> None:
     block = section(page, '<pre class="traceback">', "</pre>")
     assert "File &#34;/home/zeroclaw_user/agent.py&#34;, line 12, in run_turn" in block
     assert "<script>" not in block
+
+
+def test_the_found_box_of_an_indexed_call_shows_that_call() -> None:
+    # With call_index, "found" is the call the check read, not the one most like the needle.
+    report = every_status_report()
+    failing = report.cases[1]
+    grade = next(g for g in failing.grades if g.check_id.startswith("tool_arguments_contain"))
+    failing.grades[failing.grades.index(grade)] = replace(
+        grade, expected="TICKET-42", actual={"path": "out/b.txt", "content": "TICKET-41"}
+    )
+    page = render(report)
+    start = page.index(f'<span class="id">{grade.check_id}</span>')
+    found = re.search(r'<pre class="found">(.*?)</pre>', page[start:], re.DOTALL)
+    assert found is not None
+    assert json.loads(html.unescape(found.group(1))) == {"path": "out/b.txt", "content": "TICKET-41"}
+
+
+def test_a_case_id_shows_beside_its_model_name() -> None:
+    report = every_status_report()
+    report.cases[0].id = "TRACK-7"
+    assert '<span class="model case-id">[TRACK-7]</span>' in render(report)

@@ -279,3 +279,19 @@ def test_a_run_errors_body_holds_where_the_agent_raised() -> None:
     (error,) = errored.result
     assert 'File "/home/zeroclaw_user/agent.py", line 12, in run_turn' in error.text
     assert "Traceback" not in error.message
+
+
+def test_a_suite_given_as_dot_is_named_by_its_folder() -> None:
+    report = SuiteReport(
+        ".", "replay", [CaseReport("a.json", "a.json", "a", grades=[])], root="/home/zeroclaw_user/regression"
+    )
+    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report))))] == ["regression"]
+
+
+def test_a_case_id_is_a_testcase_property() -> None:
+    report = every_status_report()
+    report.cases[0].id = "TRACK-7"
+    root = ET.fromstring(render(report).encode("utf-8"))
+    tracked, *others = root.iter("testcase")
+    assert [(p.get("name"), p.get("value")) for p in tracked.iter("property")] == [("id", "TRACK-7")]
+    assert all(not list(other.iter("property")) for other in others)

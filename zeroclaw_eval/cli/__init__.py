@@ -10,9 +10,13 @@ from __future__ import annotations
 import click
 
 from zeroclaw_eval._version import __version__
+from zeroclaw_eval.cli.check import check_command
 from zeroclaw_eval.cli.common import CONTEXT
+from zeroclaw_eval.cli.listing import list_command
+from zeroclaw_eval.cli.new import new_command
 from zeroclaw_eval.cli.render import render_command
 from zeroclaw_eval.cli.run import run_command
+from zeroclaw_eval.cli.schema import schema_command
 from zeroclaw_eval.cli.serve import serve_command
 from zeroclaw_eval.cli.vacuity import vacuity_command
 
@@ -28,10 +32,20 @@ def eval_group() -> None:
     """Replay JSON trace fixtures through an agent loop and grade them.
 
     A suite is a folder of *.json fixtures (direct children only). Settings come
-    from [eval] in zeroclaw.toml or [tool.zeroclaw.eval] in pyproject.toml in the
-    working directory; flags override them.
+    from [eval] in zeroclaw.toml or [tool.zeroclaw.eval] in pyproject.toml, found
+    from the working directory upward to the repository root; flags override them
+    (run -v says which file was read).
     """
 
 
-for _command in (run_command, render_command, vacuity_command, serve_command):
+for _command in (
+    run_command,
+    list_command,
+    render_command,
+    vacuity_command,
+    serve_command,
+    check_command,
+    new_command,
+    schema_command,
+):
     eval_group.add_command(_command)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from zeroclaw_eval.errors import EvalError, SystemProblem
+from zeroclaw_eval.errors import EvalError, SystemProblem, UsageError
 
 if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
     from zeroclaw_eval.config.load import LoadedConfig
@@ -49,6 +49,29 @@ def resolve_suite(suite: Path | None, loaded: LoadedConfig) -> Path:
     return suite if suite is not None else loaded.resolve(loaded.settings.suite_dir)
 
 
+def resolve_targets(paths: tuple[Path, ...], suite: Path | None, loaded: LoadedConfig) -> list[Path]:
+    """What to run: the fixture files and folders given, else the suite."""
+    if paths and suite is not None:
+        raise UsageError("give fixture paths or --suite, not both")
+    return list(paths) or [resolve_suite(suite, loaded)]
+
+
+def paths_argument(command: F) -> F:
+    """`[PATH]...`: fixture files or suite folders, in place of `--suite`."""
+    return click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH]...")(command)
+
+
+def keyword_option(command: F) -> F:
+    """`-k EXPR`, pytest's keyword selection over file stem, model_name and id."""
+    return click.option(
+        "-k",
+        "keyword",
+        metavar="EXPR",
+        help="Only the cases whose file stem, model_name or id matches EXPR: substrings"
+        " joined by and/or/not and parentheses, as pytest's -k (case-insensitive).",
+    )(command)
+
+
 def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
     """The project's own tools, from the factory `[eval].tools` names (none without one)."""
     from zeroclaw_eval.run.loading import load_project_tools
@@ -72,9 +95,18 @@ def agent_cmd_option(help_text: str) -> Callable[[F], F]:
     return click.option("--agent-cmd", "agent_cmd", metavar="CMD", help=help_text)
 
 
-def use_color(output: str) -> bool:
-    """Colour for output to a terminal, unless NO_COLOR is set (https://no-color.org)."""
-    return output == "-" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+def use_color(flag: bool | None = None) -> bool:
+    """Whether stdout gets colour: `--color`/`--no-color` when given; else FORCE_COLOR
+    (set and not 0) says yes and NO_COLOR (https://no-color.org) says no; else yes in a
+    GitHub Actions log (which renders ANSI colour) or on a terminal."""
+    if flag is not None:
+        return flag
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force not in ("", "0"):
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    return os.environ.get("GITHUB_ACTIONS") == "true" or sys.stdout.isatty()
 
 
 def suite_option(help_text: str = "Folder of *.json fixtures.") -> Callable[[F], F]:
@@ -128,7 +160,20 @@ def output_options(command: F) -> F:
             "--verbose",
             "-v",
             is_flag=True,
-            help="Show more in the table: where the agent raised, for a run error.",
+            help="Show more in the table: every passing check, and where the agent raised.",
+        ),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Show less in the table: only the cases that did not pass, and the summary.",
+        ),
+        click.option(
+            "--color/--no-color",
+            "color",
+            default=None,
+            help="Colour the table on stdout. [default: on a terminal and under GitHub Actions;"
+            " FORCE_COLOR and NO_COLOR are honoured]",
         ),
     ]
     for option in reversed(options):

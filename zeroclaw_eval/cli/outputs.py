@@ -34,9 +34,16 @@ class Output:
 def parse_report_option(spec: str) -> Output:
     """`FORMAT=PATH` or `FORMAT` (stdout), as given to `--report`."""
     fmt, sep, path = spec.partition("=")
+    if not sep and ("/" in fmt or "." in fmt):  # a path given alone: say which format it wants
+        guess = _FORMAT_OF_SUFFIX.get(Path(fmt).suffix.lower(), "junit")
+        raise UsageError(f"--report {spec!r}: expected FORMAT=PATH, for example --report {guess}={spec}")
     if not fmt or (sep and not path):
         raise UsageError(f"--report {spec!r}: expected FORMAT=PATH (for example junit=reports/eval.xml)")
     return Output(fmt, path if sep else "-")
+
+
+#: The format a file name suggests, for the hint when `--report` gets a bare path.
+_FORMAT_OF_SUFFIX = {".xml": "junit", ".html": "html", ".htm": "html", ".json": "json", ".txt": "table"}
 
 
 def plan_outputs(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
@@ -55,9 +62,15 @@ def plan(primary: Output, extra: list[Output]) -> list[Output]:
             f"only one output can go to stdout, got {', '.join(to_stdout)};"
             " give the others a path (--report FORMAT=PATH)"
         )
-    paths = [os.path.abspath(o.path) for o in outputs if o.path != "-"]
-    if len(paths) != len(set(paths)):
-        raise UsageError("two outputs write to the same file")
+    seen: dict[str, Output] = {}
+    for output in outputs:
+        if output.path == "-":
+            continue
+        same = seen.setdefault(os.path.abspath(output.path), output)
+        if same is not output:
+            raise UsageError(
+                f"the {same.fmt} and {output.fmt} outputs both write to {output.path}; give each its own file"
+            )
     for output in outputs:
         if output.path != "-":
             _check_writable(output)
@@ -84,7 +97,13 @@ def in_github_actions() -> bool:
 
 
 def emit(
-    report: SuiteReport, outputs: list[Output], *, annotations: bool | None, verbose: bool = False
+    report: SuiteReport,
+    outputs: list[Output],
+    *,
+    annotations: bool | None,
+    verbose: bool = False,
+    quiet: bool = False,
+    color: bool | None = None,
 ) -> None:
     """Render and write every output, then the automatic GitHub annotations and summary,
     then announce each file written on stderr.
@@ -96,16 +115,17 @@ def emit(
     failed: list[str] = []
     written: list[tuple[Output, Path]] = []
     github = in_github_actions()
-    # Colour only when the main output is the terminal's.
-    color = outputs[0].path == "-" and use_color("-")
+    # Colour only on stdout, never in a file.
+    painted = use_color(color)
     for output in outputs:
         try:
             path = render_report(
                 report,
                 output.fmt,
                 output.path,
-                color=color and output.path == "-",
+                color=painted and output.path == "-",
                 verbose=verbose,
+                quiet=quiet,
                 in_ci_log=github,
             )
         except ReporterError as exc:

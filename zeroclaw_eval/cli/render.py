@@ -21,6 +21,8 @@ def render_command(
     reports: tuple[str, ...],
     annotations: bool | None,
     verbose: bool,
+    quiet: bool,
+    color: bool | None,
 ) -> None:
     """Render a saved JSON report in other formats, without running anything.
 
@@ -46,4 +48,4 @@ def render_command(
             report = report_from_dict(data)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
-        emit(report, outputs, annotations=annotations, verbose=verbose)
+        emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)

@@ -14,9 +14,11 @@ from zeroclaw_eval.cli.common import (
     agent_cmd_option,
     config_option,
     exit_on_error,
+    keyword_option,
     output_options,
+    paths_argument,
     project_tools,
-    resolve_suite,
+    resolve_targets,
     suite_option,
 )
 from zeroclaw_eval.errors import ConfigError, UsageError
@@ -32,7 +34,18 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
 
 
 @click.command("run", context_settings=CONTEXT)
+@paths_argument
 @suite_option()
+@keyword_option
+@click.option(
+    "--exitfirst", "-x", is_flag=True, help="Stop starting cases after the first that does not pass."
+)
+@click.option(
+    "--maxfail",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Stop starting cases after N have not passed (the rest are counted as not run).",
+)
 @click.option(
     "--mode",
     type=click.Choice(["replay", "live"]),
@@ -73,7 +86,11 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
 @output_options
 @config_option
 def run_command(
+    paths: tuple[Path, ...],
     suite: Path | None,
+    keyword: str | None,
+    exitfirst: bool,
+    maxfail: int | None,
     mode: str | None,
     jobs: int,
     record_dir: Path | None,
@@ -85,13 +102,18 @@ def run_command(
     reports: tuple[str, ...],
     annotations: bool | None,
     verbose: bool,
+    quiet: bool,
+    color: bool | None,
     config: Path | None,
 ) -> None:
-    """Run a suite and exit 0 only if every case passed.
+    """Run a suite, or the fixture files and folders given, and exit 0 only if every
+    case passed.
 
     \b
     Examples:
       zeroclaw eval run
+      zeroclaw eval run evals/regression/echo_hello.json -v
+      zeroclaw eval run -k "echo and not unicode" -x
       zeroclaw eval run --format junit > reports/eval.xml
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
       zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
@@ -102,7 +124,7 @@ def run_command(
     """
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.fixtures.suite import discover
+    from zeroclaw_eval.fixtures.suite import fixture_files, nested_fixtures_hint
     from zeroclaw_eval.run.agent import AgentFactory, reference_agent
     from zeroclaw_eval.run.loading import load_agent_factory
     from zeroclaw_eval.run.project_tools import toolset
@@ -111,6 +133,8 @@ def run_command(
     with exit_on_error():
         outputs = plan_outputs(fmt, output, reports)
         loaded = load_config(config)
+        if verbose:  # "was my config even read?" is the first question when a setting seems ignored
+            click.echo(loaded.describe(), err=True)
         settings = loaded.settings
         live = mode == "live" or (mode is None and settings.mode == "live")
         if record_dir is not None and not live:
@@ -124,14 +148,15 @@ def run_command(
             from zeroclaw_eval.cli.live import live_options
 
             live_settings = live_options(loaded, tools)
-        suite_dir = resolve_suite(suite, loaded)
+        targets = resolve_targets(paths, suite, loaded)
+        files = fixture_files(targets)  # a path that names nothing fails here, before any case
         # An agent command stands in for [eval].agent: its factory is not even imported.
         factory: AgentFactory = reference_agent
         if settings.agent and command is None:
             factory = load_agent_factory(settings.agent, loaded.base_dir)
         recorded: list[Path] = []
         hooks = _case_hooks(
-            len(discover(suite_dir)),
+            len(files),
             progress if progress is not None else live,
             record_dir,
             live_settings,
@@ -148,9 +173,15 @@ def run_command(
             on_case_done=hooks,
             tools=project,
             agent_cmd=command,
+            keyword=keyword,
+            maxfail=1 if exitfirst else maxfail,
         )
-        report = run_suite(suite_dir, options)
-        emit(report, outputs, annotations=annotations, verbose=verbose)
+        report = run_suite(targets, options)
+        emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+        if not files:
+            hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
+            if hint is not None:
+                click.echo(f"note: {hint}", err=True)
     if record_dir is not None:
         click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
     sys.exit(report.exit_code())

@@ -21,6 +21,7 @@ from zeroclaw_eval.cli.common import (
     resolve_suite,
     suite_option,
 )
+from zeroclaw_eval.report.words import plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import RejectedFixture
@@ -31,10 +32,6 @@ _HINT = (
     " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
     " tool_results_contain, response_contains, a file the agent must write, ...)."
 )
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _vacuous_lines(case: VacuousCase) -> list[str]:
@@ -64,7 +61,7 @@ def render_vacuity(report: VacuityReport) -> str:
     from zeroclaw_eval.fixtures.suite import display_path
 
     suite = display_path(report.suite)
-    lines = [f"zeroclaw eval vacuity: {suite} ({_plural(report.total, 'fixture')})", ""]
+    lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
     for case in report.vacuous:
         lines.extend(_vacuous_lines(case))
     for fixture in report.rejected:
@@ -72,10 +69,10 @@ def render_vacuity(report: VacuityReport) -> str:
     if report.total == 0:
         lines.append(f"FAILED: no fixtures found in {suite} (a gate that checks nothing certifies nothing)")
     elif report.exit_code() == 0:
-        lines.append(f"PASSED: {_plural(report.total, 'fixture')}, each failing a check against an empty run")
+        lines.append(f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run")
     else:
         parts = [f"{len(report.vacuous)} vacuous", f"{len(report.rejected)} rejected"]
-        lines.extend(["", f"FAILED: {', '.join(parts)} of {_plural(report.total, 'fixture')}"])
+        lines.extend(["", f"FAILED: {', '.join(parts)} of {plural(report.total, 'fixture')}"])
         if report.vacuous:
             lines.append(_HINT)
     return "\n".join(lines) + "\n"

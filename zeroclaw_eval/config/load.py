@@ -1,30 +1,39 @@
-"""Finding and reading the configuration: `[eval]` and `[providers.models.NAME]` from
-`zeroclaw.toml`, or the same tables under `[tool.zeroclaw]` in `pyproject.toml`.
+"""Finding the configuration: `zeroclaw.toml`, or `[tool.zeroclaw]` in `pyproject.toml`.
 
-Looked up in the working directory: `zeroclaw.toml` first, then `pyproject.toml`; `--config`
-names a file explicitly. Settings are strict like fixtures: an unknown or mistyped setting
-is a usage error, never silently ignored. Relative paths are relative to the file.
+Searched from the working directory upwards, as pytest and ruff do, stopping after the
+first folder that holds `.git` (the repository root) or at the filesystem root. In each
+folder:
+
+1. `zeroclaw.toml` is the configuration, unless it holds no table or key at all (only
+   comments, or nothing) and a `pyproject.toml` beside it has `[tool.zeroclaw]`: then
+   that table is. An empty `zeroclaw.toml` alone still ends the search (the defaults
+   apply, relative to its folder).
+2. Else `pyproject.toml`, when it has `[tool.zeroclaw]`; one without it is skipped.
+
+`--config FILE` names one file and skips the search. The file found is read strictly
+(`tables`); relative paths in it are relative to its folder. Every error names the file.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from zeroclaw_eval.config.settings import EvalSettings, ProviderSettings
-from zeroclaw_eval.errors import ConfigError, did_you_mean
+from zeroclaw_eval.config.tables import read_tables
+from zeroclaw_eval.errors import ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-
-M = TypeVar("M", bound=BaseModel)
+#: Where tomllib says a syntax error is; the message carries it on every Python version.
+_POSITION = re.compile(r"^(?P<message>.*) \(at line (?P<line>\d+), column (?P<column>\d+)\)$", re.S)
 
 
 @dataclass(frozen=True)
@@ -41,77 +50,85 @@ class LoadedConfig:
         path = Path(relative)
         return path if path.is_absolute() else self.base_dir / path
 
+    def describe(self) -> str:
+        """One line saying which file the settings came from (`run -v` prints it)."""
+        if self.source is not None:
+            return f"config: read {self.source}"
+        return (
+            f"config: none found (no zeroclaw.toml, nor a pyproject.toml with [tool.zeroclaw],"
+            f" in {self.base_dir} or the folders above it up to the one holding .git);"
+            " the defaults apply"
+        )
+
 
 def load_config(explicit: Path | None = None, cwd: Path | None = None) -> LoadedConfig:
-    """Find and read the `[eval]` settings; raises `ConfigError` with the file and key."""
-    cwd = cwd or Path.cwd()
+    """Read `explicit`, else the configuration found from `cwd` upwards (see the module);
+    raises `ConfigError` naming the file and the table or key."""
     if explicit is not None:
         if not explicit.is_file():
-            raise ConfigError(f"config file not found: {explicit}")
-        return _read(explicit)
-    for name in ("zeroclaw.toml", "pyproject.toml"):
-        candidate = cwd / name
-        if candidate.is_file():
-            loaded = _read(candidate, required=False)
-            if loaded.source is not None:
-                return loaded
-    return LoadedConfig(EvalSettings(), None, cwd)
+            raise ConfigError(
+                f"config file not found: {explicit} (--config names a zeroclaw.toml or a pyproject.toml)"
+            )
+        document = _parse(explicit)
+        if explicit.name != "pyproject.toml":
+            return _loaded(explicit, document, "")
+        tables = _tool_zeroclaw(document, explicit)
+        if tables is None:
+            raise ConfigError(
+                f"{explicit}: no [tool.zeroclaw] table; add [tool.zeroclaw.eval], or name a zeroclaw.toml"
+            )
+        return _loaded(explicit, tables, "tool.zeroclaw")
+    # Lexically absolute, not resolved: paths in messages stay the ones the user sees.
+    start = Path(os.path.abspath(cwd or Path.cwd()))
+    for folder in (start, *start.parents):
+        found = _in_folder(folder)
+        if found is not None:
+            return found
+        if (folder / ".git").exists():  # a folder or, in a worktree or submodule, a file
+            break
+    return LoadedConfig(EvalSettings(), None, start)
 
 
-def _read(path: Path, *, required: bool = True) -> LoadedConfig:
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    in_pyproject = path.name == "pyproject.toml"
-    prefix = "tool.zeroclaw." if in_pyproject else ""
-    root: Any = document
-    for key in ("tool", "zeroclaw") if in_pyproject else ():
-        root = root.get(key) if isinstance(root, dict) else None
-    if not isinstance(root, dict) or ("eval" not in root and "providers" not in root):
-        if required and in_pyproject:
-            raise ConfigError(f"{path}: no [tool.zeroclaw.eval] table")
-        # zeroclaw.toml without [eval] (or a pyproject without our tables): defaults.
-        return LoadedConfig(EvalSettings(), None if in_pyproject else path, path.parent)
-    settings = _validate(EvalSettings, root.get("eval", {}), path, f"[{prefix}eval]")
-    providers: dict[str, ProviderSettings] = {}
-    provider_tables = _table(root.get("providers", {}), path, f"[{prefix}providers]")
-    # Other [providers] keys may belong to the wider ZeroClaw configuration, but one
-    # that looks like a misspelt `models` would silently drop every provider table.
-    for key in provider_tables:
-        if key != "models" and did_you_mean(key, ["models"]):
-            raise ConfigError(f"{path}: [{prefix}providers.{key}]: unknown table; did you mean models?")
-    models = provider_tables.get("models", {})
-    for name, table in _table(models, path, f"[{prefix}providers.models]").items():
-        providers[name] = _validate(ProviderSettings, table, path, f"[{prefix}providers.models.{name}]")
+def _in_folder(folder: Path) -> LoadedConfig | None:
+    """The configuration `folder` holds, by the rules of the module docstring; None: none."""
+    zeroclaw = folder / "zeroclaw.toml"
+    pyproject = folder / "pyproject.toml"
+    document = _parse(zeroclaw) if zeroclaw.is_file() else None
+    if document:
+        return _loaded(zeroclaw, document, "")
+    tables = _tool_zeroclaw(_parse(pyproject), pyproject) if pyproject.is_file() else None
+    if tables is not None:
+        return _loaded(pyproject, tables, "tool.zeroclaw")
+    if document is not None:  # an empty zeroclaw.toml still marks the project's folder
+        return _loaded(zeroclaw, document, "")
+    return None
+
+
+def _loaded(path: Path, root: dict[str, Any], prefix: str) -> LoadedConfig:
+    settings, providers = read_tables(root, path, prefix)
     return LoadedConfig(settings, path, path.parent, providers)
 
 
-def _table(value: Any, path: Path, name: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{path}: {name} must be a table")
-    return value
-
-
-def _validate(model: type[M], table: Any, path: Path, name: str) -> M:
+def _parse(path: Path) -> dict[str, Any]:
     try:
-        return model.model_validate(_table(table, path, name))
-    except ValidationError as exc:
-        raise ConfigError(_explain(path, name, exc, model)) from None
+        document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the file: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        at = _POSITION.match(str(exc))
+        if at is None:
+            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        where = f"{path}:{at['line']}:{at['column']}"
+        raise ConfigError(f"{where}: invalid TOML: {at['message']}") from None
+    return document
 
 
-def _explain(path: Path, table_name: str, exc: ValidationError, model: type[BaseModel]) -> str:
-    lines = []
-    for error in exc.errors():
-        key = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "extra_forbidden":
-            close = did_you_mean(key, model.model_fields)
-            hint = f"; did you mean {close}?" if close else ""
-            lines.append(f"{path}: {table_name} {key}: unknown setting{hint}")
-        elif error["type"] == "missing":
-            lines.append(f"{path}: {table_name} {key}: missing required setting")
-        else:
-            lines.append(f"{path}: {table_name} {key}: {error['msg']}")
-    return "\n".join(lines)
+def _tool_zeroclaw(document: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """`[tool.zeroclaw]` of a pyproject.toml; None when it has none."""
+    tool = document.get("tool")
+    if not isinstance(tool, dict) or "zeroclaw" not in tool:
+        return None
+    tables = tool["zeroclaw"]
+    if not isinstance(tables, dict):
+        raise ConfigError(f"{path}: [tool.zeroclaw] must be a table")
+    return tables

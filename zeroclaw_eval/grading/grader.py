@@ -162,7 +162,12 @@ def _dispatch_check(
     else:
         observed = f"{check.tool} was never called; calls made: {', '.join(c.name for c in calls) or 'none'}"
     detail = f"expected the {where} of {target} to contain {quote(check.needle)}; {observed}"
-    actual = [call.result if results else call.arguments for call in mine]
+    found = [call.result if results else call.arguments for call in mine]
+    # With a call_index, what was found is that call alone (None when there is no such
+    # call), not every call: a report's "found" must be what the check looked at.
+    actual: Any = found
+    if check.call_index is not None:
+        actual = found[check.call_index] if check.call_index < len(found) else None
     return make_grade(check_id, TOOL, pointer, ok, detail, check.needle, actual)
 
 

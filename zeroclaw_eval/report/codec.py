@@ -17,9 +17,11 @@ from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRec
 #      every case that did not pass, so reporters can show and link the failing line).
 #   3: what the agent sent, per record step (`sent_roles`, `offered_tools`,
 #      `system_prompt`); the `request` check category; a run error's `traceback`.
-FORMAT_VERSION = 3
+#   4: suite `deselected` (left out by -k) and `not_run` (never started: --maxfail);
+#      case `id` (the fixture's id).
+FORMAT_VERSION = 4
 #: Versions `report_from_dict` reads: a field a version lacks takes its default.
-READABLE_VERSIONS = (2, 3)
+READABLE_VERSIONS = (2, 3, 4)
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -33,6 +35,8 @@ def report_to_dict(report: SuiteReport) -> dict[str, Any]:
         "duration_ms": report.duration_ms,
         "exit_code": report.exit_code(),
         "counts": report.counts(),
+        "deselected": report.deselected,
+        "not_run": report.not_run,
         "category_totals": report.category_totals(),
         "cases": [case_to_dict(case) for case in report.cases],
     }
@@ -44,6 +48,7 @@ def case_to_dict(case: CaseReport) -> dict[str, Any]:
         "name": case.name,
         "path": case.path,
         "model_name": case.model_name,
+        "id": case.id,
         "status": case.status,
         "score": case.score,
         "duration_ms": case.duration_ms,
@@ -65,7 +70,14 @@ def report_from_dict(data: dict[str, Any]) -> SuiteReport:
         raise ValueError(f"unsupported report format_version {version!r} (expected {readable})")
     cases = [case_from_dict(case) for case in data["cases"]]
     return SuiteReport(
-        data["suite"], data["mode"], cases, data["duration_ms"], data["tool_version"], data["root"]
+        data["suite"],
+        data["mode"],
+        cases,
+        data["duration_ms"],
+        data["tool_version"],
+        data["root"],
+        deselected=data.get("deselected", 0),
+        not_run=data.get("not_run", 0),
     )
 
 
@@ -83,6 +95,7 @@ def case_from_dict(data: dict[str, Any]) -> CaseReport:
         duration_ms=data["duration_ms"],
         record=_record_from_dict(record) if record else None,
         source=data.get("source"),
+        id=data.get("id"),
     )
 
 

@@ -49,6 +49,8 @@ class CaseReport:
     record: RunRecord | None = None
     #: The fixture text, kept for cases that did not pass (None for passing ones).
     source: str | None = None
+    #: The fixture's `id` (a tracker id, say), when it has one.
+    id: str | None = None
 
     @property
     def status(self) -> str:
@@ -114,6 +116,10 @@ class SuiteReport:
     tool_version: str = ""
     #: Absolute folder that case paths are relative to (the working directory of the run).
     root: str = ""
+    #: Fixtures a `-k` expression left out.
+    deselected: int = 0
+    #: Cases never started because `--maxfail` was reached.
+    not_run: int = 0
 
     def exit_code(self) -> int:
         """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing)."""

@@ -45,8 +45,9 @@ class Finding:
 
     @property
     def title(self) -> str:
-        """The annotation title: the case and the check."""
-        return f"{self.case.name}: {self.check}"
+        """The annotation title: the case (with its id, a tracker's say) and the check."""
+        tracked = f" [{self.case.id}]" if self.case.id else ""
+        return f"{self.case.name}{tracked}: {self.check}"
 
 
 def findings(report: SuiteReport) -> list[Finding]:
@@ -156,7 +157,10 @@ def _fenced(text: str) -> str:
 def _summary_rows(report: SuiteReport) -> Iterator[str]:
     for finding in findings(report):
         field = finding.field
-        where = f"{finding.case.path}:{field.line}" if field.line else finding.case.path
+        # The same path the annotations use (relative to the repository), so a reader can
+        # match a row to its annotation.
+        path = annotation_path(report, finding.case) or finding.case.path
+        where = f"{path}:{field.line}" if field.line else path
         cells = (_code(finding.case.name), _code(finding.check), _code(where), _cell(finding.message))
         yield "| " + " | ".join(cells) + " |\n"
 

@@ -13,6 +13,7 @@ so text is made XML-safe here and the output is not pretty-printed.
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+from xml.etree import ElementTree
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
@@ -51,7 +52,7 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         allow_multiple_subelements=True,
     )
     for problem in case.problems:
-        text = f"rejected: {problem.field.pointer or '/'}: {problem.message}"
+        text = f"rejected: {problem.what()}"
         message, body = _message_and_body(text, f"at {_at(case, problem.field)}")
         testcase.add_error_info(message, body, "rejected")
     if case.error is not None:
@@ -90,7 +91,8 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
     # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
     parts = [part for part in PurePosixPath(report.suite).parts if part not in ("/", ".", "..")]
-    classname = ".".join(parts) or "suite"
+    # `--suite .` names no folder: the run's working directory is the one it means.
+    classname = ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
     suite = TestSuite(
         name=xml_safe(report.suite),
         test_cases=[_testcase(case, classname) for case in report.cases],
@@ -100,5 +102,20 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
             "tool_version": report.tool_version,
         },
     )
-    xml = to_xml_report_string([suite], prettyprint=False)
+    xml = _with_ids(to_xml_report_string([suite], prettyprint=False), report)
     return neutralize_markup('<?xml version="1.0" encoding="utf-8"?>\n' + xml + "\n")
+
+
+def _with_ids(xml: str, report: SuiteReport) -> str:
+    """Each testcase of a fixture with an `id` gets `<properties><property name="id">`
+    (as pytest's record_property writes it), which junit-xml cannot write itself."""
+    ids = [case.id for case in report.cases]
+    if not any(ids):
+        return xml
+    root = ElementTree.fromstring(xml)
+    for testcase, case_id in zip(root.iter("testcase"), ids, strict=True):
+        if case_id:
+            properties = ElementTree.Element("properties")
+            ElementTree.SubElement(properties, "property", {"name": "id", "value": xml_safe(case_id)})
+            testcase.insert(0, properties)
+    return ElementTree.tostring(root, encoding="unicode")

@@ -29,7 +29,8 @@ _BUILTIN = {
 
 
 class Reporter(Protocol):
-    """Renders a finished report as text (a reporter may also take `verbose: bool`)."""
+    """Renders a finished report as text (a reporter may also take `verbose: bool` and
+    `quiet: bool`, the -v and -q of the command line)."""
 
     def __call__(self, report: SuiteReport, *, color: bool = False) -> str:
         """The whole output for `report`."""

@@ -45,20 +45,22 @@ def render_report(
     *,
     color: bool = False,
     verbose: bool = False,
+    quiet: bool = False,
     in_ci_log: bool = False,
 ) -> Path | None:
     """Render `report` as `fmt` and write it to `output` (`-`: stdout); return the file
     written, if any.
 
     A reporter that raises writes nothing and is a `ReporterError`; a file that cannot be
-    written is the `OSError` of writing it. `verbose` reaches the reporters that take it
+    written is the `OSError` of writing it. `verbose` and `quiet` reach the reporters that take them
     (the table). `in_ci_log`: stdout is a GitHub Actions log, where a log format is
     wrapped in `::stop-commands::`.
     """
     reporter = get_reporter(fmt)
     # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
     # are called as they expect.
-    extra = {"verbose": True} if verbose and _takes_verbose(reporter) else {}
+    asked = {"verbose": verbose, "quiet": quiet}
+    extra = {name: True for name, wanted in asked.items() if wanted and _takes(reporter, name)}
     try:
         text = reporter(report, color=color, **extra)
     except Exception as exc:  # a third-party reporter is outside our control
@@ -70,8 +72,8 @@ def render_report(
     return write_output(text, output)
 
 
-def _takes_verbose(reporter: object) -> bool:
+def _takes(reporter: object, option: str) -> bool:
     try:
-        return "verbose" in inspect.signature(reporter).parameters  # type: ignore[arg-type]
+        return option in inspect.signature(reporter).parameters  # type: ignore[arg-type]
     except (TypeError, ValueError):  # a callable without a signature to read (a C function)
         return False

@@ -1,24 +1,37 @@
-"""The `table` format: one line per case, each failure beneath it, a summary line."""
+"""The `table` format: one line per case, each failure beneath it, a recap of what did not
+pass, and a summary line.
+
+Three levels, as pytest's: `quiet` lists only the cases that did not pass; the default
+adds a line per passing case; `verbose` also lists each passing check and where the
+agent raised. Beneath a case that did not pass, its failed tool calls are listed too:
+they often explain a failing check downstream (a file never written because the tool
+was unknown).
+"""
 
 from __future__ import annotations
 
 from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.words import plural
 
 #: Each case status's mark and colour (progress lines use the same marks).
 MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
 _ANSI = {"green": "32", "red": "31", "yellow": "33", "dim": "2", "bold": "1"}
+#: How much of a detail the recap keeps on its one line.
+_RECAP_WIDTH = 160
 
 
 def _paint(text: str, colour: str, color: bool) -> str:
     return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m" if color else text
 
 
-def _case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
+def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
+    """One case's lines: its status line, then why it did not pass (the pytest plugin
+    shows these for a failing item)."""
     mark, colour = MARKS[case.status]
     label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
-    checks = f"{len(case.grades)} check{'s' if len(case.grades) != 1 else ''}"
-    status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, checks)
-    lines = [f"{_paint(mark, colour, color)} {case.name}{label}  ({status})"]
+    tracked = f"  [{case.id}]" if case.id else ""
+    status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, plural(len(case.grades), "check"))
+    lines = [f"{_paint(mark, colour, color)} {case.name}{label}{tracked}  ({status})"]
     for problem in case.problems:
         lines.append(f"    {problem.describe(case.path)}")
     if case.error is not None:
@@ -29,28 +42,82 @@ def _case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
             lines.append("      (-v shows where the agent raised)")
         if case.grades:
             passed = len(case.grades) - len(case.failed_grades)
-            lines.append(f"    graded on the partial run: {passed} of {len(case.grades)} checks passed")
-    for grade in case.failed_grades:
-        cross = _paint("✗", "red", color)
-        lines.append(f"    {cross} {grade.check_id} [{grade.category}]  {grade.field.where(case.path)}")
-        lines.append(f"      {grade.detail}")
+            lines.append(
+                f"    graded on the partial run: {passed} of {plural(len(case.grades), 'check')} passed"
+            )
+    for grade in case.grades:
+        if grade.passed and not verbose:
+            continue
+        sign = _paint("✓", "green", color) if grade.passed else _paint("✗", "red", color)
+        lines.append(f"    {sign} {grade.check_id} [{grade.category}]  {grade.field.where(case.path)}")
+        if not grade.passed or verbose:
+            lines.append(f"      {grade.detail}")
+    if not case.passed and case.record is not None:
+        for call in case.record.calls:
+            if not call.success:
+                lines.append(
+                    f"    ✗ tool call {call.name} (turn {call.turn + 1}) failed: {_one_line(call.result)}"
+                )
     return lines
 
 
-def render(report: SuiteReport, *, color: bool = False, verbose: bool = False) -> str:
-    """The console table for `report`; `verbose` adds the agent's traceback to a run error."""
-    lines = [f"zeroclaw eval: {report.suite} ({report.mode}, {len(report.cases)} cases)", ""]
+def _one_line(text: str, width: int = _RECAP_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _recap(report: SuiteReport) -> list[str]:
+    """One line per case that did not pass, with its first reason: a long table's end
+    says what to look at, as pytest's short summary does."""
+    lines = []
     for case in report.cases:
-        lines.extend(_case_lines(case, color, verbose))
+        if case.passed:
+            continue
+        if case.problems:
+            first = case.problems[0]
+            where, reason = first.field.where(case.path), first.what()
+        elif case.error is not None:
+            where, reason = case.error.field.where(case.path), f"run error: {case.error.message}"
+        elif case.failed_grades:
+            grade = case.failed_grades[0]
+            where, reason = grade.field.where(case.path), f"{grade.check_id}: {grade.detail}"
+        else:
+            where, reason = case.path, "no checks were graded"
+        lines.append(f"{case.status.upper():<8} {where}  {_one_line(reason)}")
+    return lines
+
+
+def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False) -> str:
+    """The console table for `report`: `quiet` lists only the cases that did not pass,
+    `verbose` adds every passing check and where the agent raised."""
+    lines = [f"zeroclaw eval: {report.suite} ({report.mode}, {plural(len(report.cases), 'case')})", ""]
+    for case in report.cases:
+        if quiet and case.passed:
+            continue
+        lines.extend(case_lines(case, color, verbose))
+    recap = _recap(report)
+    if recap and len(report.cases) > 1:
+        lines.extend(["", _paint("not passed:", "bold", color), *recap])
+    lines.extend(["", _paint(_summary(report), "green" if report.exit_code() == 0 else "red", color)])
+    return "\n".join(lines) + "\n"
+
+
+def _summary(report: SuiteReport) -> str:
     counts = report.counts()
-    verdict = "PASSED" if report.exit_code() == 0 else "FAILED"
-    parts = [f"{counts['passed']} passed", f"{counts['failed']} failed"]
+    extra = []
+    if report.deselected:
+        extra.append(f"{report.deselected} deselected")
+    if report.not_run:
+        extra.append(f"{report.not_run} not run (--maxfail reached)")
+    if not report.cases:
+        what = "no case matches -k" if report.deselected else f"no fixtures found in {report.suite}"
+        tail = f"; {', '.join(extra)}" if extra else ""
+        return f"FAILED: {what} (a gate that ran nothing certifies nothing){tail}"
+    parts = [f"{counts[PASSED]} passed", f"{counts[FAILED]} failed"]
     if counts[ERROR]:
-        parts.append(f"{counts[ERROR]} errors")
+        parts.append(plural(counts[ERROR], "error"))
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
-    summary = f"{verdict}: {len(report.cases)} cases ({', '.join(parts)}) in {report.duration_ms / 1000:.2f}s"
-    if not report.cases:
-        summary = f"FAILED: no fixtures found in {report.suite} (a gate that ran nothing certifies nothing)"
-    lines.extend(["", _paint(summary, "green" if verdict == "PASSED" else "red", color)])
-    return "\n".join(lines) + "\n"
+    verdict = "PASSED" if report.exit_code() == 0 else "FAILED"
+    seconds = f"{report.duration_ms / 1000:.2f}s"
+    return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"

@@ -1,0 +1,239 @@
+"""The pytest plugin: each fixture of a suite becomes a test item, run with `run_case`.
+
+Opt-in. Registered under the `pytest11` entry-point group, so pytest imports this module
+in every run of every project that has zeroclaw-eval installed; it does nothing unless
+`--zeroclaw[=SUITE]` is given or the ini option `zeroclaw_suite` names a suite. At import
+it loads only pytest and the standard library; the rest of the package is imported once
+the plugin is switched on.
+
+Switched on, it reads the project's `[eval]` settings (`load_config`, from the rootdir):
+the agent factory or agent command, the project's tools, `case_timeout_secs` and
+`max_tool_iterations`. Cases are always replayed: live mode spends tokens and stays with
+`zeroclaw eval run --mode live`. Each fixture is a file node
+(`evals/regression/echo_hello.json`) holding one item named after the file's stem; a
+rejected fixture is an error at setup, a run error or a failed check a failure, shown
+with the table's lines and the fixture field's `path:line:col`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.runner import RunOptions
+
+#: What a bare `--zeroclaw` stores: "on, with the configured suite".
+_CONFIGURED = "\0configured"
+_SUITE_HELP = (
+    "Run each fixture of a zeroclaw-eval suite as a test (replayed). SUITE defaults to the ini"
+    " option zeroclaw_suite, else [eval].suite_dir; write --zeroclaw=SUITE, since a bare"
+    " --zeroclaw takes the next argument as the suite."
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--zeroclaw[=SUITE]` and the ini option `zeroclaw_suite`."""
+    group = parser.getgroup("zeroclaw", "zeroclaw-eval: fixtures as tests")
+    group.addoption(
+        "--zeroclaw", dest="zeroclaw", nargs="?", const=_CONFIGURED, metavar="SUITE", help=_SUITE_HELP
+    )
+    parser.addini(
+        "zeroclaw_suite",
+        "A zeroclaw-eval suite folder (relative to this file) whose fixtures run as tests in"
+        " every pytest run; empty: only with --zeroclaw.",
+        default="",
+    )
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """The switched-on plugin's settings, made once per pytest run."""
+
+    suite: Path
+    options: RunOptions
+    #: The tools a fixture may name (None: any, for an agent command).
+    known_tools: frozenset[str] | None
+    #: What runs the cases, for the report header.
+    agent: str
+
+
+_GATE = pytest.StashKey[_Gate]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Switch the plugin on when asked: read the settings, and add the suite to what
+    pytest collects when no path on the command line chose what to run."""
+    on, suite = _requested_suite(config)
+    if not on:
+        return
+    from zeroclaw_eval.errors import EvalError
+
+    try:
+        gate = _make_gate(config, suite)
+    except EvalError as error:
+        raise pytest.UsageError(f"zeroclaw-eval: {error}") from None
+    config.stash[_GATE] = gate
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        # Paths given on the command line select as usual (`pytest tests/test_x.py` runs
+        # no evals); otherwise the suite joins the testpaths.
+        here = config.invocation_params.dir
+        chosen = [(here / arg.split("::")[0]).resolve() for arg in config.args]
+        if not any(path == gate.suite or path in gate.suite.parents for path in chosen):
+            config.args.append(str(gate.suite))
+
+
+def _requested_suite(config: pytest.Config) -> tuple[bool, Path | None]:
+    """Whether the plugin is on, and the suite asked for, made absolute (None: the
+    `[eval].suite_dir` of the configuration)."""
+    flag = config.getoption("zeroclaw")
+    if flag and flag != _CONFIGURED:
+        return True, config.invocation_params.dir / flag
+    ini = str(config.getini("zeroclaw_suite"))
+    if ini:
+        base = config.inipath.parent if config.inipath is not None else config.rootpath
+        return True, base / ini
+    return flag is not None, None
+
+
+def _make_gate(config: pytest.Config, requested: Path | None) -> _Gate:
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.errors import ConfigError, UsageError
+    from zeroclaw_eval.fixtures.suite import discover, display_path
+    from zeroclaw_eval.run.agent import AgentFactory, reference_agent
+    from zeroclaw_eval.run.command_agent import AgentCommand
+    from zeroclaw_eval.run.loading import load_agent_factory, load_project_tools
+    from zeroclaw_eval.run.project_tools import toolset
+    from zeroclaw_eval.runner import RunOptions
+
+    loaded = load_config(cwd=config.rootpath)
+    settings = loaded.settings
+    suite = (requested if requested is not None else loaded.resolve(settings.suite_dir)).resolve()
+    if suite.exists() and not suite.is_dir():
+        raise UsageError(
+            f"--zeroclaw takes a suite folder, and {display_path(suite)} is not one; write"
+            " --zeroclaw=SUITE (a bare --zeroclaw takes the next argument as its suite)"
+        )
+    if not suite.is_dir():
+        raise UsageError(
+            f"suite folder not found: {display_path(suite)} (give --zeroclaw=SUITE, or set the ini"
+            " option zeroclaw_suite or [eval].suite_dir)"
+        )
+    if not discover(suite):
+        raise UsageError(
+            f"no fixtures found in {display_path(suite)} (a gate that ran nothing certifies nothing)"
+        )
+    project = load_project_tools(settings.tools, loaded.base_dir) if settings.tools else ()
+    known: frozenset[str] | None = frozenset(toolset(project))
+    factory: AgentFactory = reference_agent
+    command = None
+    agent = "the reference agent"
+    if settings.agent_cmd:
+        if settings.agent:
+            raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
+        command = AgentCommand.parse(settings.agent_cmd, settings.agent_io, loaded.base_dir)
+        known, agent = None, f"agent command {settings.agent_cmd!r}"
+    elif settings.agent:
+        factory, agent = load_agent_factory(settings.agent, loaded.base_dir), settings.agent
+    options = RunOptions(
+        agent_factory=factory,
+        case_timeout_secs=settings.case_timeout_secs,
+        max_tool_iterations=settings.max_tool_iterations,
+        tools=project,
+        agent_cmd=command,
+    )
+    return _Gate(suite, options, known, agent)
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    """Say which suite replays through which agent (nothing when the plugin is off)."""
+    gate = config.stash.get(_GATE, None)
+    if gate is None:
+        return None
+    from zeroclaw_eval._version import __version__
+    from zeroclaw_eval.fixtures.suite import display_path
+
+    return f"zeroclaw-eval {__version__}: replaying {display_path(gate.suite)} with {gate.agent}"
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalFile | None:
+    """A fixture of the suite (a direct `*.json` child, as for `zeroclaw eval run`)."""
+    gate = parent.config.stash.get(_GATE, None)
+    if gate is None or file_path.suffix != ".json" or file_path.parent.resolve() != gate.suite:
+        return None
+    result: EvalFile = EvalFile.from_parent(parent, path=file_path)
+    return result
+
+
+class EvalFile(pytest.File):
+    """A fixture file: admitted when collected, holding one `EvalItem`."""
+
+    def collect(self) -> Iterator[EvalItem]:
+        from zeroclaw_eval.fixtures.admission import load_fixture
+
+        fixture = load_fixture(self.path, self.config.stash[_GATE].known_tools)
+        yield EvalItem.from_parent(self, name=self.path.stem, fixture=fixture)
+
+
+class EvalItem(pytest.Item):
+    """One case: a rejected fixture errors at setup; a run error or a failed check fails."""
+
+    def __init__(self, *, fixture: Case | RejectedFixture, **kwargs: Any) -> None:
+        from zeroclaw_eval.fixtures.case import Case
+
+        super().__init__(**kwargs)
+        self.fixture = fixture
+        #: The fixture's display name (None for a rejected fixture that has no readable one).
+        self.model_name = fixture.trace.model_name if isinstance(fixture, Case) else fixture.model_name
+        if self.model_name:
+            self.user_properties.append(("model_name", self.model_name))
+
+    def setup(self) -> None:
+        from zeroclaw_eval.fixtures.case import RejectedFixture
+        from zeroclaw_eval.fixtures.suite import display_path
+        from zeroclaw_eval.report.model import CaseReport
+
+        fixture = self.fixture
+        if isinstance(fixture, RejectedFixture):
+            # Raised in setup, so pytest counts an error: no agent was ever tried.
+            shown = CaseReport(
+                fixture.name, display_path(fixture.path), fixture.model_name, problems=fixture.problems
+            )
+            pytest.fail(self._explain(shown), pytrace=False)
+
+    def runtest(self) -> None:
+        from zeroclaw_eval.errors import AgentLoadError, EvalError
+        from zeroclaw_eval.fixtures.case import Case
+        from zeroclaw_eval.runner import run_case
+
+        assert isinstance(self.fixture, Case)  # setup stopped a rejected fixture
+        try:
+            report = asyncio.run(run_case(self.fixture, self.config.stash[_GATE].options))
+        except AgentLoadError as error:
+            # The factory would fail every case alike: say so once, then stop.
+            self.session.shouldstop = "zeroclaw-eval: the agent could not be made (see the first failure)"
+            pytest.fail(f"configuration error: {error}", pytrace=False)
+        except EvalError as error:
+            pytest.fail(str(error), pytrace=False)
+        if not report.passed:
+            pytest.fail(self._explain(report), pytrace=False)
+
+    def _explain(self, report: CaseReport) -> str:
+        """The table's lines for `report`, less its header line (the node id names the
+        case): each failing check, expected vs found, at its `path:line:col`."""
+        from zeroclaw_eval.reporters.table import case_lines
+
+        verbose = int(self.config.getoption("verbose")) > 0
+        lines = case_lines(report, False, verbose)[1:]
+        return "\n".join(line.removeprefix("    ") for line in lines)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        shown = f"{self.path.name} ({self.model_name})" if self.model_name else self.path.name
+        return self.path, None, shown

@@ -1,0 +1,8 @@
+"""Counts in words, the one way every output spells them: `1 case`, `2 cases`."""
+
+from __future__ import annotations
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 case`, `2 cases` (`many` for a plural not made with -s)."""
+    return f"{count} {noun if count == 1 else many or noun + 's'}"
