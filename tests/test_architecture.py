@@ -28,6 +28,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "runner": {"_version", "errors", "config", "fixtures", "run", "grading", "report"},
     "reporters": {"errors", "files", "fixtures", "grading", "report"},
     "serve": {"errors", "fixtures", "run"},
+    # The agent and tools the configuration names, for every front end.
+    "project": {"errors", "config", "run", "runner"},
     "cli": {
         "_version",
         "errors",
@@ -39,9 +41,20 @@ MAY_IMPORT: dict[str, set[str]] = {
         "runner",
         "reporters",
         "serve",
+        "project",
     },
     # Like the CLI, a front end on the runner: pytest's, never imported by the CLI.
-    "pytest_plugin": {"_version", "errors", "config", "fixtures", "run", "report", "runner", "reporters"},
+    "pytest_plugin": {
+        "_version",
+        "errors",
+        "config",
+        "fixtures",
+        "run",
+        "report",
+        "runner",
+        "reporters",
+        "project",
+    },
     "__main__": {"cli"},
 }
 #: The package's front door re-exports the public API from every part (lazily).

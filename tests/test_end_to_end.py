@@ -164,3 +164,23 @@ def test_a_live_run_against_serve_in_another_process(tmp_path: Path) -> None:
     report = (tmp_path / "out" / "r.json").read_text(encoding="utf-8")
     assert '"mode": "live"' in report
     assert key not in result.stdout + result.stderr + report
+
+
+def test_a_ci_log_gets_colour_but_a_file_it_is_redirected_to_does_not(project: Path, tmp_path: Path) -> None:
+    # GitHub renders ANSI colour in its log (a pipe here); `run > table.txt` is a file.
+    logged = run_cli("eval", "run", "--no-annotations", cwd=project, env={"GITHUB_ACTIONS": "true"})
+    assert "\x1b[32m✓\x1b[0m echo_hello.json" in logged.stdout
+    environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    target = tmp_path / "table.txt"
+    with target.open("w", encoding="utf-8") as file:
+        subprocess.run(
+            [console_script(), "eval", "run", "--no-annotations"],
+            cwd=project,
+            env={**environment, "GITHUB_ACTIONS": "true"},
+            stdout=file,
+            check=False,
+            timeout=120,
+        )
+    text = target.read_text(encoding="utf-8")
+    assert "✓ echo_hello.json" in text
+    assert "\x1b[" not in text

@@ -144,6 +144,22 @@ def test_an_agent_factory_that_fails_stops_the_run_once(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines(["configuration error: the agent factory *no key*", "*Interrupted*"])
 
 
+def test_an_agent_that_does_not_import_fails_only_the_fixtures_collection(pytester: pytest.Pytester) -> None:
+    # With the suite in every run (the ini option), a broken agent module must not stop the
+    # unit tests, which may be the ones that debug it.
+    suite(pytester, a=PASSING, b=PASSING)
+    pytester.makeini("[pytest]\ntestpaths = tests\nzeroclaw_suite = evals/regression\n")
+    pytester.makefile(".toml", zeroclaw='[eval]\nagent = "zc_plugin_missing_agent:make_agent"\n')
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_plain.py").write_text("def test_plain():\n    pass\n", encoding="utf-8")
+    pytester.runpytest("tests/test_plain.py").assert_outcomes(passed=1)
+    everything = pytester.runpytest()
+    everything.assert_outcomes(passed=1, errors=2)
+    everything.stdout.fnmatch_lines(
+        ["*zeroclaw-eval: [[]eval[]].agent: cannot import module 'zc_plugin_missing_agent'*"]
+    )
+
+
 def test_a_missing_suite_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--zeroclaw=nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -67,7 +67,7 @@ def test_the_readme_names_the_three_ways_that_work() -> None:
     commands = "\n".join(code_lines(README))
     assert ".venv/bin/pip install -e ." in commands  # from a clone
     assert 'pip install "git+https://github.com/OWNER/REPO' in commands
-    assert "python3 -m pip install build && python3 -m build" in commands
+    assert ".venv/bin/python -m pip install build && .venv/bin/python -m build" in commands
     assert "pip install dist/zeroclaw_eval-*.whl" in commands
     assert "OWNER/REPO" in README.split("## Set up and run", 1)[1].split("\n## ", 1)[0]
 

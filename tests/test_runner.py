@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.agents import RaisingAgent
 from tests.builders import (
+    PASSING,
     admit_case,
     line_col,
     run_replay,
@@ -14,8 +17,10 @@ from tests.builders import (
     text_step,
     tool_call,
     tools_step,
+    write_fixture,
 )
 from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
+from zeroclaw_eval.runner import run_suite
 
 
 class WorkspaceWatcher:
@@ -176,3 +181,14 @@ def test_what_the_agent_sent_is_recorded_and_graded(tmp_path: Path) -> None:
     ]
     plain = run_replay(case)
     assert [g.check_id for g in plain.failed_grades] == ["system_prompt_contains[0]"]
+
+
+def test_case_paths_follow_the_working_directory_of_each_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = tmp_path / "project" / "evals"
+    write_fixture(suite, "a.json", PASSING)
+    monkeypatch.chdir(tmp_path / "project")
+    assert run_suite(suite).cases[0].path == "evals/a.json"
+    monkeypatch.chdir(tmp_path)
+    assert run_suite(suite).cases[0].path == "project/evals/a.json"  # not the first run's, cached

@@ -55,39 +55,67 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @dataclass(frozen=True)
 class _Gate:
-    """The switched-on plugin's settings, made once per pytest run."""
+    """How the switched-on plugin runs cases: made once, on the first fixture collected."""
 
-    suite: Path
     options: RunOptions
     #: The tools a fixture may name (None: any, for an agent command).
     known_tools: frozenset[str] | None
-    #: What runs the cases, for the report header.
-    agent: str
 
 
-_GATE = pytest.StashKey[_Gate]()
+class _Plugin:
+    """The switched-on plugin: its suite, found when pytest starts (a missing suite is a
+    usage error then), and the gate, made on first use. An agent that does not import,
+    or a configuration mistake, then fails the fixtures' collection, not the pytest run:
+    the other tests still run (the ones that debug that agent, say)."""
+
+    def __init__(self, suite: Path, rootpath: Path) -> None:
+        self.suite = suite
+        self._rootpath = rootpath
+        self._gate: _Gate | None = None
+        self._failure: str | None = None
+
+    def gate(self) -> _Gate:
+        """The gate, made on the first call; `EvalFile.CollectError`-ready text if not."""
+        if self._failure is not None:
+            raise _GateError(self._failure)
+        if self._gate is None:
+            from zeroclaw_eval.errors import EvalError
+
+            try:
+                self._gate = _make_gate(self._rootpath)
+            except EvalError as error:
+                self._failure = f"zeroclaw-eval: {error}"
+                raise _GateError(self._failure) from None
+        return self._gate
+
+
+class _GateError(Exception):
+    """The gate could not be made: every fixture's collection says why."""
+
+
+_PLUGIN = pytest.StashKey[_Plugin]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Switch the plugin on when asked: read the settings, and add the suite to what
-    pytest collects when no path on the command line chose what to run."""
-    on, suite = _requested_suite(config)
+    """Switch the plugin on when asked: find the suite, and add it to what pytest collects
+    when no path on the command line chose what to run."""
+    on, requested = _requested_suite(config)
     if not on:
         return
     from zeroclaw_eval.errors import EvalError
 
     try:
-        gate = _make_gate(config, suite)
+        suite = _suite(config, requested)
     except EvalError as error:
         raise pytest.UsageError(f"zeroclaw-eval: {error}") from None
-    config.stash[_GATE] = gate
+    plugin = config.stash[_PLUGIN] = _Plugin(suite, config.rootpath)
     if config.args_source != pytest.Config.ArgsSource.ARGS:
         # Paths given on the command line select as usual (`pytest tests/test_x.py` runs
         # no evals); otherwise the suite joins the testpaths.
         here = config.invocation_params.dir
         chosen = [(here / arg.split("::")[0]).resolve() for arg in config.args]
-        if not any(path == gate.suite or path in gate.suite.parents for path in chosen):
-            config.args.append(str(gate.suite))
+        if not any(path == plugin.suite or path in plugin.suite.parents for path in chosen):
+            config.args.append(str(plugin.suite))
 
 
 def _requested_suite(config: pytest.Config) -> tuple[bool, Path | None]:
@@ -103,19 +131,18 @@ def _requested_suite(config: pytest.Config) -> tuple[bool, Path | None]:
     return flag is not None, None
 
 
-def _make_gate(config: pytest.Config, requested: Path | None) -> _Gate:
-    from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.errors import ConfigError, UsageError
+def _suite(config: pytest.Config, requested: Path | None) -> Path:
+    """The suite folder, checked; the configuration is read only when no suite was named."""
+    from zeroclaw_eval.errors import UsageError
     from zeroclaw_eval.fixtures.suite import discover, display_path
-    from zeroclaw_eval.run.agent import AgentFactory, reference_agent
-    from zeroclaw_eval.run.command_agent import AgentCommand
-    from zeroclaw_eval.run.loading import load_agent_factory, load_project_tools
-    from zeroclaw_eval.run.project_tools import toolset
-    from zeroclaw_eval.runner import RunOptions
+    from zeroclaw_eval.report.words import NOTHING_RAN
 
-    loaded = load_config(cwd=config.rootpath)
-    settings = loaded.settings
-    suite = (requested if requested is not None else loaded.resolve(settings.suite_dir)).resolve()
+    if requested is None:
+        from zeroclaw_eval.config.load import load_config
+
+        loaded = load_config(cwd=config.rootpath)
+        requested = loaded.resolve(loaded.settings.suite_dir)
+    suite = requested.resolve()
     if suite.exists() and not suite.is_dir():
         raise UsageError(
             f"--zeroclaw takes a suite folder, and {display_path(suite)} is not one; write"
@@ -127,46 +154,42 @@ def _make_gate(config: pytest.Config, requested: Path | None) -> _Gate:
             " option zeroclaw_suite or [eval].suite_dir)"
         )
     if not discover(suite):
-        raise UsageError(
-            f"no fixtures found in {display_path(suite)} (a gate that ran nothing certifies nothing)"
-        )
-    project = load_project_tools(settings.tools, loaded.base_dir) if settings.tools else ()
-    known: frozenset[str] | None = frozenset(toolset(project))
-    factory: AgentFactory = reference_agent
-    command = None
-    agent = "the reference agent"
-    if settings.agent_cmd:
-        if settings.agent:
-            raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
-        command = AgentCommand.parse(settings.agent_cmd, settings.agent_io, loaded.base_dir)
-        known, agent = None, f"agent command {settings.agent_cmd!r}"
-    elif settings.agent:
-        factory, agent = load_agent_factory(settings.agent, loaded.base_dir), settings.agent
-    options = RunOptions(
-        agent_factory=factory,
-        case_timeout_secs=settings.case_timeout_secs,
-        max_tool_iterations=settings.max_tool_iterations,
-        tools=project,
-        agent_cmd=command,
-    )
-    return _Gate(suite, options, known, agent)
+        raise UsageError(f"no fixtures found in {display_path(suite)} ({NOTHING_RAN})")
+    return suite
+
+
+def _make_gate(rootpath: Path) -> _Gate:
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.project import agent_setup, known_tools, run_options
+
+    loaded = load_config(cwd=rootpath)
+    known = known_tools(loaded)
+    return _Gate(run_options(loaded, agent_setup(loaded)), None if known is None else frozenset(known))
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    """Say which suite replays through which agent (nothing when the plugin is off)."""
-    gate = config.stash.get(_GATE, None)
-    if gate is None:
+    """Say which suite replays through which agent (nothing when the plugin is off); the
+    agent is named from the configuration, not imported."""
+    plugin = config.stash.get(_PLUGIN, None)
+    if plugin is None:
         return None
     from zeroclaw_eval._version import __version__
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.errors import EvalError
     from zeroclaw_eval.fixtures.suite import display_path
+    from zeroclaw_eval.project import described_agent
 
-    return f"zeroclaw-eval {__version__}: replaying {display_path(gate.suite)} with {gate.agent}"
+    try:
+        agent = described_agent(load_config(cwd=config.rootpath))
+    except EvalError:
+        agent = "an agent its configuration cannot name (see the fixtures' errors)"
+    return f"zeroclaw-eval {__version__}: replaying {display_path(plugin.suite)} with {agent}"
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalFile | None:
     """A fixture of the suite (a direct `*.json` child, as for `zeroclaw eval run`)."""
-    gate = parent.config.stash.get(_GATE, None)
-    if gate is None or file_path.suffix != ".json" or file_path.parent.resolve() != gate.suite:
+    plugin = parent.config.stash.get(_PLUGIN, None)
+    if plugin is None or file_path.suffix != ".json" or file_path.parent.resolve() != plugin.suite:
         return None
     result: EvalFile = EvalFile.from_parent(parent, path=file_path)
     return result
@@ -178,20 +201,33 @@ class EvalFile(pytest.File):
     def collect(self) -> Iterator[EvalItem]:
         from zeroclaw_eval.fixtures.admission import load_fixture
 
-        fixture = load_fixture(self.path, self.config.stash[_GATE].known_tools)
+        try:
+            gate = self.config.stash[_PLUGIN].gate()
+        except _GateError as error:
+            # An item that errors at setup, not a collection error: pytest stops a whole
+            # run at collection errors, and the other tests must still run.
+            yield EvalItem.from_parent(self, name=self.path.stem, fixture=None, broken=str(error))
+            return
+        fixture = load_fixture(self.path, gate.known_tools)
         yield EvalItem.from_parent(self, name=self.path.stem, fixture=fixture)
 
 
 class EvalItem(pytest.Item):
     """One case: a rejected fixture errors at setup; a run error or a failed check fails."""
 
-    def __init__(self, *, fixture: Case | RejectedFixture, **kwargs: Any) -> None:
+    def __init__(
+        self, *, fixture: Case | RejectedFixture | None, broken: str | None = None, **kwargs: Any
+    ) -> None:
         from zeroclaw_eval.fixtures.case import Case
 
         super().__init__(**kwargs)
         self.fixture = fixture
+        #: Why no case can run at all (the agent or the configuration), when that is so.
+        self.broken = broken
         #: The fixture's display name (None for a rejected fixture that has no readable one).
-        self.model_name = fixture.trace.model_name if isinstance(fixture, Case) else fixture.model_name
+        self.model_name = (
+            fixture.trace.model_name if isinstance(fixture, Case) else fixture.model_name if fixture else None
+        )
         if self.model_name:
             self.user_properties.append(("model_name", self.model_name))
 
@@ -201,6 +237,8 @@ class EvalItem(pytest.Item):
         from zeroclaw_eval.report.model import CaseReport
 
         fixture = self.fixture
+        if self.broken is not None:
+            pytest.fail(self.broken, pytrace=False)
         if isinstance(fixture, RejectedFixture):
             # Raised in setup, so pytest counts an error: no agent was ever tried.
             shown = CaseReport(
@@ -215,7 +253,7 @@ class EvalItem(pytest.Item):
 
         assert isinstance(self.fixture, Case)  # setup stopped a rejected fixture
         try:
-            report = asyncio.run(run_case(self.fixture, self.config.stash[_GATE].options))
+            report = asyncio.run(run_case(self.fixture, self.config.stash[_PLUGIN].gate().options))
         except AgentLoadError as error:
             # The factory would fail every case alike: say so once, then stop.
             self.session.shouldstop = "zeroclaw-eval: the agent could not be made (see the first failure)"

@@ -55,6 +55,8 @@ class RunOptions:
     live: LiveOptions | None = None
     #: Called as each case finishes (progress, recording).
     on_case_done: CaseDone | None = None
+    #: Called once the cases to run are known (after `-k`), with how many there are.
+    on_selected: Callable[[int], None] | None = None
     #: The project's own tools (`[eval].tools`), which a fixture's `tools` may name.
     tools: tuple[ProjectTool, ...] = ()
     #: An agent that runs as its own process (`--agent-cmd`), in place of `agent_factory`:
@@ -107,6 +109,8 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
     known = None if options.agent_cmd is not None else frozenset(tools)
     fixtures = [load_fixture(path, known) for path in fixture_files(targets)]
     selected = select(fixtures, options.keyword)
+    if options.on_selected is not None:
+        options.on_selected(len(selected))
     run = _Run(options, tools)
     cases = asyncio.run(_run_all(selected, run))
     duration = (time.perf_counter() - started) * 1000
@@ -148,7 +152,10 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
     options = run.options
 
     async def one(fixture: Case | RejectedFixture) -> CaseReport | None:
-        if options.maxfail is not None and run.stop.failed >= options.maxfail:
+        # A rejected fixture costs nothing to report, and must always be: past --maxfail
+        # only cases that would have to run are left out.
+        stopped = options.maxfail is not None and run.stop.failed >= options.maxfail
+        if stopped and isinstance(fixture, Case):
             run.stop.not_run += 1
             return None
         shown = _shown(fixture.path)
@@ -181,14 +188,14 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
 
 
 @functools.lru_cache(maxsize=64)
-def _folder_shown(folder: Path) -> str:
+def _folder_shown(folder: Path, cwd: str) -> str:
     return display_path(folder)
 
 
 def _shown(path: Path) -> str:
     """A fixture's path as reports show it (relative to the working directory); the folder
-    is worked out once, as a suite's fixtures share it."""
-    folder = _folder_shown(path.parent)
+    is worked out once per working directory, as a suite's fixtures share it."""
+    folder = _folder_shown(path.parent, os.getcwd())
     return path.name if folder == "." else f"{folder}/{path.name}"
 
 

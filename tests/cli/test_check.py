@@ -87,7 +87,7 @@ def test_an_empty_folder_fails_and_points_at_nested_suites(cli: Runner, tmp_path
     result = cli("eval", "check", "evals", cwd=tmp_path)
     assert result.code == 1
     assert result.stdout.splitlines() == [
-        "FAILED: no fixtures found in evals (a gate that checks nothing certifies nothing)",
+        "FAILED: no fixtures found in evals (a gate that ran nothing certifies nothing)",
         "a suite is one folder, not searched recursively: regression/ under evals hold fixtures;"
         " name one of them",
     ]
@@ -115,6 +115,6 @@ def test_usage_errors_exit_two(cli: Runner, tmp_path: Path, args: list[str], wor
 def test_help_teaches_with_examples_and_names_vacuity(cli: Runner) -> None:
     result = cli("eval", "check", "--help")
     assert result.code == 0
-    assert "zeroclaw eval check evals/regression/echo_hello.json" in result.stdout
+    assert "zeroclaw eval check evals/regression/echo_single_dispatch_round_trip.json" in result.stdout
     assert "path:line:col: /json/pointer: message" in result.stdout
     assert "zeroclaw eval vacuity" in result.stdout

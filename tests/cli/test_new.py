@@ -106,8 +106,10 @@ def test_a_project_tool_is_known_through_the_config(
     module = "zc_tools_test_new"  # a name of this test's own, forgotten after it
     (tmp_path / f"{module}.py").write_text(
         "from zeroclaw_eval import ProjectTool\n\n"
+        "def weather(city):\n"
+        "    raise RuntimeError('a scaffold reached the real weather service')\n\n"
         "def tools():\n"
-        "    return [ProjectTool('get_weather', 'The weather.', lambda city: 'sunny')]\n",
+        "    return [ProjectTool('get_weather', 'The weather.', weather)]\n",
         encoding="utf-8",
     )
     (tmp_path / "zeroclaw.toml").write_text(f'[eval]\ntools = "{module}:tools"\n', encoding="utf-8")
@@ -119,8 +121,33 @@ def test_a_project_tool_is_known_through_the_config(
     assert result.code == 0, result.stderr
     fixture = json.loads((tmp_path / "evals" / "regression" / "weather.json").read_text(encoding="utf-8"))
     assert fixture["tools"] == ["get_weather"]
+    # A project tool may reach a real service: the scaffold doubles it, so neither the
+    # check replay nor any later run calls it.
+    assert fixture["tool_doubles"] == {
+        "get_weather": [{"when": {"city": "Paris"}, "result": "get_weather answered"}]
+    }
     run = cli("eval", "run", cwd=tmp_path)
     assert run.code == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (
+            ["--tool", "file_read", "--args", '{"path": "notes.txt"}'],
+            "file_read failed: no such file: notes.txt",
+        ),
+        (["--tool", "echo", "--args", '{"message": 5}'], "echo failed:"),
+    ],
+)
+def test_a_scaffold_that_would_not_replay_to_a_pass_is_not_written(
+    cli: Runner, tmp_path: Path, args: list[str], words: str
+) -> None:
+    result = cli("eval", "new", "broken", *args, cwd=tmp_path)
+    assert result.code == 2
+    assert "these flags make a case that does not pass in replay, so it was not written" in result.stderr
+    assert words in result.stderr
+    assert not list(tmp_path.rglob("*.json"))
 
 
 def test_help_teaches_with_examples(cli: Runner) -> None:

@@ -230,3 +230,65 @@ def test_vacuity_takes_one_fixture_file_as_its_suite(cli: Runner, suite: Path) -
     result = cli("eval", "vacuity", "--suite", "evals/regression/a_echo_ok.json", cwd=suite)
     assert result.code == 0, result.stdout
     assert "PASSED: 1 fixture, each failing a check against an empty run" in result.stdout
+
+
+def test_neither_k_nor_maxfail_hides_a_rejected_fixture(cli: Runner, suite: Path) -> None:
+    # As pytest never lets -k hide a collection error: a broken fixture fails the gate.
+    write_fixture(
+        suite / "evals" / "regression", "c_typo.json", {**PASSING, "expects": {"tool_used": ["echo"]}}
+    )
+    picked = cli("eval", "run", "-k", "alpha", "--format", "json", cwd=suite)
+    assert picked.code == 1
+    assert [(c["name"], c["status"]) for c in picked.json()["cases"]] == [
+        ("a_echo_ok.json", "passed"),
+        ("c_typo.json", "rejected"),
+    ]
+    stopped = cli("eval", "run", "-x", "--format", "json", cwd=suite).json()
+    assert "c_typo.json" in [c["name"] for c in stopped["cases"]]
+    assert stopped["counts"]["rejected"] == 1
+
+
+@pytest.mark.parametrize("jobs", ["1", "3"])
+def test_maxfail_holds_with_jobs(cli: Runner, suite: Path, jobs: str) -> None:
+    result = cli("eval", "run", "--maxfail", "1", "--jobs", jobs, "--format", "json", cwd=suite).json()
+    assert result["counts"]["failed"] >= 1
+    assert result["counts"]["total"] + result["not_run"] == 5
+    assert result["not_run"] >= 1
+
+
+def test_one_file_named_several_ways_runs_once(cli: Runner, suite: Path) -> None:
+    name = "evals/regression/a_echo_ok.json"
+    spellings = [name, f"./{name}", str(suite / name), "evals/../evals/regression/a_echo_ok.json"]
+    result = cli("eval", "run", *spellings, "--format", "json", cwd=suite)
+    assert names(result) == ["a_echo_ok.json"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["-x", "--maxfail", "3"], "-x is --maxfail 1; give -x or --maxfail N, not both"),
+        (["-v", "-q"], "-v shows more and -q less; give one of them"),
+    ],
+)
+def test_flags_that_contradict_each_other_are_a_usage_error(
+    cli: Runner, suite: Path, args: list[str], words: str
+) -> None:
+    result = cli("eval", "run", *args, cwd=suite)
+    assert result.code == 2
+    assert words in result.stderr
+
+
+def test_progress_counts_the_selected_cases(cli: Runner, suite: Path) -> None:
+    result = cli("eval", "run", "-k", "alpha or bravo", "--progress", cwd=suite)
+    progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
+    assert [line.split()[0] for line in progress] == ["[1/2]", "[2/2]"]
+
+
+def test_the_subfolder_hint_skips_hidden_and_tool_folders(cli: Runner, tmp_path: Path) -> None:
+    write_fixture(tmp_path / ".venv" / "lib", "x.json", PASSING)
+    write_fixture(tmp_path / "node_modules" / "pkg", "package.json", PASSING)
+    write_fixture(tmp_path / "evals" / "smoke", "a.json", PASSING)
+    result = cli("eval", "run", "--suite", ".", cwd=tmp_path)
+    assert "note: a suite is one folder, not searched recursively: evals/smoke/ under ." in result.stderr
+    assert ".venv" not in result.stderr
+    assert "node_modules" not in result.stderr

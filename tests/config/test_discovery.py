@@ -176,3 +176,19 @@ def test_run_verbose_says_when_no_config_was_found(repo: Path) -> None:
     assert f"config: none found (no zeroclaw.toml, nor a pyproject.toml with [tool.zeroclaw], in {repo}" in (
         result.stderr
     )
+
+
+def test_an_unreadable_pyproject_above_the_project_is_passed_over_and_said(tmp_path: Path) -> None:
+    # A checkout without .git inside a bigger tree: the file above belongs to someone else.
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 1\n", encoding="utf-8")
+    project = tmp_path / "proj"
+    project.mkdir()
+    loaded = load_config(cwd=project)
+    assert loaded.source is None
+    assert f"config: passed over {tmp_path / 'pyproject.toml'}:1:9: invalid TOML" in loaded.describe()
+
+
+def test_an_unreadable_pyproject_where_the_command_runs_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_config(cwd=tmp_path)

@@ -268,7 +268,8 @@ def test_passing_case_has_no_result_and_no_transcript() -> None:
     ],
 )
 def test_classname_has_no_empty_or_dot_parts(suite: str, classname: str) -> None:
-    report = SuiteReport(suite, "replay", [CaseReport("a.json", "a.json", "a", grades=[])])
+    path = "a.json" if suite == "." else f"{suite}/a.json"
+    report = SuiteReport(suite, "replay", [CaseReport("a.json", path, "a", grades=[])])
     xml = JUnitXml.fromstring(render(report))
     assert [tc.classname for tc in next(iter(xml))] == [classname]
 
@@ -295,3 +296,15 @@ def test_a_case_id_is_a_testcase_property() -> None:
     tracked, *others = root.iter("testcase")
     assert [(p.get("name"), p.get("value")) for p in tracked.iter("property")] == [("id", "TRACK-7")]
     assert all(not list(other.iter("property")) for other in others)
+
+
+def test_each_case_is_classed_by_its_own_folder_when_a_run_names_several() -> None:
+    cases = [
+        CaseReport("a.json", "evals/regression/a.json", "a", grades=[]),
+        CaseReport("b.json", "evals/smoke/b.json", "b", grades=[]),
+    ]
+    report = SuiteReport("evals/regression/a.json evals/smoke", "replay", cases)
+    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report))))] == [
+        "evals.regression",
+        "evals.smoke",
+    ]

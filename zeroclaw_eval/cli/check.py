@@ -21,7 +21,6 @@ from zeroclaw_eval.cli.common import (
     agent_cmd_option,
     config_option,
     exit_on_error,
-    known_tools,
     resolve_suite,
 )
 
@@ -34,12 +33,12 @@ def render_check(fixtures: list[Case | RejectedFixture], where: str, hints: list
     (with `hints` when there was no fixture at all)."""
     from zeroclaw_eval.fixtures.case import RejectedFixture
     from zeroclaw_eval.fixtures.suite import display_path
-    from zeroclaw_eval.report.words import plural
+    from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
     rejected = [fixture for fixture in fixtures if isinstance(fixture, RejectedFixture)]
     lines = [problem.describe(display_path(f.path)) for f in rejected for problem in f.problems]
     if not fixtures:
-        lines.append(f"FAILED: no fixtures found in {where} (a gate that checks nothing certifies nothing)")
+        lines.append(f"FAILED: no fixtures found in {where} ({NOTHING_RAN})")
         lines.extend(hints)
     elif rejected:
         problems = sum(len(fixture.problems) for fixture in rejected)
@@ -76,7 +75,7 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
     \b
     Examples:
       zeroclaw eval check
-      zeroclaw eval check evals/regression/echo_hello.json
+      zeroclaw eval check evals/regression/echo_single_dispatch_round_trip.json
       zeroclaw eval check evals/regression evals/capability
     \b
     Exit codes: 0 every fixture is admitted; 1 a fixture is rejected, or none
@@ -91,6 +90,8 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
         loaded = load_config(config)
         targets = paths or (resolve_suite(None, loaded),)
         files = fixture_files(targets)  # a path that names no fixture is a usage error
+        from zeroclaw_eval.project import known_tools
+
         known = known_tools(loaded, agent_cmd)
         fixtures = [load_fixture(file, known) for file in files]
     where = ", ".join(display_path(target) for target in targets)

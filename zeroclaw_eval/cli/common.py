@@ -3,7 +3,9 @@ common, where the suite is, and how an error ends the process."""
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +18,6 @@ from zeroclaw_eval.errors import EvalError, SystemProblem, UsageError
 
 if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
     from zeroclaw_eval.config.load import LoadedConfig
-    from zeroclaw_eval.run.project_tools import ProjectTool
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -72,24 +73,6 @@ def keyword_option(command: F) -> F:
     )(command)
 
 
-def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
-    """The project's own tools, from the factory `[eval].tools` names (none without one)."""
-    from zeroclaw_eval.run.loading import load_project_tools
-
-    spec = loaded.settings.tools
-    return load_project_tools(spec, loaded.base_dir) if spec else ()
-
-
-def known_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> list[str] | None:
-    """The tools a fixture may name: the built-in ones and the project's, checked; None
-    (any) for an agent command (`agent_cmd`, else `[eval].agent_cmd`), which runs its own."""
-    from zeroclaw_eval.run.project_tools import toolset
-
-    if agent_cmd or loaded.settings.agent_cmd:
-        return None
-    return sorted(toolset(project_tools(loaded)))
-
-
 def agent_cmd_option(help_text: str) -> Callable[[F], F]:
     """`--agent-cmd CMD`, defaulting to `[eval].agent_cmd`."""
     return click.option("--agent-cmd", "agent_cmd", metavar="CMD", help=help_text)
@@ -98,7 +81,8 @@ def agent_cmd_option(help_text: str) -> Callable[[F], F]:
 def use_color(flag: bool | None = None) -> bool:
     """Whether stdout gets colour: `--color`/`--no-color` when given; else FORCE_COLOR
     (set and not 0) says yes and NO_COLOR (https://no-color.org) says no; else yes in a
-    GitHub Actions log (which renders ANSI colour) or on a terminal."""
+    GitHub Actions log (which renders ANSI colour, unless stdout is redirected to a file)
+    or on a terminal."""
     if flag is not None:
         return flag
     force = os.environ.get("FORCE_COLOR")
@@ -106,7 +90,16 @@ def use_color(flag: bool | None = None) -> bool:
         return True
     if os.environ.get("NO_COLOR"):
         return False
-    return os.environ.get("GITHUB_ACTIONS") == "true" or sys.stdout.isatty()
+    in_ci_log = os.environ.get("GITHUB_ACTIONS") == "true" and not _stdout_is_a_file()
+    return in_ci_log or sys.stdout.isatty()
+
+
+def _stdout_is_a_file() -> bool:
+    """stdout redirected to a regular file (`run > table.txt`), where colour codes are noise."""
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):  # no file behind it (a test's capture)
+        return False
 
 
 def suite_option(help_text: str = "Folder of *.json fixtures.") -> Callable[[F], F]:

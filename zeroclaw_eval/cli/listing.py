@@ -19,7 +19,6 @@ from zeroclaw_eval.cli.common import (
     config_option,
     exit_on_error,
     keyword_option,
-    known_tools,
     paths_argument,
     resolve_targets,
     suite_option,
@@ -66,6 +65,8 @@ def list_command(
 
     with exit_on_error():
         loaded = load_config(config)
+        from zeroclaw_eval.project import known_tools
+
         known = known_tools(loaded, agent_cmd)
         files = fixture_files(resolve_targets(paths, suite, loaded))
         fixtures = select([load_fixture(path, known) for path in files], keyword)

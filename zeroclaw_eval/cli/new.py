@@ -6,12 +6,39 @@ configuration is unusable.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from zeroclaw_eval.cli.common import CONTEXT, config_option, exit_on_error, known_tools, resolve_suite
+from zeroclaw_eval.cli.common import CONTEXT, config_option, exit_on_error, resolve_suite
 from zeroclaw_eval.errors import UsageError
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.config.load import LoadedConfig
+    from zeroclaw_eval.fixtures.case import Case
+
+
+def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
+    """Replay the scaffold as `zeroclaw eval run` would; `UsageError` saying why unless it
+    passes (a file_read of a file the workspace lacks, arguments the tool refuses)."""
+    from zeroclaw_eval.project import agent_setup, run_options
+    from zeroclaw_eval.runner import run_case
+
+    report = asyncio.run(run_case(case, run_options(loaded, agent_setup(loaded))))
+    if report.passed:
+        return
+    reasons = [f"run error: {report.error.message}"] if report.error else []
+    reasons += [f"{grade.check_id}: {grade.detail}" for grade in report.failed_grades]
+    calls = report.record.calls if report.record else []
+    reasons += [f"{call.name} failed: {call.result}" for call in calls if not call.success]
+    shown = "\n".join(f"  {reason}" for reason in dict.fromkeys(reasons))
+    raise UsageError(
+        f"these flags make a case that does not pass in replay, so it was not written:\n{shown}\n"
+        "(a tool that reads a file needs it in setup.workspace_files: write the case with other"
+        " arguments, or add the file after scaffolding)"
+    )
 
 
 def _file_name(name: str) -> str:
@@ -118,13 +145,18 @@ def new_command(
         file_name = _file_name(name)
         loaded = load_config(config)
         path = output if output is not None else resolve_suite(suite, loaded) / file_name
-        spec = ScaffoldSpec(file_name[: -len(".json")], user_input, tool, arguments, answer, needles)
+        from zeroclaw_eval.project import known_tools
+        from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+
+        double = tool is not None and tool not in BUILTIN_TOOLS
+        spec = ScaffoldSpec(file_name[: -len(".json")], user_input, tool, arguments, answer, needles, double)
         text = pretty_json(scaffold_fixture(spec)) + "\n"
         # The flags are free text: admission says whether they made a case (an unknown
         # tool, an empty needle), exactly as `zeroclaw eval run` would.
         admitted = admit_bytes(text.encode("utf-8"), path, known_tools(loaded))
         if isinstance(admitted, RejectedFixture):
-            problems = "\n".join(f"  {p.field.pointer}: {p.message}" for p in admitted.problems)
+            problems = "\n".join(f"  {p.what()}" for p in admitted.problems)
             raise UsageError(f"these flags make a fixture that admission rejects:\n{problems}")
+        _must_replay_to_a_pass(admitted, loaded)
         _write_new(path, text)
     click.echo(f"Wrote {display_path(path)}", err=True)

@@ -37,6 +37,8 @@ def render_command(
     from zeroclaw_eval.report.codec import report_from_dict
 
     with exit_on_error():
+        if verbose and quiet:
+            raise UsageError("-v shows more and -q less; give one of them")
         outputs = plan_outputs(fmt, output, reports)
         try:
             data = json.loads(report_file.read_text(encoding="utf-8"))

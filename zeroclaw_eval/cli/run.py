@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,18 +17,15 @@ from zeroclaw_eval.cli.common import (
     keyword_option,
     output_options,
     paths_argument,
-    project_tools,
     resolve_targets,
     suite_option,
 )
-from zeroclaw_eval.errors import ConfigError, UsageError
+from zeroclaw_eval.errors import UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
-    from zeroclaw_eval.config.load import LoadedConfig
     from zeroclaw_eval.config.settings import LiveOptions
     from zeroclaw_eval.fixtures.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
-    from zeroclaw_eval.run.command_agent import AgentCommand
     from zeroclaw_eval.run.tools import Tool
     from zeroclaw_eval.runner import CaseDone
 
@@ -112,7 +109,7 @@ def run_command(
     \b
     Examples:
       zeroclaw eval run
-      zeroclaw eval run evals/regression/echo_hello.json -v
+      zeroclaw eval run evals/regression/echo_single_dispatch_round_trip.json -v
       zeroclaw eval run -k "echo and not unicode" -x
       zeroclaw eval run --format junit > reports/eval.xml
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
@@ -125,12 +122,13 @@ def run_command(
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.fixtures.suite import fixture_files, nested_fixtures_hint
-    from zeroclaw_eval.run.agent import AgentFactory, reference_agent
-    from zeroclaw_eval.run.loading import load_agent_factory
+    from zeroclaw_eval.project import agent_setup, run_options
     from zeroclaw_eval.run.project_tools import toolset
-    from zeroclaw_eval.runner import RunOptions, refuse_live_agent_cmd, run_suite
+    from zeroclaw_eval.runner import refuse_live_agent_cmd, run_suite
 
     with exit_on_error():
+        if verbose and quiet:
+            raise UsageError("-v shows more and -q less; give one of them")
         outputs = plan_outputs(fmt, output, reports)
         loaded = load_config(config)
         if verbose:  # "was my config even read?" is the first question when a setting seems ignored
@@ -139,10 +137,9 @@ def run_command(
         live = mode == "live" or (mode is None and settings.mode == "live")
         if record_dir is not None and not live:
             raise UsageError("--record writes what a live run got back; use it with --mode live")
-        command = _agent_command(agent_cmd, agent_io, loaded)
-        refuse_live_agent_cmd(live, command)  # before live mode asks for a provider
-        project = project_tools(loaded)
-        tools = toolset(project)  # checked before anything runs
+        setup = agent_setup(loaded, agent_cmd, agent_io)
+        refuse_live_agent_cmd(live, setup.command)  # before live mode asks for a provider
+        tools = toolset(setup.tools)
         live_settings = None
         if live:
             from zeroclaw_eval.cli.live import live_options
@@ -150,12 +147,8 @@ def run_command(
             live_settings = live_options(loaded, tools)
         targets = resolve_targets(paths, suite, loaded)
         files = fixture_files(targets)  # a path that names nothing fails here, before any case
-        # An agent command stands in for [eval].agent: its factory is not even imported.
-        factory: AgentFactory = reference_agent
-        if settings.agent and command is None:
-            factory = load_agent_factory(settings.agent, loaded.base_dir)
         recorded: list[Path] = []
-        hooks = _case_hooks(
+        hooks, selected = _case_hooks(
             len(files),
             progress if progress is not None else live,
             record_dir,
@@ -163,18 +156,16 @@ def run_command(
             tools,
             recorded,
         )
-        options = RunOptions(
+        options = run_options(
+            loaded,
+            setup,
             mode="live" if live else "replay",
-            agent_factory=factory,
-            case_timeout_secs=settings.case_timeout_secs,
-            max_tool_iterations=settings.max_tool_iterations,
             jobs=jobs,
             live=live_settings,
             on_case_done=hooks,
-            tools=project,
-            agent_cmd=command,
+            on_selected=selected,
             keyword=keyword,
-            maxfail=1 if exitfirst else maxfail,
+            maxfail=_maxfail(exitfirst, maxfail),
         )
         report = run_suite(targets, options)
         emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
@@ -187,19 +178,11 @@ def run_command(
     sys.exit(report.exit_code())
 
 
-def _agent_command(flag: str | None, io: str | None, loaded: LoadedConfig) -> AgentCommand | None:
-    """The agent command to run: `--agent-cmd`, else `[eval].agent_cmd`; None for none."""
-    from zeroclaw_eval.run.command_agent import AgentCommand
-
-    settings = loaded.settings
-    text = flag if flag is not None else settings.agent_cmd
-    if flag is None and not text:
-        if io is not None:
-            raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
-        return None
-    if settings.agent and flag is None:
-        raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
-    return AgentCommand.parse(text, io or settings.agent_io, loaded.base_dir)
+def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:
+    """`-x` is `--maxfail 1`; both at once say two things."""
+    if exitfirst and maxfail is not None:
+        raise UsageError("-x is --maxfail 1; give -x or --maxfail N, not both")
+    return 1 if exitfirst else maxfail
 
 
 def _case_hooks(
@@ -209,15 +192,16 @@ def _case_hooks(
     live: LiveOptions | None,
     tools: Mapping[str, Tool],
     recorded: list[Path],
-) -> CaseDone | None:
+) -> tuple[CaseDone | None, Callable[[int], None] | None]:
     """What to do as each case finishes: show progress, capture the run as a fixture
-    (appending the files written to `recorded`)."""
+    (appending the files written to `recorded`); and what to do once the selection is
+    known (count the progress from it)."""
     from zeroclaw_eval.cli.progress import Progress
     from zeroclaw_eval.fixtures.case import Case
 
     shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
     if shown is None and record_dir is None:
-        return None
+        return None, None
 
     def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
         if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
@@ -237,4 +221,4 @@ def _case_hooks(
         if shown is not None:
             shown(fixture, report)
 
-    return done
+    return done, shown.expect if shown is not None else None

@@ -54,7 +54,7 @@ def serve_command(
     \b
     Examples:
       zeroclaw eval serve --suite evals/regression --port 0
-      zeroclaw eval serve --fixture evals/regression/x.json --fault 429:1@1 --fault delay:200
+      zeroclaw eval serve --fixture evals/regression/echo_single_dispatch_round_trip.json --fault 429:1@1
     """
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.fixtures.suite import discover

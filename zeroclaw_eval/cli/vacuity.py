@@ -17,11 +17,10 @@ from zeroclaw_eval.cli.common import (
     agent_cmd_option,
     config_option,
     exit_on_error,
-    known_tools,
     resolve_suite,
     suite_option,
 )
-from zeroclaw_eval.report.words import plural
+from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
 if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import RejectedFixture
@@ -67,7 +66,7 @@ def render_vacuity(report: VacuityReport) -> str:
     for fixture in report.rejected:
         lines.extend(_rejected_lines(fixture))
     if report.total == 0:
-        lines.append(f"FAILED: no fixtures found in {suite} (a gate that checks nothing certifies nothing)")
+        lines.append(f"FAILED: no fixtures found in {suite} ({NOTHING_RAN})")
     elif report.exit_code() == 0:
         lines.append(f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run")
     else:
@@ -114,6 +113,8 @@ def vacuity_command(suite: Path | None, agent_cmd: str | None, config: Path | No
     # Without a file name, what the machine refused is the empty run's temporary folder.
     with exit_on_error(unnamed="a temporary folder"):
         loaded = load_config(config)
+        from zeroclaw_eval.project import known_tools
+
         report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded, agent_cmd))
     click.echo(render_vacuity(report), nl=False)
     sys.exit(report.exit_code())

@@ -10,6 +10,10 @@ folder:
    apply, relative to its folder).
 2. Else `pyproject.toml`, when it has `[tool.zeroclaw]`; one without it is skipped.
 
+A `pyproject.toml` above the working directory that cannot be read or parsed belongs to
+someone else as likely as not (a checkout without `.git` inside a bigger tree): it is
+passed over, and `run -v` says so. Everywhere else an unreadable file is an error.
+
 `--config FILE` names one file and skips the search. The file found is read strictly
 (`tables`); relative paths in it are relative to its folder. Every error names the file.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +48,8 @@ class LoadedConfig:
     source: Path | None
     base_dir: Path
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
+    #: Files above the working directory the search passed over (unreadable), and why.
+    passed_over: tuple[str, ...] = ()
 
     def resolve(self, relative: str) -> Path:
         """A path from the config, relative to the config file's folder."""
@@ -51,14 +57,16 @@ class LoadedConfig:
         return path if path.is_absolute() else self.base_dir / path
 
     def describe(self) -> str:
-        """One line saying which file the settings came from (`run -v` prints it)."""
+        """Which file the settings came from (`run -v` prints it), and any file passed over."""
         if self.source is not None:
-            return f"config: read {self.source}"
-        return (
-            f"config: none found (no zeroclaw.toml, nor a pyproject.toml with [tool.zeroclaw],"
-            f" in {self.base_dir} or the folders above it up to the one holding .git);"
-            " the defaults apply"
-        )
+            found = f"config: read {self.source}"
+        else:
+            found = (
+                f"config: none found (no zeroclaw.toml, nor a pyproject.toml with [tool.zeroclaw],"
+                f" in {self.base_dir} or the folders above it up to the one holding .git);"
+                " the defaults apply"
+            )
+        return "\n".join([found, *(f"config: passed over {why}" for why in self.passed_over)])
 
 
 def load_config(explicit: Path | None = None, cwd: Path | None = None) -> LoadedConfig:
@@ -80,23 +88,33 @@ def load_config(explicit: Path | None = None, cwd: Path | None = None) -> Loaded
         return _loaded(explicit, tables, "tool.zeroclaw")
     # Lexically absolute, not resolved: paths in messages stay the ones the user sees.
     start = Path(os.path.abspath(cwd or Path.cwd()))
+    passed_over: list[str] = []
     for folder in (start, *start.parents):
-        found = _in_folder(folder)
+        found = _in_folder(folder, passed_over if folder != start else None)
         if found is not None:
-            return found
+            return replace(found, passed_over=tuple(passed_over))
         if (folder / ".git").exists():  # a folder or, in a worktree or submodule, a file
             break
-    return LoadedConfig(EvalSettings(), None, start)
+    return LoadedConfig(EvalSettings(), None, start, passed_over=tuple(passed_over))
 
 
-def _in_folder(folder: Path) -> LoadedConfig | None:
-    """The configuration `folder` holds, by the rules of the module docstring; None: none."""
+def _in_folder(folder: Path, passed_over: list[str] | None) -> LoadedConfig | None:
+    """The configuration `folder` holds, by the rules of the module docstring; None: none.
+    With `passed_over` (a folder above the working directory), an unreadable
+    pyproject.toml is noted there and skipped instead of failing."""
     zeroclaw = folder / "zeroclaw.toml"
     pyproject = folder / "pyproject.toml"
     document = _parse(zeroclaw) if zeroclaw.is_file() else None
     if document:
         return _loaded(zeroclaw, document, "")
-    tables = _tool_zeroclaw(_parse(pyproject), pyproject) if pyproject.is_file() else None
+    tables = None
+    if pyproject.is_file():
+        try:
+            tables = _tool_zeroclaw(_parse(pyproject), pyproject)
+        except ConfigError as error:
+            if passed_over is None:
+                raise
+            passed_over.append(str(error))
     if tables is not None:
         return _loaded(pyproject, tables, "tool.zeroclaw")
     if document is not None:  # an empty zeroclaw.toml still marks the project's folder

@@ -6,3 +6,7 @@ from __future__ import annotations
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """`1 case`, `2 cases` (`many` for a plural not made with -s)."""
     return f"{count} {noun if count == 1 else many or noun + 's'}"
+
+
+#: Why an empty suite fails every command that gates on it.
+NOTHING_RAN = "a gate that ran nothing certifies nothing"

@@ -90,12 +90,9 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
     # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
-    parts = [part for part in PurePosixPath(report.suite).parts if part not in ("/", ".", "..")]
-    # `--suite .` names no folder: the run's working directory is the one it means.
-    classname = ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
     suite = TestSuite(
         name=xml_safe(report.suite),
-        test_cases=[_testcase(case, classname) for case in report.cases],
+        test_cases=[_testcase(case, _classname(case, report)) for case in report.cases],
         properties={
             "mode": report.mode,
             "suite": xml_safe(report.suite),
@@ -104,6 +101,16 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
     )
     xml = _with_ids(to_xml_report_string([suite], prettyprint=False), report)
     return neutralize_markup('<?xml version="1.0" encoding="utf-8"?>\n' + xml + "\n")
+
+
+def _classname(case: CaseReport, report: SuiteReport) -> str:
+    """The case's folder, dotted: evals/regression -> evals.regression; ../shared/x ->
+    shared.x (no empty or dot parts). A run may name several folders or single files,
+    so each case is classed by its own folder; one in the working directory itself is
+    classed by that folder's name."""
+    folder = PurePosixPath(case.path).parent
+    parts = [part for part in folder.parts if part not in ("/", ".", "..")]
+    return ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
 
 
 def _with_ids(xml: str, report: SuiteReport) -> str:

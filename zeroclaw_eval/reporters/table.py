@@ -11,7 +11,7 @@ was unknown).
 from __future__ import annotations
 
 from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
-from zeroclaw_eval.report.words import plural
+from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
 #: Each case status's mark and colour (progress lines use the same marks).
 MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
@@ -112,7 +112,7 @@ def _summary(report: SuiteReport) -> str:
     if not report.cases:
         what = "no case matches -k" if report.deselected else f"no fixtures found in {report.suite}"
         tail = f"; {', '.join(extra)}" if extra else ""
-        return f"FAILED: {what} (a gate that ran nothing certifies nothing){tail}"
+        return f"FAILED: {what} ({NOTHING_RAN}){tail}"
     parts = [f"{counts[PASSED]} passed", f"{counts[FAILED]} failed"]
     if counts[ERROR]:
         parts.append(plural(counts[ERROR], "error"))

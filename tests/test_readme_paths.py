@@ -1,0 +1,35 @@
+"""The fixture paths the README and the commands' `--help` examples name exist: an
+example a user copies must run as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from zeroclaw_eval.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+#: A fixture path of this repository; one followed by `:LINE:COL` or `::` is output shown
+#: as an example (a user's own fixture), not a path to run.
+PATH = re.compile(r"(?<![\w/.])((?:evals|examples)/[\w./-]+?\.json)(?![:\w])")
+
+
+def named_paths(text: str) -> set[str]:
+    return set(PATH.findall(text))
+
+
+def help_texts() -> str:
+    commands = ["run", "list", "render", "vacuity", "serve", "check", "new", "schema"]
+    return "\n".join(CliRunner().invoke(main, ["eval", name, "--help"]).output for name in commands)
+
+
+@pytest.mark.parametrize("source", ["README.md", "--help"])
+def test_every_fixture_path_an_example_names_exists(source: str) -> None:
+    text = (ROOT / source).read_text(encoding="utf-8") if source != "--help" else help_texts()
+    named = named_paths(text)
+    assert named, "the pattern found no path: it would check nothing"
+    missing = sorted(path for path in named if not (ROOT / path).exists())
+    assert missing == []
