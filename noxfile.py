@@ -1,7 +1,7 @@
 """Developer and CI sessions. On a fresh machine: `pip install nox && nox`.
 
 `nox` runs the default sessions: tests, lint, and the merge gate (eval_regression,
-eval_vacuity). eval_capability, eval_live and frameworks are opt-in: `nox -s eval_capability`.
+eval_vacuity, eval_mutation). eval_capability, eval_live and frameworks are opt-in: `nox -s eval_capability`.
 `nox -l` lists every session; `nox -s NAME -- ARGS` hands ARGS to the session's main
 command. Reports land in reports/ (ignored by git).
 """
@@ -19,7 +19,7 @@ import nox
 from nox.command import CommandFailed
 
 nox.needs_version = ">=2024.4.15"  # nox.project.python_versions
-nox.options.sessions = ["tests", "lint", "eval_regression", "eval_vacuity"]
+nox.options.sessions = ["tests", "lint", "eval_regression", "eval_vacuity", "eval_mutation"]
 
 ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
@@ -44,11 +44,14 @@ NODE_EXAMPLE = ROOT / "examples" / "frameworks" / "node_openai"
 def tests(session: nox.Session) -> None:
     """Run the test suite with coverage of the package (pytest arguments after --)."""
     session.install("-e", ".[test]")
+    # On CI (CI is set, as GitHub Actions does) the fuzz tests run their CI profile.
+    profile = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default")
     session.run(
         "pytest",
         "--cov=zeroclaw_eval",
         "--cov-report=term-missing:skip-covered",
         *session.posargs,
+        env={"HYPOTHESIS_PROFILE": profile},
     )
 
 
@@ -145,6 +148,27 @@ def eval_vacuity(session: nox.Session) -> None:
     """The gate's other half: every case in evals/regression must fail against an empty run."""
     session.install(".")
     session.run("zeroclaw", "eval", "vacuity", "--suite", "evals/regression", *session.posargs)
+
+
+@nox.session
+def eval_mutation(session: nox.Session) -> None:
+    """Every case in evals/regression must kill a mutant of each operator that applies to it.
+
+    Arguments after -- go to `zeroclaw eval mutate` (say, --min-score 90).
+    """
+    session.install(".")
+    session.run(
+        "zeroclaw",
+        "eval",
+        "mutate",
+        "--suite",
+        "evals/regression",
+        "--format",
+        "json",
+        "--output",
+        f"{REPORTS}/eval-mutation.json",
+        *session.posargs,
+    )
 
 
 @nox.session(default=False)
@@ -270,3 +294,19 @@ def frameworks(session: nox.Session) -> None:
         *session.posargs,
         env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1"},
     )
+
+
+# The peers benchmarks/peers.py compares against, from the versions it was written for.
+BENCHMARK_PEERS = ["pydantic-evals>=2.62,<3", "pydantic-ai-slim>=2.62,<3", "inspect-ai>=0.3.285,<0.4"]
+
+
+@nox.session(default=False)
+def benchmark(session: nox.Session) -> None:
+    """Opt-in: zeroclaw-eval against a bare floor, pydantic-evals and inspect_ai on the same cases.
+
+    Installs zeroclaw-eval (as a user would, not editable) and the peers into the session's
+    environment, then runs benchmarks/peers.py; arguments after -- go to it (for example
+    `-- --sizes 100,1000,10000 --peer-max 1000`).
+    """
+    session.install(".", *BENCHMARK_PEERS)
+    session.run("python", "benchmarks/peers.py", *session.posargs)

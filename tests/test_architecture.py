@@ -28,6 +28,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "runner": {"_version", "errors", "config", "fixtures", "run", "grading", "report"},
     "reporters": {"errors", "files", "fixtures", "grading", "report"},
     "serve": {"errors", "fixtures", "run"},
+    # Mutation testing: replays a case as the runner does, then grades changed runs.
+    "mutate": {"errors", "fixtures", "run", "grading", "runner"},
     # The agent and tools the configuration names, for every front end.
     "project": {"errors", "config", "run", "runner"},
     "cli": {
@@ -42,6 +44,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "reporters",
         "serve",
         "project",
+        "mutate",
     },
     # Like the CLI, a front end on the runner: pytest's, never imported by the CLI.
     "pytest_plugin": {

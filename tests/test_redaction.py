@@ -3,7 +3,12 @@ left alone."""
 
 from __future__ import annotations
 
-from zeroclaw_eval.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
+import json
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from zeroclaw_eval.redaction import MIN_SECRET_LENGTH, REDACTED, forms, scrub
 
 
 def test_scrub_replaces_every_occurrence_of_every_secret_and_ignores_placeholders() -> None:
@@ -20,3 +25,52 @@ def test_a_secret_of_eight_characters_is_scrubbed_and_one_of_seven_is_left() -> 
     assert MIN_SECRET_LENGTH == 8
     assert scrub("key=abcdefgh!", ["abcdefgh"]) == f"key={REDACTED}!"
     assert scrub("key=abcdefg!", ["abcdefg"]) == "key=abcdefg!"
+
+
+# A key as it may arrive: pasted with its line ending, and with the characters that
+# escaping and URL-encoding change (`/`, `+`, `=`, a quote, a backslash).
+ODD_KEY = "sk-zeroclaw_user/+=\"'\\0123456789\n"
+
+
+def _shapes(key: str) -> dict[str, str]:
+    """The shapes a server or library may echo `key` in."""
+    stripped = key.strip()
+    return {
+        "raw": key,
+        "stripped": stripped,
+        "repr": repr(key),
+        "bytes repr": repr(f"Bearer {key}".encode()),
+        "json": json.dumps(key),
+        "json, slash escaped": json.dumps(stripped).replace("/", "\\/"),
+        "url": quote(key, safe=""),
+        "url, stripped": quote(stripped),
+        "url, lower-case escapes": quote(stripped, safe="").replace("%2F", "%2f").replace("%2B", "%2b"),
+        "form": quote_plus(stripped),
+    }
+
+
+@pytest.mark.parametrize("shape", list(_shapes(ODD_KEY)))
+def test_every_shape_of_a_secret_is_scrubbed(shape: str) -> None:
+    shown = _shapes(ODD_KEY)[shape]
+    scrubbed = scrub(f"before {shown} after", [ODD_KEY])
+    assert REDACTED in scrubbed
+    assert "0123456789" not in scrubbed, f"the {shape} shape leaks: {scrubbed!r}"
+
+
+def test_the_shapes_of_a_plain_key_are_the_key_and_its_url_form_only() -> None:
+    # A key of letters, digits and dashes reads the same escaped: nothing else is replaced.
+    assert forms("sk-plain-0123") == {"sk-plain-0123"}
+    assert scrub("sk-plain-012 sk-plain-0123", ["sk-plain-0123"]) == f"sk-plain-012 {REDACTED}"
+
+
+def test_a_stripped_shape_too_short_to_be_a_secret_is_left_alone() -> None:
+    shapes = forms("abc\n\n\n\n\n\n")
+    assert "abc\n\n\n\n\n\n" in shapes
+    assert all(len(shape) >= MIN_SECRET_LENGTH for shape in shapes)
+    assert scrub("abc is a word", ["abc\n\n\n\n\n\n"]) == "abc is a word"
+
+
+def test_a_shape_escaped_twice_is_scrubbed() -> None:
+    # A check's detail JSON-quotes the model's text, which held the key already escaped.
+    twice = json.dumps(repr(ODD_KEY))
+    assert "0123456789" not in scrub(twice, [ODD_KEY])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from tests.agents import RaisingAgent
 from tests.builders import (
     PASSING,
     admit_case,
+    echo_fixture,
     line_col,
     run_replay,
     scripted_fixture,
@@ -20,7 +23,7 @@ from tests.builders import (
     write_fixture,
 )
 from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
-from zeroclaw_eval.runner import run_suite
+from zeroclaw_eval.runner import RunOptions, run_suite
 
 
 class WorkspaceWatcher:
@@ -192,3 +195,116 @@ def test_case_paths_follow_the_working_directory_of_each_run(
     assert run_suite(suite).cases[0].path == "evals/a.json"
     monkeypatch.chdir(tmp_path)
     assert run_suite(suite).cases[0].path == "project/evals/a.json"  # not the first run's, cached
+
+
+def _deep(depth: int) -> str:
+    return "/".join(["d"] * depth) + "/f.txt"
+
+
+def test_folders_nested_past_the_recursion_limit_are_removed_and_the_case_is_graded(
+    tmp_path: Path, private_tmp: Path
+) -> None:
+    # Two writes, 900 and 1,800 folders deep: the clean-up of such a workspace once raised
+    # RecursionError, ending the run with a traceback and leaving 1,801 folders behind.
+    calls = [tool_call("file_write", {"path": _deep(d), "content": "x"}, f"w{d}") for d in (900, 1_800)]
+    fixture = scripted_fixture(
+        [("nest", [tools_step(*calls), text_step("done")])],
+        {"all_tools_succeeded": True, "workspace": {"file_exists": [_deep(1_800)]}},
+        tools=["file_write"],
+    )
+    write_fixture(tmp_path / "suite", "deep.json", fixture)
+    report = run_suite(tmp_path / "suite")
+    (case,) = report.cases
+    assert case.passed, case.failures()
+    assert os.listdir(private_tmp) == []
+
+
+def test_a_workspace_clean_up_that_fails_is_a_run_error_of_its_case_and_the_run_goes_on(
+    tmp_path: Path, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(root: Path) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("zeroclaw_eval.run.workspace.remove_tree", refuse)
+    suite = tmp_path / "suite"
+    write_fixture(suite, "a_workspace.json", echo_fixture({"exact_tool_calls": 1}, tools=["file_write"]))
+    write_fixture(suite, "b_plain.json", PASSING)
+    report = run_suite(suite)
+    workspace_case, plain = report.cases
+    assert workspace_case.status == "error"
+    assert workspace_case.error is not None
+    (left,) = os.listdir(private_tmp)
+    assert workspace_case.error.message == (
+        f"cannot remove the case workspace {private_tmp / left}: Permission denied"
+    )
+    assert [g.passed for g in workspace_case.grades] == [True]  # the grades stand
+    assert plain.passed
+
+
+class SignalsItself(ReferenceAgent):
+    """The reference loop, except that on the input "stop" it sends its own process
+    `signal_name` and then blocks, as a run a user interrupts mid-case."""
+
+    signal_name = "SIGTERM"
+
+    async def run_turn(self, user_input: str) -> str:
+        if user_input == "stop":
+            os.kill(os.getpid(), getattr(signal, self.signal_name))
+            await asyncio.sleep(600)
+        return await super().run_turn(user_input)
+
+
+def _escaped(number: int, frame: object) -> None:
+    raise AssertionError(f"signal {number} escaped the run")
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_signal_stops_the_run_cleanly_with_a_report_of_the_finished_cases(
+    tmp_path: Path, private_tmp: Path, monkeypatch: pytest.MonkeyPatch, name: str, jobs: int
+) -> None:
+    monkeypatch.setattr(SignalsItself, "signal_name", name)
+    suite = tmp_path / "suite"
+    write_fixture(suite, "a_done.json", PASSING)
+    stop = scripted_fixture([("stop", [text_step("never")])], {"response_contains": ["never"]})
+    write_fixture(suite, "b_stop.json", {**stop, "tools": ["file_write"]})  # it has a workspace
+    write_fixture(suite, "c_rejected.json", {"model_name": "x"})
+    write_fixture(suite, "d_later.json", PASSING)
+    # Were the run not to catch it, SIGTERM fails this test instead of ending pytest.
+    previous = signal.signal(signal.SIGTERM, _escaped)
+    try:
+        before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+        try:
+            report = run_suite(
+                suite, RunOptions(agent_factory=SignalsItself, stop_on_signals=True, jobs=jobs)
+            )
+        except KeyboardInterrupt:
+            pytest.fail("SIGINT escaped the run")
+        after = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert report.interrupted == name
+    assert report.exit_code() == {"SIGINT": 130, "SIGTERM": 143}[name]
+    shown = [(case.name, case.status) for case in report.cases]
+    if jobs == 1:  # b is cancelled mid-case, d never starts; a rejection is always reported
+        assert shown == [("a_done.json", "passed"), ("c_rejected.json", "rejected")]
+        assert report.not_run == 2
+    else:  # a and b start together; d may have started too when a finished first
+        assert ("c_rejected.json", "rejected") in shown
+        assert "b_stop.json" not in [case for case, _ in shown]
+        assert len(report.cases) + report.not_run == 4
+    assert os.listdir(private_tmp) == []  # the cancelled case removed its workspace
+    assert after == before  # the handlers found are put back
+
+
+def test_without_stop_on_signals_sigint_stays_a_keyboard_interrupt(tmp_path: Path, private_tmp: Path) -> None:
+    suite = tmp_path / "suite"
+    stop = scripted_fixture([("stop", [text_step("never")])], {"response_contains": ["never"]})
+    write_fixture(suite, "stop.json", {**stop, "tools": ["file_write"]})
+    SignalsItself.signal_name = "SIGINT"
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_suite(suite, RunOptions(agent_factory=SignalsItself))
+    finally:
+        SignalsItself.signal_name = "SIGTERM"
+    assert os.listdir(private_tmp) == []

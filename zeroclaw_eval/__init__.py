@@ -8,6 +8,7 @@ The packages are the stages of that flow, in the order data moves through them:
     fixtures/   a fixture file -> an admitted Case, or a RejectedFixture naming each problem
     run/        a Case through an agent, between two recorded boundaries -> a RunRecord
     grading/    a RunRecord against the fixture's expects -> one GradeResult per check
+    mutate/     a case's RunRecord changed as regressions would change it, each graded
     report/     every case's grades -> one SuiteReport (and its JSON shape)
     reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations
     cli/        the `zeroclaw` command: options in, outputs written, exit code out
@@ -53,6 +54,9 @@ _EXPORTS = {
     "check_vacuity": "zeroclaw_eval.grading.vacuity",
     "VacuityReport": "zeroclaw_eval.grading.vacuity",
     "VacuousCase": "zeroclaw_eval.grading.vacuity",
+    # Mutation testing: does each case catch the regressions it exists for?
+    "mutate_suite": "zeroclaw_eval.mutate.engine",
+    "MutationReport": "zeroclaw_eval.mutate.report",
     # The report and its formats.
     "SuiteReport": "zeroclaw_eval.report.model",
     "CaseReport": "zeroclaw_eval.report.model",
@@ -107,6 +111,8 @@ if TYPE_CHECKING:
         VacuousCase as VacuousCase,
         check_vacuity as check_vacuity,
     )
+    from zeroclaw_eval.mutate.engine import mutate_suite as mutate_suite
+    from zeroclaw_eval.mutate.report import MutationReport as MutationReport
     from zeroclaw_eval.report.model import CaseReport as CaseReport, SuiteReport as SuiteReport
     from zeroclaw_eval.reporters.registry import reporter_names as reporter_names
     from zeroclaw_eval.reporters.render import render_report as render_report

@@ -6,6 +6,11 @@ import os
 import tempfile
 from pathlib import Path
 
+#: In the name of every temporary sibling, with the writing process's id after it:
+#: `.eval.json.zeroclaw-eval-4242-k3j9.tmp` is plainly ours, and whether its writer is
+#: still alive can be asked.
+TEMP_TAG = "zeroclaw-eval"
+
 
 def _umask() -> int:
     current = os.umask(0)
@@ -16,9 +21,13 @@ def _umask() -> int:
 def write_atomic(target: Path, data: bytes) -> None:
     """Write `data` to `target` through a temporary sibling renamed into place, so a
     crash half-way never leaves a half-written file where the old one was. Parent
-    folders are made."""
+    folders are made. The temporary sibling is removed on any exception (SIGINT and
+    SIGTERM included, which the CLI turns into one); one a killed process left (SIGKILL,
+    a power cut) is removed by the next write of the same target."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    remove_stale_siblings(target)
+    prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
+    handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -28,3 +37,36 @@ def write_atomic(target: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_siblings(target: Path) -> None:
+    """Remove the temporary siblings of `target` whose writing process is gone (POSIX;
+    elsewhere whether a process lives cannot be asked without harming it)."""
+    if os.name != "posix":
+        return
+    prefix = f".{target.name}.{TEMP_TAG}-"
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix) :].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            try:
+                os.unlink(target.parent / name)
+            except OSError:  # gone already, or not ours to remove: it harms nothing
+                pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)  # signal 0 sends nothing: it only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # alive, but another user's
+        return True
+    return True

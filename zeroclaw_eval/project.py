@@ -59,6 +59,7 @@ def run_options(loaded: LoadedConfig, setup: AgentSetup, **overrides: Any) -> Ru
         "agent_factory": setup.factory,
         "case_timeout_secs": settings.case_timeout_secs,
         "max_tool_iterations": settings.max_tool_iterations,
+        "max_fixture_bytes": settings.max_fixture_bytes,
         "tools": setup.tools,
         "agent_cmd": setup.command,
     }

@@ -208,7 +208,7 @@ class EvalFile(pytest.File):
             # run at collection errors, and the other tests must still run.
             yield EvalItem.from_parent(self, name=self.path.stem, fixture=None, broken=str(error))
             return
-        fixture = load_fixture(self.path, gate.known_tools)
+        fixture = load_fixture(self.path, gate.known_tools, max_bytes=gate.options.max_fixture_bytes)
         yield EvalItem.from_parent(self, name=self.path.stem, fixture=fixture)
 
 

@@ -14,7 +14,6 @@ import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.fixtures.selection import select
 from zeroclaw_eval.fixtures.suite import display_path, fixture_files
 from zeroclaw_eval.grading.grader import grade
@@ -30,12 +30,11 @@ from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.agent import AgentFactory, reference_agent
-from zeroclaw_eval.run.command_agent import AgentCommand, command_agent_factory
-from zeroclaw_eval.run.drive import drive
-from zeroclaw_eval.run.isolation import case_workspace
+from zeroclaw_eval.run.case_run import case_run
+from zeroclaw_eval.run.command_agent import AgentCommand
+from zeroclaw_eval.run.interrupt import cancel_on_signals
 from zeroclaw_eval.run.project_tools import ProjectTool, toolset
 from zeroclaw_eval.run.provider import Provider
-from zeroclaw_eval.run.record import RunRecord
 from zeroclaw_eval.run.tools import Tool
 
 CaseDone = Callable[[Case | RejectedFixture, CaseReport], None]
@@ -49,6 +48,8 @@ class RunOptions:
     agent_factory: AgentFactory = field(default=reference_agent)
     case_timeout_secs: float = 120.0
     max_tool_iterations: int = 10
+    #: The largest fixture file admitted (`[eval].max_fixture_bytes`).
+    max_fixture_bytes: int = DEFAULT_MAX_FIXTURE_BYTES
     #: Cases run at once (the report keeps fixture order whatever the completion order).
     jobs: int = 1
     #: Set for live mode; None replays each case's scripted steps.
@@ -66,6 +67,10 @@ class RunOptions:
     keyword: str | None = None
     #: Stop starting cases once this many have not passed (`-x` is 1); None: run all.
     maxfail: int | None = None
+    #: On SIGINT or SIGTERM, cancel the running cases (each removes its workspace) and
+    #: return a report of the finished ones, marked `interrupted` (the CLI's choice);
+    #: False keeps Python's own behaviour (SIGINT raises `KeyboardInterrupt`).
+    stop_on_signals: bool = False
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
@@ -97,6 +102,8 @@ class _Run:
 class _Stop:
     failed: int = 0
     not_run: int = 0
+    #: The signal that stopped the run, if one did.
+    interrupted: str | None = None
 
 
 def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -> SuiteReport:
@@ -107,7 +114,7 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
     targets = [suite] if isinstance(suite, Path) else list(suite)
     tools = toolset(options.tools)
     known = None if options.agent_cmd is not None else frozenset(tools)
-    fixtures = [load_fixture(path, known) for path in fixture_files(targets)]
+    fixtures = [load_fixture(p, known, max_bytes=options.max_fixture_bytes) for p in fixture_files(targets)]
     selected = select(fixtures, options.keyword)
     if options.on_selected is not None:
         options.on_selected(len(selected))
@@ -124,6 +131,7 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
         os.getcwd(),
         deselected=len(fixtures) - len(selected),
         not_run=run.stop.not_run,
+        interrupted=run.stop.interrupted,
     )
 
 
@@ -150,41 +158,68 @@ async def _run_all(fixtures: list[Case | RejectedFixture], run: _Run) -> list[Ca
 
 async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
     options = run.options
+    reports: list[CaseReport | None] = [None] * len(fixtures)
+    settled = [False] * len(fixtures)  # reported, or left out past --maxfail
 
-    async def one(fixture: Case | RejectedFixture) -> CaseReport | None:
+    async def one(index: int, fixture: Case | RejectedFixture) -> None:
         # A rejected fixture costs nothing to report, and must always be: past --maxfail
         # only cases that would have to run are left out.
         stopped = options.maxfail is not None and run.stop.failed >= options.maxfail
         if stopped and isinstance(fixture, Case):
             run.stop.not_run += 1
-            return None
-        shown = _shown(fixture.path)
+            settled[index] = True
+            return
         if isinstance(fixture, RejectedFixture):
-            report = CaseReport(
-                fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text
-            )
+            report = _rejected(fixture)
         else:
-            report = await _run_case(fixture, run, shown)
+            report = await _run_case(fixture, run, _shown(fixture.path))
             if options.live is not None:
                 report = scrub_case(report, [options.live.api_key])
         if not report.passed:
             run.stop.failed += 1
+        reports[index], settled[index] = report, True
         if options.on_case_done is not None:
             options.on_case_done(fixture, report)
-        return report
 
-    if options.jobs <= 1:
-        done = [await one(fixture) for fixture in fixtures]  # no task per case when serial
-    else:
+    async def every() -> None:
+        if options.jobs <= 1:
+            for index, fixture in enumerate(fixtures):  # no task per case when serial
+                await one(index, fixture)
+            return
         slots = asyncio.Semaphore(options.jobs)
 
-        async def bounded(fixture: Case | RejectedFixture) -> CaseReport | None:
+        async def bounded(index: int, fixture: Case | RejectedFixture) -> None:
             async with slots:
-                return await one(fixture)
+                await one(index, fixture)
 
-        # gather returns results in argument order: fixture order, whatever finished first.
-        done = list(await asyncio.gather(*(bounded(fixture) for fixture in fixtures)))
-    return [report for report in done if report is not None]
+        await asyncio.gather(*(bounded(index, fixture) for index, fixture in enumerate(fixtures)))
+
+    if not options.stop_on_signals:
+        await every()
+    else:
+        work = asyncio.ensure_future(every())
+        with cancel_on_signals(work.cancel) as caught:
+            try:
+                await work
+            except asyncio.CancelledError:
+                if caught.signal is None:
+                    raise
+        if caught.signal is not None:
+            run.stop.interrupted = caught.signal
+            for index, fixture in enumerate(fixtures):
+                if settled[index]:
+                    continue
+                if isinstance(fixture, RejectedFixture):  # always reported, as past --maxfail
+                    reports[index] = _rejected(fixture)
+                else:
+                    run.stop.not_run += 1  # never started, or cancelled before it finished
+    # Fixture order, whatever finished first.
+    return [report for report in reports if report is not None]
+
+
+def _rejected(fixture: RejectedFixture) -> CaseReport:
+    shown = _shown(fixture.path)
+    return CaseReport(fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text)
 
 
 @functools.lru_cache(maxsize=64)
@@ -202,32 +237,29 @@ def _shown(path: Path) -> str:
 async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:
     trace = case.trace
     options = run.options
-    record = RunRecord()
-    command = options.agent_cmd
-    with ExitStack() as stack:
-        try:
-            # An agent command always runs in a workspace: it is its working directory.
-            workspace = stack.enter_context(case_workspace(trace, needed=True if command else None))
-        except OSError as exc:  # a full disk, say: this case cannot run, the others still can
-            message = f"cannot seed the case workspace: {exc.strerror or exc}"
-            seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
-            return CaseReport(case.name, shown, trace.model_name, error=seeding, id=trace.id)
-        factory = options.agent_factory
-        if command is not None and workspace is not None:
-            factory = command_agent_factory(command, case, workspace.root)
-        error = await drive(
+    try:
+        async with case_run(
             case,
-            record,
-            workspace,
-            factory,
+            options.agent_factory,
+            agent_cmd=options.agent_cmd,
             case_timeout_secs=options.case_timeout_secs,
             max_tool_iterations=options.max_tool_iterations,
             tools=run.tools,
             live=run.live,
             live_allowed=options.live.allowed_tools if options.live is not None else (),
-            external=command is not None,
-        )
-        grades = grade(trace.expects, record, workspace)
+        ) as done:
+            record, workspace, error = done.record, done.workspace, done.error
+            grades = grade(trace.expects, record, workspace)
+    except OSError as exc:  # a full disk, say: this case cannot run, the others still can
+        message = f"cannot seed the case workspace: {exc.strerror or exc}"
+        seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
+        return CaseReport(case.name, shown, trace.model_name, error=seeding, id=trace.id)
+    # The grades stand: they were taken before the clean-up. What it could not remove is
+    # a run error of the case, so the exit code and every report say which folder is left.
+    left = workspace.leftover if workspace is not None else None
+    if left is not None:
+        pointer, frames = (error.pointer, error.traceback) if error else ("", None)
+        error = RunError(f"{error.message}; and {left}" if error else left, pointer, frames)
     report = CaseReport(
         name=case.name,
         path=shown,

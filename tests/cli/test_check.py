@@ -118,3 +118,13 @@ def test_help_teaches_with_examples_and_names_vacuity(cli: Runner) -> None:
     assert "zeroclaw eval check evals/regression/echo_single_dispatch_round_trip.json" in result.stdout
     assert "path:line:col: /json/pointer: message" in result.stdout
     assert "zeroclaw eval vacuity" in result.stdout
+
+
+def test_a_forged_file_name_or_model_name_stays_on_its_line(cli: Runner, tmp_path: Path) -> None:
+    forged = {**PASSING, "model_name": "x\n::error::forged", "expects": {"tool_used": ["echo"]}}
+    write_fixture(tmp_path / "suite", "a\n::error::named.json", forged)
+    for command in (("check", "suite"), ("list", "suite")):
+        result = cli("eval", *command, cwd=tmp_path)
+        assert result.code == 1, command
+        assert not [row for row in result.stdout.splitlines() if row.startswith("::")], result.stdout
+        assert "a\\n::error::named.json" in result.stdout

@@ -46,6 +46,11 @@ def test_an_os_error_is_exit_two_naming_what_was_refused() -> None:
     )
 
 
+def test_an_os_error_naming_a_file_with_a_newline_stays_on_one_line() -> None:
+    refused = OSError(errno.ENAMETOOLONG, "File name too long", "/tmp/ws/x\n::error::X")
+    assert _ends_with(refused) == (2, 'Error: File name too long: "/tmp/ws/x\\n::error::X"\n')
+
+
 def test_vacuity_names_the_temporary_folder_the_machine_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -200,9 +200,11 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "counts",
         "deselected",
         "not_run",
+        "interrupted",
         "category_totals",
         "cases",
     }
+    assert data["interrupted"] is None
     hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
     assert hostile["source"] == HOSTILE_ANSWER_FIXTURE
     assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None

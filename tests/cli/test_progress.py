@@ -76,3 +76,19 @@ def test_in_a_log_each_finished_case_gets_one_line() -> None:
     ]
     assert "\r" not in stream.getvalue()
     assert "\x1b" not in stream.getvalue()
+
+
+def test_in_a_log_a_hostile_file_name_stays_on_its_line_and_forges_nothing() -> None:
+    from tests.ci_log import command_lines, executed_commands
+
+    stream = io.StringIO()
+    shown = Progress(2, stream, tty=False)
+    shown(FIXTURE, _report("failed", "evals/x\n::error::FORGED.json"))
+    shown(FIXTURE, _report("failed", "evals/\x1b]0;t\x07##[error]\r::add-mask::s\udcff.json"))
+    log = stream.getvalue()
+    assert log.count("\n") == 2
+    assert command_lines(log) == []
+    assert executed_commands(log) == []
+    assert "[1/2] ✗ evals/x\\n::error::FORGED.json (failed" in log
+    assert "evals/\\x1b]0;t\\x07#\\x23[error]\\r::add-mask::s\\udcff.json" in log
+    log.encode("utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,26 @@ def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None
     result = invoke("eval", "render", "report.json", cwd=tmp_path)
     assert result.code == 2
     assert words in result.stderr
+
+
+def test_a_fixture_name_of_undecodable_bytes_reaches_every_output(tmp_path: Path) -> None:
+    from tests.builders import FAILING, write_fixture
+    from tests.ci_log import annotations
+
+    write_fixture(tmp_path / "suite", os.fsdecode(b"bad\xff.json"), FAILING)
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(tmp_path)}
+    reports = ["--report", "junit=out.xml", "--report", "html=out.html", "--report", "json=out.json"]
+    run = invoke("eval", "run", "--suite", "suite", "--progress", *reports, cwd=tmp_path, env=env)
+    assert run.code == 1, run.stderr
+    assert "bad\\udcff.json" in run.stdout
+    assert "[1/1] ✗ suite/bad\\udcff.json (failed" in run.stderr
+    assert [a.properties["file"] for a in annotations(run.stderr)] == ["suite/bad\\udcff.json"]
+    assert "`bad\\udcff.json`" in summary.read_text(encoding="utf-8")
+    for name in ("out.xml", "out.html", "out.json"):
+        assert "bad" in (tmp_path / name).read_text(encoding="utf-8")
+    rendered = invoke(
+        "eval", "render", "out.json", "--format", "html", "-o", "again.html", cwd=tmp_path, env=env
+    )
+    assert rendered.code == 0, rendered.stderr
+    assert summary.read_text(encoding="utf-8").count("`bad\\udcff.json`") == 2

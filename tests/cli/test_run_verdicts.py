@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.builders import text_step, tool_call, tools_step, write_fixture
+from tests.builders import PASSING, text_step, tool_call, tools_step, write_fixture
 from tests.invoke import Result, invoke
 
 
@@ -379,3 +379,18 @@ def test_case_workspaces_are_removed(tmp_path: Path) -> None:
     result = invoke("eval", "run", "--suite", str(tmp_path / "suite"), env={"TMPDIR": str(scratch)})
     assert result.code == 0, result.stdout
     assert list(scratch.iterdir()) == []
+
+
+def test_a_workspace_path_the_os_refuses_fails_its_check_and_every_fixture_is_reported(
+    tmp_path: Path,
+) -> None:
+    # Once an OSError out of the grader: exit 2, no report at all, and the path (with its
+    # newline) printed raw on stderr, where `::error::X` was a workflow command.
+    long = "x" * 260 + "\n::error::X"
+    write_fixture(tmp_path, "a_long.json", {**PASSING, "expects": {"workspace": {"file_exists": [long]}}})
+    write_fixture(tmp_path, "b_fine.json", PASSING)
+    result = invoke("eval", "run", "--suite", str(tmp_path))
+    assert result.code == 1, result.stdout + result.stderr
+    assert "File name too long" in result.stdout
+    assert "✓ b_fine.json" in result.stdout
+    assert "\n::error::" not in result.stdout + result.stderr

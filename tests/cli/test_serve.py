@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.invoke import invoke
+from zeroclaw_eval.run.openai_endpoint import MAX_BODY
+from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT
+from zeroclaw_eval.serve.server import ReplayServer
 
 
 def test_serve_refuses_a_rejected_fixture_and_bad_faults(tmp_path: Path) -> None:
@@ -15,3 +20,33 @@ def test_serve_refuses_a_rejected_fixture_and_bad_faults(tmp_path: Path) -> None
     fault = invoke("eval", "serve", "--suite", str(tmp_path), "--fault", "418")
     assert fault.code == 2
     assert "--fault '418'" in fault.stderr
+
+
+def test_serve_passes_its_bounds_to_the_server_and_refuses_bad_ones(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[ReplayServer] = []
+
+    def serve_forever(server: ReplayServer) -> None:
+        started.append(server)
+        raise KeyboardInterrupt  # as Ctrl-C would: the command stops the server and returns
+
+    monkeypatch.setattr(ReplayServer, "serve_forever", serve_forever)
+    # Never serving, there is no loop to shut down: only the socket to close.
+    monkeypatch.setattr(ReplayServer, "stop", lambda server: server._server and server._server.server_close())
+    bounds = ("--max-body-bytes", "1000", "--timeout", "0.5", "--max-connections", "3")
+    result = invoke("eval", "serve", "--port", "0", *bounds, cwd=project)
+    assert result.code == 0, result.stderr
+    [server] = started
+    assert (server.max_body, server.timeout_secs, server.max_connections) == (1000, 0.5, 3)
+    default = invoke("eval", "serve", "--port", "0", cwd=project)
+    assert default.code == 0
+    assert (started[1].max_body, started[1].timeout_secs) == (MAX_BODY, CONNECTION_TIMEOUT)
+    for option, value in (
+        ("--max-body-bytes", "0"),
+        ("--max-body-bytes", str(MAX_BODY + 1)),
+        ("--timeout", "0"),
+    ):
+        refused = invoke("eval", "serve", "--port", "0", option, value, cwd=project)
+        assert refused.code == 2
+        assert option in refused.stderr

@@ -92,3 +92,51 @@ def test_cli_help_explains_the_empty_run() -> None:
     assert "grading it against an empty run" in result.stdout
     assert "--suite" in result.stdout
     assert "Exit codes" in result.stdout
+
+
+HOSTILE_NAME = "m\x1b]0;t\x07\n::add-mask::zeroclaw_user\n::error file=x.py::FORGED ##[error]y"
+
+
+def test_hostile_fixture_text_is_shown_not_obeyed(tmp_path: Path) -> None:
+    write_fixture(tmp_path, "lone_cap.json", echo_fixture({"max_tool_calls": 0}, model_name=HOSTILE_NAME))
+    result = invoke("eval", "vacuity", "--suite", ".", cwd=tmp_path)
+    assert result.code == 1
+    assert "\x1b" not in result.stdout
+    assert "\x07" not in result.stdout
+    assert "m\\x1b]0;t\\x07\\n::add-mask::zeroclaw_user\\n::error file=x.py::FORGED" in result.stdout
+    assert result.stderr == ""  # no annotations outside GitHub Actions
+
+
+def test_under_github_actions_it_is_protected_annotated_and_summarised(tmp_path: Path) -> None:
+    from tests.ci_log import annotations, executed_commands
+
+    path = write_fixture(
+        tmp_path, "lone_cap.json", echo_fixture({"max_tool_calls": 0}, model_name=HOSTILE_NAME)
+    )
+    write_fixture(tmp_path, "x\n::error::F.json", echo_fixture({"tools_not_used": ["file_write"]}))
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(tmp_path)}
+    result = invoke("eval", "vacuity", "--suite", ".", cwd=tmp_path, env=env)
+    assert result.code == 1
+    assert [c.name for c in executed_commands(result.stdout)] == ["stop-commands"]
+    found = annotations(result.stderr)
+    assert len(found) == len(executed_commands(result.stderr)) == 2
+    line = line_of(path.read_text(encoding="utf-8"), '"max_tool_calls"')
+    cap = next(a for a in found if a.properties["file"] == "lone_cap.json")
+    assert cap.properties["line"] == str(line)
+    assert cap.properties["title"] == "lone_cap.json: max_tool_calls is vacuous"
+    assert cap.message.startswith("passes against an empty run: expected at most 0 tool call(s)")
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("## zeroclaw eval vacuity FAILED: `.`")
+    assert f"| `lone_cap.json` | `max_tool_calls` | `lone_cap.json:{line}` |" in text
+    assert "`x ::error::F.json`" in text
+
+
+def test_annotations_can_be_turned_off(tmp_path: Path) -> None:
+    write_fixture(tmp_path, "lone_cap.json", echo_fixture({"max_tool_calls": 0}))
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    result = invoke("eval", "vacuity", "--suite", ".", "--no-annotations", cwd=tmp_path, env=env)
+    assert result.code == 1
+    assert result.stderr == ""
+    assert not summary.exists()

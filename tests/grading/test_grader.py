@@ -372,6 +372,17 @@ def test_budget_detail_states_what_was_spent() -> None:
     assert "spent 2" in grades["budget.max_llm_calls"].detail
 
 
+def test_budget_detail_survives_sums_too_long_to_print() -> None:
+    # Two 4,300-digit counts (the most Python converts) sum to one it cannot print; a
+    # live provider's usage is not bounded by admission, so the grader must not crash.
+    huge = 10**4300 - 1
+    record = record_of("x", steps=_steps((huge, huge)))
+    grades = run_grades({"budget": {"max_total_tokens": 5, "max_input_tokens": 5}}, record)
+    assert not grades["budget.max_total_tokens"].passed
+    for check in ("budget.max_total_tokens", "budget.max_input_tokens"):
+        assert grades[check].detail.endswith("spent a number of about 4,301 digits")
+
+
 def test_empty_run_satisfies_only_vacuous_checks() -> None:
     empty = RunRecord()
     grades = run_grades(

@@ -120,3 +120,51 @@ def test_workspace_checks_without_a_workspace_fail() -> None:
     assert not grades["workspace.file_exists[0]"].passed
     assert "no workspace" in grades["workspace.file_exists[0]"].detail
     assert not grades['workspace.file_contains["a.txt"][0]'].passed
+
+
+LONG = "x" * 300  # longer than any file name the OS takes (255 bytes on Linux and macOS)
+
+
+def test_a_path_the_os_refuses_is_a_failed_check_saying_what_the_os_said(workspace: Workspace) -> None:
+    # Once an OSError out of the grader: exit 2 and no report for any fixture.
+    grades = run_grades(
+        {
+            "workspace": {
+                "file_exists": [LONG, f"docs/{LONG}/deeper"],
+                "file_absent": [LONG],
+                "file_contains": {LONG: ["x"], f"out.txt/{LONG}": ["y"]},
+            }
+        },
+        workspace=workspace,
+    )
+    assert len(grades) == 5
+    for result in grades.values():
+        assert not result.passed, result.check_id
+        assert "File name too long" in result.detail or "Not a directory" in result.detail, result.detail
+        assert "\n" not in result.detail
+    assert grades["workspace.file_exists[0]"].detail == f"cannot check {LONG}: File name too long"
+
+
+def test_a_path_with_a_newline_shows_on_one_line_and_forges_no_workflow_command(workspace: Workspace) -> None:
+    forged = "x" * 260 + "\n::error::X"  # a name too long, and a forged workflow command
+    grades = run_grades(
+        {"workspace": {"file_exists": [forged, "a\n::error::Y"], "file_contains": {forged: ["z"]}}},
+        workspace=workspace,
+    )
+    for result in grades.values():
+        assert not result.passed
+        assert "\n" not in result.detail, result.detail
+        assert "\\n::error::" in result.detail
+    assert grades["workspace.file_exists[1]"].detail == (
+        'expected "a\\n::error::Y" to exist in the workspace; it does not'
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_file_contains_never_reads_a_named_pipe(workspace: Workspace) -> None:
+    # Reading a FIFO nobody writes to would block the grader, and the run, for ever.
+    os.mkfifo(workspace.root / "pipe")
+    grades = run_grades({"workspace": {"file_contains": {"pipe": ["x"]}}}, workspace=workspace)
+    result = grades['workspace.file_contains["pipe"][0]']
+    assert not result.passed
+    assert result.detail == 'expected pipe to contain "x"; cannot read pipe: not a regular file'

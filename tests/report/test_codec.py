@@ -70,3 +70,19 @@ def test_a_report_of_format_2_is_still_read_and_its_steps_take_the_new_defaults(
     assert (step.sent_roles, step.offered_tools, step.system_prompt) == ([], [], None)
     assert case.error is not None
     assert case.error.traceback is None
+
+
+def test_an_interrupted_report_says_by_which_signal_and_exits_as_the_shell_would() -> None:
+    for name, code in (("SIGINT", 130), ("SIGTERM", 143)):
+        report = SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0", not_run=2, interrupted=name)
+        data = report_to_dict(report)
+        assert (data["interrupted"], data["exit_code"], data["not_run"]) == (name, code, 2)
+        rebuilt = report_from_dict(json.loads(json.dumps(data)))
+        assert (rebuilt.interrupted, rebuilt.exit_code()) == (name, code)
+
+
+def test_a_report_of_format_4_reads_as_not_interrupted() -> None:
+    data = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0"))
+    data["format_version"] = 4
+    del data["interrupted"]
+    assert report_from_dict(data).interrupted is None

@@ -22,6 +22,7 @@ from zeroclaw_eval.reporters.github import (
     render,
     step_summary,
 )
+from zeroclaw_eval.reporters.safety import visible
 from zeroclaw_eval.run.record import RunRecord, TurnRecord
 
 
@@ -107,7 +108,8 @@ def test_every_line_is_one_annotation_that_round_trips_its_text(monkeypatch: pyt
     assert len(parsed) == len(ranked) == 5
     for command, finding in zip(parsed, ranked, strict=True):
         assert command.name == "error"
-        assert command.message == finding.message
+        # Control characters are shown, not obeyed; everything else reads back as it was.
+        assert command.message == visible(finding.message)
         assert command.properties["title"] == f"{finding.case.name}: {finding.check}"
         assert command.properties["file"] == finding.case.path
 
@@ -310,7 +312,7 @@ def table_rows(summary: str) -> list[list[str]]:
 
 def test_summary_counts_the_cases() -> None:
     summary = step_summary(every_status_report())
-    assert summary.startswith("## zeroclaw eval FAILED: evals/regression (replay)\n")
+    assert summary.startswith("## zeroclaw eval FAILED: `evals/regression` (replay)\n")
     assert (
         "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n| 4 | 1 | 1 | 1 | 1 |\n"
         in summary
@@ -341,10 +343,8 @@ def test_summary_cells_escape_pipes_and_html() -> None:
     summary = step_summary(report)
     row = next(r for r in table_rows(summary) if r[1].startswith("`c"))
     assert row[1] == "`c\\|x`"
-    assert row[3] == "a \\| b &lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt; ::error::y"
-    table = summary[summary.index("| case |") : summary.index("<details>")]
-    assert "<" not in table.replace("&lt;", "")
-    assert not re.search(r"&(?!lt;|gt;|amp;)", table)
+    # In a code span HTML is literal text: GFM shows `<b>` as written, never as markup.
+    assert row[3] == "`a \\| b <b>bold</b> & <script>x</script> ::error::y`"
 
 
 def fenced_blocks(summary: str) -> list[tuple[str, str]]:
@@ -365,7 +365,7 @@ def test_summary_fences_final_responses_longer_than_any_backtick_run() -> None:
     blocks = fenced_blocks(step_summary(report))
     fence, content = blocks[0]
     # Line ends are normalised: a lone CR would otherwise start a line of its own.
-    assert content == hostile.replace("\r\n", "\n").replace("\r", "\n")
+    assert content == visible(hostile.replace("\r\n", "\n").replace("\r", "\n"))
     longest = max(len(run) for run in re.findall("`+", hostile))
     assert len(fence) > longest
     for line in re.split(r"\r\n|\r|\n", content):
@@ -424,8 +424,7 @@ def test_summary_cells_cannot_become_links_or_images() -> None:
     )
     row = next(r for r in table_rows(step_summary(report)) if "tracker" in r[3])
     assert row[3] == (
-        "found \\!\\[\\]\\(https://tracker\\.example\\.com/pixel\\.png\\) and"
-        " \\[click\\]\\(https://example\\.com\\) \\*\\*bold\\*\\*"
+        "`found ![](https://tracker.example.com/pixel.png) and [click](https://example.com) **bold**`"
     )
 
 

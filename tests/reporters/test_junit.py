@@ -270,7 +270,7 @@ def test_passing_case_has_no_result_and_no_transcript() -> None:
 def test_classname_has_no_empty_or_dot_parts(suite: str, classname: str) -> None:
     path = "a.json" if suite == "." else f"{suite}/a.json"
     report = SuiteReport(suite, "replay", [CaseReport("a.json", path, "a", grades=[])])
-    xml = JUnitXml.fromstring(render(report))
+    xml = JUnitXml.fromstring(render(report).encode())
     assert [tc.classname for tc in next(iter(xml))] == [classname]
 
 
@@ -286,7 +286,7 @@ def test_a_suite_given_as_dot_is_named_by_its_folder() -> None:
     report = SuiteReport(
         ".", "replay", [CaseReport("a.json", "a.json", "a", grades=[])], root="/home/zeroclaw_user/regression"
     )
-    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report))))] == ["regression"]
+    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report).encode())))] == ["regression"]
 
 
 def test_a_case_id_is_a_testcase_property() -> None:
@@ -304,7 +304,20 @@ def test_each_case_is_classed_by_its_own_folder_when_a_run_names_several() -> No
         CaseReport("b.json", "evals/smoke/b.json", "b", grades=[]),
     ]
     report = SuiteReport("evals/regression/a.json evals/smoke", "replay", cases)
-    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report))))] == [
+    assert [tc.classname for tc in next(iter(JUnitXml.fromstring(render(report).encode())))] == [
         "evals.regression",
         "evals.smoke",
     ]
+
+
+def test_a_text_over_ten_megabytes_is_cut_with_a_note_so_lxml_and_junitparser_read_it() -> None:
+    from lxml import etree
+
+    huge = "é" * 6_000_000  # 12 MB of UTF-8, in the transcript and in a failure's body
+    xml = render(every_status_report(huge)).encode("utf-8")
+    root = etree.fromstring(xml)  # lxml's default limit: a text node of at most 10 MB
+    failing = JUnitXml.fromstring(xml)
+    assert len(list(next(iter(failing)))) == 4
+    texts = [node.text or "" for node in root.iter("failure", "error", "system-out")]
+    assert max(len(text) for text in texts) <= 1_001_000
+    assert any("characters cut: JUnit readers refuse a text over 10 MB" in text for text in texts)

@@ -17,11 +17,18 @@ from tests.ci_log import (
     command_lines,
     executed_commands,
 )
+from tests.reports import every_status_report
+from zeroclaw_eval.reporters import builtin_names, get_reporter
+from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.safety import (
+    encodable,
+    log_line,
     neutralize_json,
     neutralize_markup,
     one_line,
+    shorten,
     stop_commands,
+    visible,
     xml_safe,
 )
 
@@ -129,3 +136,163 @@ def test_stop_commands_keeps_the_text_from_running_anything_and_resumes_after_it
     assert [c.name for c in executed] == ["notice", "stop-commands", "notice"]
     assert [c.message for c in executed if c.name == "notice"] == ["before", "after"]
     assert text in log  # the text itself is printed unchanged
+
+
+# Terminals, surrogates, cutting ------------------------------------------------------------
+
+#: What a terminal would obey: clear screen, set the title (OSC ... BEL), an OSC 8 link,
+#: an 8-bit CSI, a bidi override and isolate, a lone surrogate and an undecodable byte.
+TERMINAL = (
+    "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\"
+    "\x9b31m\x85\u202eevil\u2066x\u2069\x00\x7f\ud800\udcff"
+)
+
+
+def test_visible_shows_every_control_character_instead_of_obeying_it() -> None:
+    shown = visible(TERMINAL)
+    assert shown == (
+        "\\x1b[2J\\x1b]0;pwned\\x07\\x1b]8;;https://example.com\\x1b\\link\\x1b]8;;\\x1b\\"
+        "\\x9b31m\\x85\\u202eevil\\u2066x\\u2069\\x00\\x7f\\ud800\\udcff"
+    )
+    assert shown.isprintable()
+
+
+def test_visible_keeps_newlines_and_tabs_on_many_lines_and_shows_them_on_one() -> None:
+    assert visible("a\tb\r\nc\rd\ne") == "a\tb\nc\\rd\ne"
+    assert visible("a\tb\r\nc\rd\ne", multiline=False) == "a\\tb\\r\\nc\\rd\\ne"
+    assert visible("é 東京 \U0001f600 ::error::x") == "é 東京 \U0001f600 ::error::x"
+
+
+def test_log_line_is_one_line_that_forges_no_command() -> None:
+    line = log_line("x\n::error::FORGED.json ##[error]y\r::add-mask::z" + TERMINAL)
+    assert "\n" not in line
+    assert "\r" not in line
+    assert "\x1b" not in line
+    assert executed_commands(f"[1/2] ✗ {line}\n") == []
+    assert line.isprintable()
+
+
+def test_encodable_writes_lone_surrogates_as_escapes_that_read_back_in_json() -> None:
+    assert encodable("a\ud800b\udcffc 東京") == "a\\ud800b\\udcffc 東京"
+    text = json.dumps({"k": "a\ud800b"}, ensure_ascii=False)
+    assert json.loads(encodable(text)) == {"k": "a\ud800b"}
+
+
+def test_shorten_cuts_with_an_ellipsis_and_says_how_much_was_cut() -> None:
+    assert shorten("x" * 10, 10) == "x" * 10
+    assert shorten("x" * 11, 10) == "x" * 9 + "…"
+    assert shorten("x" * 2000, 10, " [{cut} cut]") == "x" * 9 + "… [1,991 cut]"
+
+
+# Linear on pathological input: each of these would take the quadratic rule minutes ------
+
+PATHOLOGICAL = {
+    "newlines": "\n" * 200_000,
+    "spaces": " " * 200_000,
+    "colons": ":" * 200_000,
+    "space-newline": " \n" * 100_000,
+    "carriage-returns": "\r" * 200_000,
+    "blank-colon-lines": " :\n" * 70_000,
+}
+
+
+@pytest.mark.parametrize("text", list(PATHOLOGICAL.values()), ids=list(PATHOLOGICAL))
+def test_neutralize_markup_is_linear_and_still_defuses(text: str) -> None:
+    # The run ends in no colon: the quadratic rule rescanned the rest of it from each line.
+    document = f"<a>{text}x\n  ::error::x</a>"
+    assert command_lines(neutralize_markup(document)) == []
+
+
+# Every reporter, every hostile text -------------------------------------------------------
+
+CORPUS = {
+    "hostile": HOSTILE,
+    "terminal": TERMINAL,
+    "surrogates": "x\ud800y \udcff z \udfff",
+    "urls": "see https://tracker.example.com/p.png www.example.com zeroclaw_user@example.com",
+    # A tenth of the size below: the properties are the same, and slow to check on more.
+    **{name: f"{text[: len(text) // 10]}::error::x" for name, text in PATHOLOGICAL.items()},
+}
+
+
+def _reports() -> list[object]:
+    return [pytest.param(text, id=name) for name, text in CORPUS.items()]
+
+
+def _rendered(text: str) -> dict[str, str]:
+    report = every_status_report(text)
+    report.suite = f"evals/{text[:40]}"
+    outputs = {name: get_reporter(name)(report) for name in builtin_names()}
+    outputs["summary"] = step_summary(report)
+    return outputs
+
+
+@pytest.mark.parametrize("text", list(PATHOLOGICAL.values()), ids=list(PATHOLOGICAL))
+def test_every_reporter_renders_pathological_text_in_linear_time(text: str) -> None:
+    # Completing is the test: the quadratic rule of old took minutes on each of these.
+    for output in _rendered(text).values():
+        output.encode("utf-8")
+
+
+@pytest.mark.parametrize("text", _reports())
+def test_every_reporter_keeps_any_text_harmless(text: str) -> None:
+    # One rendering per text, every property checked on it: the pathological texts are
+    # big, and would take the quadratic rule of old minutes per reporter.
+    outputs = _rendered(text)
+    _encodable_utf8(text, outputs)
+    _no_command_but_the_reporters_own(outputs)
+    _junit_parses_with_lxml_and_junitparser(outputs["junit"])
+    _html_holds_no_live_injected_markup(outputs["html"])
+    _summary_links_nothing(outputs["summary"])
+
+
+def _encodable_utf8(text: str, outputs: dict[str, str]) -> None:
+    for name, output in outputs.items():
+        output.encode("utf-8")  # strict: a lone surrogate is never left in
+        if "\ud800" in text:
+            assert "\\ud800" in output or "#xD800" in output, name
+
+
+def _no_command_but_the_reporters_own(outputs: dict[str, str]) -> None:
+    # (The step summary is a file GitHub renders as Markdown, never read as a log.)
+    for name in ("json", "junit", "html"):
+        assert executed_commands(outputs[name]) == [], name
+    # The table quotes model text verbatim: in a CI log it is fenced off (`render_report`).
+    assert [c.name for c in executed_commands(stop_commands(outputs["table"]))] == ["stop-commands"]
+    annotations = outputs["github"]
+    assert len(executed_commands(annotations)) == annotations.count("\n")
+    assert all(line.startswith(("::error ", "::notice ")) for line in annotations.splitlines())
+
+
+def _junit_parses_with_lxml_and_junitparser(junit: str) -> None:
+    from junitparser import JUnitXml
+    from lxml import etree
+
+    xml = junit.encode("utf-8")
+    assert etree.fromstring(xml).tag == "testsuites"  # no huge_tree: the default limits
+    assert len(list(next(iter(JUnitXml.fromstring(xml))))) == 4
+
+
+def _html_holds_no_live_injected_markup(html: str) -> None:
+    from tests.reporters.test_html import parse
+
+    page = parse(html)
+    # The template's own word-diff marks are the only tags text may add.
+    assert {tag.name for tag in page.tags} <= _BENIGN_TAGS | {"del", "ins"}
+    assert len(page.scripts) == 1
+    assert not [tag for tag in page.tags if any(key.startswith("on") for key in tag.attrs)]
+
+
+def _summary_links_nothing(summary: str) -> None:
+    outside_code = re.sub(r"(`+)(?:(?!\1).)*?\1", "", summary.split("<details>")[0])
+    for autolinked in ("http", "www.", "@example"):
+        assert autolinked not in outside_code
+
+
+def _tag_names(text: str) -> set[str]:
+    from tests.reporters.test_html import parse
+
+    return {tag.name for tag in parse(get_reporter("html")(every_status_report(text))).tags}
+
+
+_BENIGN_TAGS = _tag_names("plain words")

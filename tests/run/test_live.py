@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
 import socket
 import threading
 import time
@@ -18,17 +19,21 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import httpx
 import pytest
 
 from tests.builders import write_fixture
-from zeroclaw_eval.config.settings import ProviderSettings
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
 from zeroclaw_eval.redaction import REDACTED
-from zeroclaw_eval.run.live import MAX_RETRY_WAIT, OpenAIProvider, retry_after
+from zeroclaw_eval.report.codec import report_to_dict
+from zeroclaw_eval.reporters import builtin_names, get_reporter
+from zeroclaw_eval.run.live import MAX_ERROR_DETAIL, MAX_RETRY_WAIT, OpenAIProvider, retry_after
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.runner import RunOptions, run_suite
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -531,3 +536,90 @@ def test_the_key_never_appears_in_a_malformed_response_error(one_off: Callable[.
     assert "malformed response" in message
     assert API_KEY not in message
     assert REDACTED in message
+
+
+# --- every shape of the key, and scrubbing before cutting --------------------------------------
+
+
+def test_a_key_error_cut_at_the_limit_leaks_no_part_of_the_key(one_off: Callable[..., OneOff]) -> None:
+    # The key starts 11 characters before the cut: scrubbed after cutting, its first 11
+    # characters would survive, too short to match the key any more.
+    said = "x" * (MAX_ERROR_DETAIL - 11) + API_KEY + " and more"
+    server = one_off(lambda n, h, b: json_reply(400, {"error": {"message": said}}))
+    message = fail(settings(server.url))
+    assert REDACTED[:5] in message
+    assert API_KEY[:8] not in message
+
+
+def test_a_key_split_by_whitespace_is_scrubbed_before_the_whitespace_is_collapsed(
+    one_off: Callable[..., OneOff],
+) -> None:
+    key = "sk-test-4f9c\t\t2e7a1b"  # a tab inside the value is a header httpx still sends
+    server = one_off(_echo_key(401))
+    message = fail(settings(server.url), key=key)
+    assert f"Bearer {REDACTED}" in message
+    assert "2e7a1b" not in message
+
+
+def test_a_key_with_its_newline_that_no_header_can_carry_is_not_echoed_by_the_http_error(
+    one_off: Callable[..., OneOff],
+) -> None:
+    # Once connected, the HTTP client refuses the header and quotes it, escaped, in its
+    # error: the escaped shape of the key must be scrubbed as well as the raw one.
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    message = fail(settings(server.url, max_retries=0), key=API_KEY + "\n")
+    assert "Illegal header value" in message
+    assert "4f9c2e7a1b" not in message
+
+
+# A key that passes configuration but reads differently escaped or URL-encoded.
+ODD_KEY = "sk-zeroclaw_user/+=\"'\\Zq9vXk2LmP"
+ODD_TAIL = "Zq9vXk2LmP"
+
+
+def _odd_shapes() -> str:
+    return " | ".join(
+        [
+            ODD_KEY,
+            repr(ODD_KEY),
+            json.dumps(ODD_KEY),
+            json.dumps(ODD_KEY).replace("/", "\\/"),
+            quote(ODD_KEY, safe=""),
+            re.sub("%[0-9A-F]{2}", lambda escape: escape.group().lower(), quote(ODD_KEY, safe="")),
+            quote_plus(ODD_KEY),
+        ]
+    )
+
+
+def _odd_provider(number: int, headers: dict[str, str], body: bytes) -> Reply:
+    """Says the key in every shape: in a 401 to the case that asks to fail, else as the
+    model's answer."""
+    if b"fail" in body:
+        return json_reply(401, {"error": {"message": f"bad key {_odd_shapes()}"}})
+    completion = {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": f"key: {_odd_shapes()}"}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+    }
+    return json_reply(200, completion)
+
+
+def test_a_live_run_whose_provider_echoes_the_key_in_every_shape_leaks_it_in_no_report_format(
+    tmp_path: Path, one_off: Callable[..., OneOff]
+) -> None:
+    server = one_off(_odd_provider)
+    suite = tmp_path / "suite"
+    for name, said in (("answers", "Say it"), ("fails", "Please fail")):
+        case = {
+            "model_name": name,
+            "turns": [{"user_input": said}],
+            "expects": {"response_contains": ["key"]},
+        }
+        write_fixture(suite, f"{name}.json", case)
+    live = LiveOptions(settings(server.url, max_retries=0), ODD_KEY)
+    report = run_suite(suite, RunOptions(mode="live", live=live, case_timeout_secs=10.0))
+    assert [case.status for case in report.cases] == ["passed", "error"]
+    rendered = {name: get_reporter(name)(report, color=False) for name in builtin_names()}
+    rendered["json-dict"] = json.dumps(report_to_dict(report), ensure_ascii=False)
+    assert all(REDACTED in text for text in rendered.values())
+    leaking = [name for name, text in rendered.items() if ODD_TAIL in text]
+    assert leaking == [], "a shape of the API key appears in these outputs"

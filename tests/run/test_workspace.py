@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from zeroclaw_eval.errors import OutsideWorkspace
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.run.workspace import PREFIX, Workspace
 
 
 def test_create_seeds_files_and_cleanup_removes_the_folder(private_tmp: Path) -> None:
@@ -74,3 +74,104 @@ def test_resolve_refuses_paths_that_leave(tmp_path: Path) -> None:
     for relative in ("../outside", str(outside), "door", "door/file.txt", "door2/x", "sub/../../outside"):
         with pytest.raises(OutsideWorkspace):
             workspace.resolve(relative)
+
+
+def _nest(root: Path, depth: int) -> None:
+    """`depth` folders one inside the other under `root`, a file at the bottom; made
+    through directory descriptors, so the full path may exceed PATH_MAX."""
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.close(os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+    finally:
+        os.close(fd)
+
+
+def _unnest(root: Path) -> None:
+    """Whatever `_nest` left under `root`, removed without the code under test: a chain
+    this deep would break pytest's own clean-up of its temporary folders."""
+    if not root.exists():
+        return
+    fds = [os.open(root, os.O_RDONLY)]
+    while "a" in os.listdir(fds[-1]):
+        fds.append(os.open("a", os.O_RDONLY, dir_fd=fds[-1]))
+    for fd in reversed(fds):
+        for name in os.listdir(fd):
+            if name == "a" or os.path.isdir(f"/proc/self/fd/{fd}/{name}"):
+                os.rmdir(name, dir_fd=fd)
+            else:
+                os.unlink(name, dir_fd=fd)
+        os.close(fd)
+    root.rmdir()
+
+
+@pytest.mark.skipif(os.mkdir not in os.supports_dir_fd, reason="nests through directory descriptors")
+def test_cleanup_removes_folders_nested_at_any_depth(private_tmp: Path) -> None:
+    # A tool (or an agent command) may nest folders deeper than shutil.rmtree can recurse,
+    # and deeper than any path can name: clean-up still removes everything, and says so.
+    workspace = Workspace.create({"top.txt": "x"})
+    try:
+        _nest(workspace.root, 2_500)  # past the recursion limit, and past PATH_MAX
+        (workspace.root / f".{PREFIX}1").mkdir()  # a name clean-up itself uses is not in its way
+        assert workspace.cleanup() is None
+        assert workspace.leftover is None
+        assert list(private_tmp.iterdir()) == []
+    finally:
+        _unnest(workspace.root)
+
+
+def test_cleanup_removes_symlinks_without_following_them(private_tmp: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine", encoding="utf-8")
+    workspace = Workspace.create({"deep/x.txt": "x"})
+    os.symlink(outside, workspace.root / "deep" / "door")
+    os.symlink(outside / "keep.txt", workspace.root / "file_door")
+    assert workspace.cleanup() is None
+    assert list(private_tmp.iterdir()) == []
+    assert (outside / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_cleanup_of_a_root_swapped_for_a_symlink_removes_only_the_link(
+    private_tmp: Path, tmp_path: Path
+) -> None:
+    # An agent process may replace its workspace by a link to a folder of the user's.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine", encoding="utf-8")
+    workspace = Workspace.create()
+    workspace.root.rmdir()
+    os.symlink(outside, workspace.root)
+    assert workspace.cleanup() is None
+    assert list(private_tmp.iterdir()) == []
+    assert (outside / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root ignores folder permissions")
+def test_cleanup_removes_a_folder_the_agent_made_unreadable(private_tmp: Path) -> None:
+    workspace = Workspace.create({"locked/inner/x.txt": "x"})
+    os.chmod(workspace.root / "locked" / "inner", 0)
+    os.chmod(workspace.root / "locked", 0)
+    assert workspace.cleanup() is None
+    assert list(private_tmp.iterdir()) == []
+
+
+def test_a_cleanup_that_fails_says_what_is_left_and_never_raises(
+    private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = Workspace.create({"x.txt": "x"})
+
+    def refuse(path: object, *args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "unlink", refuse)
+        problem = workspace.cleanup()
+    assert problem == f"cannot remove the case workspace {workspace.root}: Operation not permitted"
+    assert workspace.leftover == problem
+    assert workspace.cleanup() is None  # once the machine allows it, it is gone
+    assert list(private_tmp.iterdir()) == []

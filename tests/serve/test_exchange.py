@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
@@ -16,7 +15,8 @@ import openai
 from tests.scripts import CALL_1, ECHO_TOOL, RESULT_1, USER_1, post
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.openai_endpoint import MAX_BODY
-from zeroclaw_eval.serve.server import MAX_LOG, ReplayServer
+from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog
+from zeroclaw_eval.serve.server import ReplayServer
 
 FLAT_ECHO: Any = {
     "type": "function",
@@ -138,8 +138,8 @@ def test_a_body_over_the_limit_is_refused_with_413_unread(
 
 
 def test_the_log_keeps_the_newest_entries_only(two_turns: Case) -> None:
-    assert ReplayServer([two_turns]).log.maxlen == MAX_LOG
-    server = ReplayServer([two_turns], log=deque(maxlen=2)).start()
+    assert ReplayServer([two_turns]).log.max_entries == MAX_LOG
+    server = ReplayServer([two_turns], log=RequestLog(max_entries=2)).start()
     try:
         for model in ("a", "b", "c"):
             post(server, model, [{"role": "user", "content": "nothing"}])

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import httpx
 import openai
@@ -24,6 +26,7 @@ from tests.scripts import (
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.serve.request_log import RequestLog
 from zeroclaw_eval.serve.server import ReplayServer
 
 
@@ -241,3 +244,127 @@ def test_a_bad_content_length_gets_a_400(two_turns: Case, serve: Callable[..., R
     assert response.status == 400
     assert b"Content-Length" in response.read()
     connection.close()
+
+
+# --- hostile clients ---------------------------------------------------------------------------
+
+
+def _address(server: ReplayServer) -> tuple[str, int]:
+    where = urlparse(server.url)
+    return where.hostname or "", where.port or 0
+
+
+def _closed_by_the_server(connection: socket.socket) -> bool:
+    """True once the server closes `connection` (it sends nothing first); the client's own
+    timeout is a generous bound, reached only when the server never closes it."""
+    connection.settimeout(10)
+    try:
+        return connection.recv(1024) == b""
+    except TimeoutError:
+        return False
+
+
+def test_a_client_that_never_reads_the_log_holds_up_no_request(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    big = {"role": "system", "content": "x" * 1_000_000}
+    for _ in range(8):  # a log far larger than the socket buffers between the two ends
+        post(server, "nothing", [big, {"role": "user", "content": "nothing"}])
+    stalled = socket.create_connection(_address(server))
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.sendall(b"GET /_zeroclaw/requests HTTP/1.1\r\nHost: x\r\n\r\n")
+    try:
+        # The stalled client's answer is being written; the log is still open to others.
+        assert post(server, "two_turns", [USER_1]).status_code == 200
+        assert (
+            httpx.get(server.url.removesuffix("/v1") + "/_zeroclaw/requests", timeout=10).status_code == 200
+        )
+    finally:
+        stalled.close()
+
+
+def test_a_lone_surrogate_in_a_request_leaves_the_log_readable(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    body = b'{"model": "two_turns", "messages": [{"role": "system", "content": "\\ud800"}, ' + (
+        b'{"role": "user", "content": "Echo hello"}]}'
+    )
+    httpx.post(server.url + "/chat/completions", content=body, timeout=5)
+    assert post(server, "two_turns", [USER_1]).status_code in (200, 400)
+    reply = httpx.get(server.url.removesuffix("/v1") + "/_zeroclaw/requests", timeout=5)
+    assert reply.status_code == 200
+    assert [entry["system_prompt"] for entry in reply.json()] == ["\ud800", None]
+    assert server.requests()[0]["system_prompt"] == "\ud800"
+
+
+def test_a_body_over_the_servers_own_limit_is_refused_with_413(two_turns: Case) -> None:
+    server = ReplayServer([two_turns], max_body=100).start()
+    try:
+        reply = post(server, "two_turns", [{"role": "user", "content": "x" * 200}])
+        assert reply.status_code == 413
+        assert "the limit is 100" in reply.json()["error"]["message"]
+        assert server.requests() == []  # refused unread: nothing to log
+    finally:
+        server.stop()
+
+
+def test_the_log_is_bounded_in_bytes_over_http(two_turns: Case) -> None:
+    server = ReplayServer([two_turns], log=RequestLog(max_bytes=50_000)).start()
+    try:
+        for _ in range(5):
+            post(server, "nothing", [{"role": "system", "content": "x" * 20_000}, USER_1])
+        assert [entry["number"] for entry in server.requests()] == [4, 5]
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [
+        b"",
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n",
+        b'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"model"',
+    ],
+    ids=["silent", "headers-unfinished", "body-unfinished"],
+)
+def test_a_client_silent_past_the_timeout_is_dropped_quietly(
+    two_turns: Case, sent: bytes, capfd: pytest.CaptureFixture[str]
+) -> None:
+    server = ReplayServer([two_turns], timeout_secs=0.2).start()
+    try:
+        slow = socket.create_connection(_address(server))
+        slow.sendall(sent)
+        assert _closed_by_the_server(slow)
+        slow.close()
+        assert post(server, "two_turns", [USER_1]).status_code == 200
+    finally:
+        server.stop()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_connections_over_the_cap_are_answered_503_at_once(two_turns: Case) -> None:
+    server = ReplayServer([two_turns], max_connections=2).start()
+    held = [socket.create_connection(_address(server)) for _ in range(2)]
+    try:
+        extra = socket.create_connection(_address(server))
+        extra.settimeout(10)
+        answer = extra.recv(4096)
+        extra.close()
+        assert answer.startswith(b"HTTP/1.1 503 ")
+        assert b"Retry-After: 1" in answer
+        assert b"too many connections" in answer
+    finally:
+        for connection in held:
+            connection.close()
+    try:
+        # The held connections' slots come back once their threads see them closed.
+        status = 503
+        for _ in range(500):
+            status = post(server, "two_turns", [USER_1]).status_code
+            if status != 503:
+                break
+        assert status == 200
+    finally:
+        server.stop()

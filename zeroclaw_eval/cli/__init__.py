@@ -13,6 +13,7 @@ from zeroclaw_eval._version import __version__
 from zeroclaw_eval.cli.check import check_command
 from zeroclaw_eval.cli.common import CONTEXT
 from zeroclaw_eval.cli.listing import list_command
+from zeroclaw_eval.cli.mutate import mutate_command
 from zeroclaw_eval.cli.new import new_command
 from zeroclaw_eval.cli.render import render_command
 from zeroclaw_eval.cli.run import run_command
@@ -43,6 +44,7 @@ for _command in (
     list_command,
     render_command,
     vacuity_command,
+    mutate_command,
     serve_command,
     check_command,
     new_command,

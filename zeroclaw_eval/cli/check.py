@@ -36,9 +36,13 @@ def render_check(fixtures: list[Case | RejectedFixture], where: str, hints: list
     from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
     rejected = [fixture for fixture in fixtures if isinstance(fixture, RejectedFixture)]
-    lines = [problem.describe(display_path(f.path)) for f in rejected for problem in f.problems]
+    from zeroclaw_eval.reporters.safety import log_line
+
+    # A problem line quotes the file name and fixture text: shown on one line, control
+    # characters and undecodable name bytes visible, so it starts no workflow command.
+    lines = [log_line(problem.describe(display_path(f.path))) for f in rejected for problem in f.problems]
     if not fixtures:
-        lines.append(f"FAILED: no fixtures found in {where} ({NOTHING_RAN})")
+        lines.append(f"FAILED: no fixtures found in {log_line(where)} ({NOTHING_RAN})")
         lines.extend(hints)
     elif rejected:
         problems = sum(len(fixture.problems) for fixture in rejected)
@@ -93,7 +97,7 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
         from zeroclaw_eval.project import known_tools
 
         known = known_tools(loaded, agent_cmd)
-        fixtures = [load_fixture(file, known) for file in files]
+        fixtures = [load_fixture(file, known, max_bytes=loaded.settings.max_fixture_bytes) for file in files]
     where = ", ".join(display_path(target) for target in targets)
     hints = [hint for target in targets if (hint := nested_fixtures_hint(target)) is not None]
     click.echo(render_check(fixtures, where, hints), nl=False)

@@ -4,6 +4,7 @@ common, where the suite is, and how an error ends the process."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import stat
 import sys
@@ -41,7 +42,9 @@ def exit_on_error(*, unnamed: str = "") -> Iterator[None]:
     except EvalError as error:
         fail(error)
     except OSError as error:
-        where = error.filename or unnamed
+        where = str(error.filename or unnamed)
+        if not where.isprintable():  # a newline in a name must not start a line in a CI log
+            where = json.dumps(where, ensure_ascii=False)
         fail(SystemProblem(f"{error.strerror or error}" + (f": {where}" if where else "")))
 
 

@@ -69,7 +69,8 @@ def list_command(
 
         known = known_tools(loaded, agent_cmd)
         files = fixture_files(resolve_targets(paths, suite, loaded))
-        fixtures = select([load_fixture(path, known) for path in files], keyword)
+        limit = loaded.settings.max_fixture_bytes
+        fixtures = select([load_fixture(path, known, max_bytes=limit) for path in files], keyword)
     entries = [_entry(fixture, display_path(fixture.path)) for fixture in fixtures]
     if fmt == "json":
         click.echo(json.dumps(entries, indent=2, ensure_ascii=False))
@@ -109,8 +110,13 @@ def _entry(fixture: Any, path: str) -> dict[str, Any]:
 
 
 def _line(entry: dict[str, Any]) -> str:
-    tracked = f"  [{entry['id']}]" if entry["id"] else ""
-    label = f"  {entry['model_name']}" if entry["model_name"] else ""
+    """One listed case on one line: names and ids come from fixtures, so their control
+    characters are shown, never obeyed (no line break can start a workflow command)."""
+    from zeroclaw_eval.reporters.safety import log_line
+
+    tracked = f"  [{log_line(entry['id'])}]" if entry["id"] else ""
+    label = f"  {log_line(entry['model_name'])}" if entry["model_name"] else ""
+    path = log_line(entry["path"])
     if entry["rejected"]:
-        return f"{entry['path']}{label}  (rejected: {entry['rejected'][0]})"
-    return f"{entry['path']}{label}{tracked}  ({plural(len(entry['checks']), 'check')})"
+        return f"{path}{label}  (rejected: {log_line(entry['rejected'][0])})"
+    return f"{path}{label}{tracked}  ({plural(len(entry['checks']), 'check')})"

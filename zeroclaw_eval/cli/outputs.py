@@ -153,10 +153,6 @@ def emit(
 def append_step_summary(report: SuiteReport, path: Path) -> None:
     """Append the Markdown summary, keeping the whole file under GitHub's 1 MiB cap."""
     from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
+    from zeroclaw_eval.reporters.render import append_summary
 
-    existing = path.stat().st_size if path.exists() else 0
-    room = SUMMARY_LIMIT - existing
-    if room <= 0:
-        return
-    with path.open("a", encoding="utf-8", newline="\n") as stream:
-        stream.write(step_summary(report, limit=room))
+    append_summary(path, lambda room: step_summary(report, limit=room), SUMMARY_LIMIT)

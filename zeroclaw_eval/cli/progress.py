@@ -1,4 +1,9 @@
-"""Progress while cases run: a redrawn line on a terminal, one line per case in CI logs."""
+"""Progress while cases run: a redrawn line on a terminal, one line per case in CI logs.
+
+A fixture's file name is untrusted (`x\n::error::FORGED.json` is a valid name): it is
+shown on its one line with control characters visible (`log_line`), so it can neither
+start a workflow command in a GitHub Actions log nor drive the terminal.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from typing import TextIO
 
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.reporters.safety import log_line
 from zeroclaw_eval.reporters.table import MARKS
 
 
@@ -37,5 +43,7 @@ class Progress:
         else:
             mark = MARKS[report.status][0]
             seconds = report.duration_ms / 1000
-            self._stream.write(f"{counter} {mark} {report.path} ({report.status}, {seconds:.2f}s)\n")
+            self._stream.write(
+                f"{counter} {mark} {log_line(report.path)} ({report.status}, {seconds:.2f}s)\n"
+            )
         self._stream.flush()

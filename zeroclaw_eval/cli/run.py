@@ -117,65 +117,80 @@ def run_command(
       zeroclaw eval run --agent-cmd "node agent.mjs" --jobs 4
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
-    was rejected, or the suite held no fixtures; 2 usage or configuration error.
+    was rejected, or the suite held no fixtures; 2 usage or configuration error;
+    130/143 stopped by SIGINT/SIGTERM (the outputs hold the cases that finished).
     """
+    from zeroclaw_eval.cli.interrupts import exit_on_signals, held_signals
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.fixtures.suite import fixture_files, nested_fixtures_hint
     from zeroclaw_eval.project import agent_setup, run_options
+    from zeroclaw_eval.report.words import plural
+    from zeroclaw_eval.run.interrupt import EXIT_CODES
     from zeroclaw_eval.run.project_tools import toolset
     from zeroclaw_eval.runner import refuse_live_agent_cmd, run_suite
 
-    with exit_on_error():
-        if verbose and quiet:
-            raise UsageError("-v shows more and -q less; give one of them")
-        outputs = plan_outputs(fmt, output, reports)
-        loaded = load_config(config)
-        if verbose:  # "was my config even read?" is the first question when a setting seems ignored
-            click.echo(loaded.describe(), err=True)
-        settings = loaded.settings
-        live = mode == "live" or (mode is None and settings.mode == "live")
-        if record_dir is not None and not live:
-            raise UsageError("--record writes what a live run got back; use it with --mode live")
-        setup = agent_setup(loaded, agent_cmd, agent_io)
-        refuse_live_agent_cmd(live, setup.command)  # before live mode asks for a provider
-        tools = toolset(setup.tools)
-        live_settings = None
-        if live:
-            from zeroclaw_eval.cli.live import live_options
+    with exit_on_signals() as stage:
+        with exit_on_error():
+            if verbose and quiet:
+                raise UsageError("-v shows more and -q less; give one of them")
+            outputs = plan_outputs(fmt, output, reports)
+            loaded = load_config(config)
+            if verbose:  # "was my config even read?" is the first question when a setting seems ignored
+                click.echo(loaded.describe(), err=True)
+            settings = loaded.settings
+            live = mode == "live" or (mode is None and settings.mode == "live")
+            if record_dir is not None and not live:
+                raise UsageError("--record writes what a live run got back; use it with --mode live")
+            setup = agent_setup(loaded, agent_cmd, agent_io)
+            refuse_live_agent_cmd(live, setup.command)  # before live mode asks for a provider
+            tools = toolset(setup.tools)
+            live_settings = None
+            if live:
+                from zeroclaw_eval.cli.live import live_options
 
-            live_settings = live_options(loaded, tools)
-        targets = resolve_targets(paths, suite, loaded)
-        files = fixture_files(targets)  # a path that names nothing fails here, before any case
-        recorded: list[Path] = []
-        hooks, selected = _case_hooks(
-            len(files),
-            progress if progress is not None else live,
-            record_dir,
-            live_settings,
-            tools,
-            recorded,
-        )
-        options = run_options(
-            loaded,
-            setup,
-            mode="live" if live else "replay",
-            jobs=jobs,
-            live=live_settings,
-            on_case_done=hooks,
-            on_selected=selected,
-            keyword=keyword,
-            maxfail=_maxfail(exitfirst, maxfail),
-        )
-        report = run_suite(targets, options)
-        emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
-        if not files:
-            hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
-            if hint is not None:
-                click.echo(f"note: {hint}", err=True)
-    if record_dir is not None:
-        click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
-    sys.exit(report.exit_code())
+                live_settings = live_options(loaded, tools)
+            targets = resolve_targets(paths, suite, loaded)
+            files = fixture_files(targets)  # a path that names nothing fails here, before any case
+            recorded: list[Path] = []
+            hooks, selected = _case_hooks(
+                len(files),
+                progress if progress is not None else live,
+                record_dir,
+                live_settings,
+                tools,
+                recorded,
+            )
+            options = run_options(
+                loaded,
+                setup,
+                mode="live" if live else "replay",
+                jobs=jobs,
+                live=live_settings,
+                on_case_done=hooks,
+                on_selected=selected,
+                keyword=keyword,
+                maxfail=_maxfail(exitfirst, maxfail),
+                stop_on_signals=True,
+            )
+            report = run_suite(targets, options)
+            with held_signals() as held:  # every output written, or none is newer than another
+                emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+            stage.written = True
+            if report.interrupted is not None:
+                click.echo(
+                    f"Interrupted by {report.interrupted}: {plural(len(report.cases), 'case')} finished,"
+                    f" {report.not_run} not run; the reports are partial (marked interrupted)",
+                    err=True,
+                )
+            if not files:
+                hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
+                if hint is not None:
+                    click.echo(f"note: {hint}", err=True)
+        if record_dir is not None:
+            click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
+    # A signal held while the outputs were written is honoured now.
+    sys.exit(EXIT_CODES[held[0]] if held else report.exit_code())
 
 
 def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:

@@ -15,6 +15,8 @@ from zeroclaw_eval.cli.common import (
     suite_option,
 )
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.run.openai_endpoint import MAX_BODY
+from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
 
 
 @click.command("serve", context_settings=CONTEXT)
@@ -34,6 +36,29 @@ from zeroclaw_eval.errors import UsageError
     help="Inject a fault: KIND is 429[:RETRY_AFTER_SECS], 500, delay[:MS] or malformed; WHICH is a"
     " request number (counted from 1) or a fixture's file stem; without @, every request. Repeatable.",
 )
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(1, MAX_BODY),
+    default=MAX_BODY,
+    show_default=True,
+    help="Largest request body accepted; a larger one is refused with 413, unread.",
+)
+@click.option(
+    "--timeout",
+    "timeout_secs",
+    type=click.FloatRange(0, min_open=True),
+    default=CONNECTION_TIMEOUT,
+    show_default=True,
+    help="Seconds a connection may stay silent (mid-request, between requests, or not reading"
+    " its answer) before it is dropped.",
+)
+@click.option(
+    "--max-connections",
+    type=click.IntRange(1),
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    help="Connections served at once; one more is answered 503 with Retry-After and closed.",
+)
 @config_option
 def serve_command(
     suite: Path | None,
@@ -41,6 +66,9 @@ def serve_command(
     host: str,
     port: int,
     faults: tuple[str, ...],
+    max_body_bytes: int,
+    timeout_secs: float,
+    max_connections: int,
     config: Path | None,
 ) -> None:
     """Serve fixtures' scripted steps as an OpenAI-compatible API.
@@ -73,7 +101,16 @@ def serve_command(
             cases = load_cases(discover(folder))
             if not cases:
                 raise UsageError(f"no fixtures to serve in {folder}")
-        server = ReplayServer(cases, parsed_faults, host, port, single=fixture is not None)
+        server = ReplayServer(
+            cases,
+            parsed_faults,
+            host,
+            port,
+            single=fixture is not None,
+            max_body=max_body_bytes,
+            timeout_secs=timeout_secs,
+            max_connections=max_connections,
+        )
         try:
             server.bind()
         except OSError as error:

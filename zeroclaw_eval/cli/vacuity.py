@@ -2,10 +2,16 @@
 
 Exit codes: 0 every fixture can fail; 1 a fixture is vacuous or rejected, or the suite
 is empty; 2 the command or its configuration is unusable.
+
+A fixture's name, model_name and details are untrusted: the text shows their control
+characters instead of obeying them, and under GitHub Actions it gets `run`'s protection
+(the log text fenced off with `::stop-commands::`), annotations at the vacuous checks
+and a step summary.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +27,7 @@ from zeroclaw_eval.cli.common import (
     suite_option,
 )
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
+from zeroclaw_eval.reporters.safety import visible
 
 if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import RejectedFixture
@@ -38,10 +45,10 @@ def _vacuous_lines(case: VacuousCase) -> list[str]:
 
     path = display_path(case.path)
     checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
-    lines = [f"✗ {case.name}  {case.model_name}  (vacuous: {checks} against an empty run)"]
+    lines = [f"✗ {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
     for check in case.checks:
-        lines.append(f"    {check.check_id} [{check.category}]  {check.field.where(path)}")
-        lines.append(f"      {check.detail}")
+        lines.append(f"    {_line(check.check_id)} [{check.category}]  {_line(check.field.where(path))}")
+        lines.append(f"      {visible(check.detail)}")
     return lines
 
 
@@ -49,17 +56,22 @@ def _rejected_lines(fixture: RejectedFixture) -> list[str]:
     from zeroclaw_eval.fixtures.suite import display_path
 
     path = display_path(fixture.path)
-    lines = [f"✗ {fixture.name}  (rejected)"]
+    lines = [f"✗ {_line(fixture.name)}  (rejected)"]
     for problem in fixture.problems:
-        lines.append(f"    {problem.describe(path)}")
+        lines.append(f"    {visible(problem.describe(path))}")
     return lines
+
+
+def _line(text: str) -> str:
+    """Untrusted text that must stay on its line (a name, a path)."""
+    return visible(text, multiline=False)
 
 
 def render_vacuity(report: VacuityReport) -> str:
     """The console text for a vacuity report: each vacuous or rejected fixture, a summary."""
     from zeroclaw_eval.fixtures.suite import display_path
 
-    suite = display_path(report.suite)
+    suite = _line(display_path(report.suite))
     lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
     for case in report.vacuous:
         lines.extend(_vacuous_lines(case))
@@ -84,7 +96,15 @@ def render_vacuity(report: VacuityReport) -> str:
     " The command is not run."
 )
 @config_option
-def vacuity_command(suite: Path | None, agent_cmd: str | None, config: Path | None) -> None:
+@click.option(
+    "--annotations/--no-annotations",
+    default=None,
+    help="GitHub Actions annotations at each vacuous check on stderr, and a step summary"
+    " [default: on under GitHub Actions].",
+)
+def vacuity_command(
+    suite: Path | None, agent_cmd: str | None, config: Path | None, annotations: bool | None
+) -> None:
     """Check that every fixture can fail, by grading it against an empty run.
 
     An empty run is what an agent that does nothing leaves behind: the case's
@@ -116,5 +136,25 @@ def vacuity_command(suite: Path | None, agent_cmd: str | None, config: Path | No
         from zeroclaw_eval.project import known_tools
 
         report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded, agent_cmd))
-    click.echo(render_vacuity(report), nl=False)
+        emit_vacuity(report, annotations)
     sys.exit(report.exit_code())
+
+
+def emit_vacuity(report: VacuityReport, annotations: bool | None) -> None:
+    """The text on stdout; under GitHub Actions fenced off from the command parser, with
+    annotations on stderr and the step summary appended (as `run` does)."""
+    from zeroclaw_eval.cli.outputs import in_github_actions
+    from zeroclaw_eval.reporters import vacuity as github
+    from zeroclaw_eval.reporters.github import SUMMARY_LIMIT
+    from zeroclaw_eval.reporters.render import append_summary, write_output
+    from zeroclaw_eval.reporters.safety import stop_commands
+
+    github_log = in_github_actions()
+    text = render_vacuity(report)
+    write_output(stop_commands(text) if github_log else text, "-")
+    if not (github_log if annotations is None else annotations):
+        return
+    click.echo(github.render(report), err=True, nl=False)  # stderr: never mixed into the text
+    summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        append_summary(Path(summary_file), lambda room: github.step_summary(report, room), SUMMARY_LIMIT)

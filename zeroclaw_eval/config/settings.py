@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from zeroclaw_eval.errors import ConfigError
+
 
 class EvalSettings(BaseModel):
     """The `[eval]` table and its defaults."""
@@ -28,6 +30,8 @@ class EvalSettings(BaseModel):
     live_allowed_tools: list[str] = Field(default_factory=list)
     case_timeout_secs: float = Field(default=120.0, gt=0)
     max_tool_iterations: int = Field(default=10, ge=1)
+    #: The largest fixture file admitted, in bytes (16 MiB, `fixtures.limits.DEFAULT_MAX_FIXTURE_BYTES`).
+    max_fixture_bytes: int = Field(default=16 * 1024 * 1024, ge=1)
 
 
 class ProviderSettings(BaseModel):
@@ -59,3 +63,42 @@ class LiveOptions:
     api_key: str
     #: `[eval].live_allowed_tools`; `echo` is always allowed.
     allowed_tools: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        problem = api_key_problem(self.api_key)
+        if problem is not None:
+            variable = self.provider.api_key_env
+            where = (
+                f"${variable} (api_key_env of the live provider)" if variable else "the live provider's key"
+            )
+            fix = f"export {variable}=\"$(tr -d '[:space:]' < KEYFILE)\"" if variable else "strip it"
+            # The key itself is never shown: this message goes to the terminal and CI logs.
+            raise ConfigError(
+                f"the API key in {where} {problem}; an HTTP header cannot carry it, and it is not"
+                f" the key as issued (a paste or a file read with its line ending?). Remove it, e.g.: {fix}"
+            )
+
+
+def api_key_problem(key: str) -> str | None:
+    """What makes `key` unusable as an API key, without quoting it; None when it is usable.
+
+    Keys are printable ASCII without spaces. A control character (the newline of a key
+    file, a CR) would make the HTTP client refuse the header, and the key would no longer
+    match itself in text, so the scrubber could miss it.
+    """
+    if key != key.strip():
+        where = "ends" if key[:1] == key.lstrip()[:1] else "starts"
+        return f"{where} with whitespace ({_named(key[-1] if where == 'ends' else key[0])})"
+    for index, char in enumerate(key):
+        if not ("!" <= char <= "~"):
+            return f"holds {_named(char)} at character {index + 1} of {len(key)}"
+    return None
+
+
+def _named(char: str) -> str:
+    names = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab", " ": "a space"}
+    if char in names:
+        return names[char]
+    if char.isprintable():
+        return f"the non-ASCII character U+{ord(char):04X}"
+    return f"the control character U+{ord(char):04X}"

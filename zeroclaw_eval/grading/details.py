@@ -1,4 +1,5 @@
-"""How a check's detail shows the calls it observed: numbered per tool, each cut short."""
+"""How a check's detail shows what it observed: the calls, numbered per tool and each cut
+short, and amounts however large."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ def describe_calls(calls: list[RecordedCall], *, results: bool = False) -> str:
         status = "" if call.success else " (failed)"
         lines.append(f"[{index}] {call.name}{status}: {payload}")
     return "; ".join(lines)
+
+
+def number_text(value: float) -> str:
+    """A spent amount as a detail shows it: its digits, or for an integer beyond 64 bits
+    (no real run spends that much) how many digits it has, since Python refuses to write
+    out one longer than 4,300 digits and a detail must never crash the grader."""
+    if isinstance(value, int) and value.bit_length() > 64:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    return str(value)
 
 
 def _argument_text(arguments: Any) -> str:

@@ -15,7 +15,7 @@ from zeroclaw_eval.errors import InvalidRegex
 from zeroclaw_eval.fixtures.json_text import compact_json, json_equal, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
-from zeroclaw_eval.grading.details import describe_calls
+from zeroclaw_eval.grading.details import describe_calls, number_text
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
@@ -235,7 +235,7 @@ def _budget_checks(expects: Expects, record: RunRecord) -> Iterator[GradeResult]
     for key, (value, unit) in spent.items():
         bound = getattr(expects.budget, key)
         if bound is not None:
-            detail = f"expected at most {bound} {unit}; spent {value}"
+            detail = f"expected at most {number_text(bound)} {unit}; spent {number_text(value)}"
             yield make_grade(
                 f"budget.{key}",
                 BUDGET,

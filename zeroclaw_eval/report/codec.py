@@ -19,9 +19,11 @@ from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRec
 #      `system_prompt`); the `request` check category; a run error's `traceback`.
 #   4: suite `deselected` (left out by -k) and `not_run` (never started: --maxfail);
 #      case `id` (the fixture's id).
-FORMAT_VERSION = 4
+#   5: suite `interrupted` (the signal that stopped the run, or null); `not_run` also
+#      counts the cases an interruption left unfinished.
+FORMAT_VERSION = 5
 #: Versions `report_from_dict` reads: a field a version lacks takes its default.
-READABLE_VERSIONS = (2, 3, 4)
+READABLE_VERSIONS = (2, 3, 4, 5)
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -37,6 +39,7 @@ def report_to_dict(report: SuiteReport) -> dict[str, Any]:
         "counts": report.counts(),
         "deselected": report.deselected,
         "not_run": report.not_run,
+        "interrupted": report.interrupted,
         "category_totals": report.category_totals(),
         "cases": [case_to_dict(case) for case in report.cases],
     }
@@ -78,6 +81,7 @@ def report_from_dict(data: dict[str, Any]) -> SuiteReport:
         data["root"],
         deselected=data.get("deselected", 0),
         not_run=data.get("not_run", 0),
+        interrupted=data.get("interrupted"),
     )
 
 

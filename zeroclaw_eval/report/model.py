@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
+from zeroclaw_eval.run.interrupt import EXIT_CODES
 from zeroclaw_eval.run.record import RunRecord
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
@@ -118,11 +119,19 @@ class SuiteReport:
     root: str = ""
     #: Fixtures a `-k` expression left out.
     deselected: int = 0
-    #: Cases never started because `--maxfail` was reached.
+    #: Cases never started because `--maxfail` was reached, or not finished because the
+    #: run was interrupted.
     not_run: int = 0
+    #: The signal that stopped the run (`SIGINT` or `SIGTERM`): the report holds only the
+    #: cases that finished. None when the run went to its end.
+    interrupted: str | None = None
 
     def exit_code(self) -> int:
-        """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing)."""
+        """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing);
+        for an interrupted run, 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a
+        shell reports a process a signal stopped."""
+        if self.interrupted is not None:
+            return EXIT_CODES.get(self.interrupted, 1)
         return 0 if self.cases and all(case.passed for case in self.cases) else 1
 
     def counts(self) -> dict[str, int]:

@@ -5,19 +5,24 @@ Facts from actions/runner and actions/toolkit: at most 10 error
 annotations per step become annotations, so failures are ranked and the rest counted;
 property values and messages are escaped exactly as `@actions/core` does, so untrusted
 text inside an annotation can never contain a raw line break and so never start a
-command of its own; `col`/`endColumn` are only kept by the runner on a single line.
+command of its own (its control characters are made visible first, and a lone surrogate
+is written as an escape); `col`/`endColumn` are only kept by the runner on a single line.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import TypeVar
 
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
+from zeroclaw_eval.reporters.safety import encodable, shorten, visible
+
+T = TypeVar("T")
 
 MAX_ERRORS = 10  # annotations of one type per step (runner `_maxCountPerIssueType`)
 MESSAGE_LIMIT = 4000  # the runner cuts a message at 4,096 characters
@@ -60,18 +65,19 @@ def findings(report: SuiteReport) -> list[Finding]:
             per_case.append(mine)
     severity = {REJECTED: 0, ERROR: 1}
     per_case.sort(key=lambda found: severity.get(found[0].case.status, 2))  # stable: fixture order kept
-    ranked: list[Finding] = []
-    depth = max((len(found) for found in per_case), default=0)
-    for round_index in range(depth):
-        ranked.extend(found[round_index] for found in per_case if round_index < len(found))
-    return ranked
+    return round_robin(per_case)
 
 
 def annotation_path(report: SuiteReport, case: CaseReport) -> str | None:
-    """The fixture path relative to the repository (GITHUB_WORKSPACE, else the working
-    directory), in POSIX form; None when the fixture lies outside it."""
+    """The fixture path relative to the repository (see `repository_path`)."""
+    return repository_path(Path(report.root or os.getcwd()) / case.path)
+
+
+def repository_path(path: Path) -> str | None:
+    """`path` relative to the repository (GITHUB_WORKSPACE, else the working directory),
+    in POSIX form; None when it lies outside."""
     base = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
-    absolute = Path(report.root or os.getcwd()) / case.path
+    absolute = Path(os.getcwd()) / path
     try:
         relative = os.path.relpath(os.path.realpath(absolute), os.path.realpath(base))
     except ValueError:  # another drive on Windows
@@ -80,10 +86,11 @@ def annotation_path(report: SuiteReport, case: CaseReport) -> str | None:
     return None if posix == ".." or posix.startswith("../") else posix
 
 
-def _command(report: SuiteReport, finding: Finding) -> str:
+def annotation(path: str | None, field: FieldRef, title: str, message: str, *, level: str = "error") -> str:
+    """One `::error` (or `level`: `warning`, `notice`) command at `field` of the file at
+    `path` (None: no file), every value escaped and made visible, so that untrusted text
+    starts no command of its own."""
     properties: list[tuple[str, str]] = []
-    path = annotation_path(report, finding.case)
-    field = finding.field
     if path is not None:
         properties.append(("file", path))
         if field.line:
@@ -94,64 +101,42 @@ def _command(report: SuiteReport, finding: Finding) -> str:
                 properties.append(("col", str(field.col)))
                 if field.end_col:
                     properties.append(("endColumn", str(field.end_col)))
-    properties.append(("title", finding.title))
-    rendered = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-    message = finding.message
-    if len(message) > MESSAGE_LIMIT:
-        message = message[: MESSAGE_LIMIT - 1] + "…"
-    return f"::error {rendered}::{escape_data(message)}\n"
+    properties.append(("title", title))
+    rendered = ",".join(f"{key}={escape_property(visible(value))}" for key, value in properties)
+    return f"::{level} {rendered}::{escape_data(visible(shorten(message, MESSAGE_LIMIT)))}\n"
+
+
+def round_robin(groups: list[list[T]]) -> list[T]:
+    """Each group's first item, then each one's second, and so on: every group is
+    represented before any is represented twice."""
+    ranked: list[T] = []
+    for round_index in range(max((len(group) for group in groups), default=0)):
+        ranked.extend(group[round_index] for group in groups if round_index < len(group))
+    return ranked
+
+
+def capped(commands: list[str], *, what: str = "failure(s)", level: str = "error") -> str:
+    """The first `MAX_ERRORS` annotations, and a notice counting the rest (`what` they
+    are, of annotation `level`)."""
+    lines = commands[:MAX_ERRORS]
+    hidden = len(commands) - MAX_ERRORS
+    if hidden > 0:
+        lines.append(
+            f"::notice title=zeroclaw eval::{hidden} more {what} not annotated (GitHub shows at most"
+            f" {MAX_ERRORS} {level} annotations per step); the step summary and the log list them all\n"
+        )
+    return "".join(lines)
 
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """Up to ten ranked `::error` annotations, and a notice counting the rest."""
-    ranked = findings(report)
-    lines = [_command(report, finding) for finding in ranked[:MAX_ERRORS]]
-    hidden = len(ranked) - MAX_ERRORS
-    if hidden > 0:
-        lines.append(
-            f"::notice title=zeroclaw eval::{hidden} more failure(s) not annotated (GitHub shows at most"
-            f" {MAX_ERRORS} error annotations per step); the step summary and the log list them all\n"
-        )
+    commands = [
+        annotation(annotation_path(report, f.case), f.field, f.title, f.message) for f in findings(report)
+    ]
+    text = capped(commands)
     if not report.cases:
-        lines.append(f"::error title=zeroclaw eval::no fixtures found in {escape_data(report.suite)}\n")
-    return "".join(lines)
-
-
-_MARKDOWN = re.compile(r"([\\`*_\[\]()!#+\-.|~{}])")
-
-
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell: one line, every Markdown punctuation character
-    backslash-escaped and HTML made literal, so untrusted text cannot become a link, an
-    image (a tracking pixel) or markup."""
-    flat = _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
-    for raw, safe in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
-        flat = flat.replace(raw, safe)
-    return flat
-
-
-def _code(text: str) -> str:
-    """Text as an inline code span in a table cell (literal, links and all), delimited by
-    more backticks than any run inside it; GFM still needs `|` escaped there."""
-    flat = " ".join(text.split()).replace("|", "\\|")
-    ticks = "`" * (_longest_backtick_run(flat) + 1)
-    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
-    return f"{ticks}{pad}{flat}{pad}{ticks}"
-
-
-def _longest_backtick_run(text: str) -> int:
-    longest = run = 0
-    for char in text:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    return longest
-
-
-def _fenced(text: str) -> str:
-    """A fenced code block that no backtick run inside `text` can close."""
-    fence = "`" * max(3, _longest_backtick_run(text) + 1)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return f"{fence}text\n{text}\n{fence}\n"
+        text += f"::error title=zeroclaw eval::no fixtures found in {escape_data(visible(report.suite))}\n"
+    return encodable(text)
 
 
 def _summary_rows(report: SuiteReport) -> Iterator[str]:
@@ -161,7 +146,7 @@ def _summary_rows(report: SuiteReport) -> Iterator[str]:
         # match a row to its annotation.
         path = annotation_path(report, finding.case) or finding.case.path
         where = f"{path}:{field.line}" if field.line else path
-        cells = (_code(finding.case.name), _code(finding.check), _code(where), _cell(finding.message))
+        cells = (code(finding.case.name), code(finding.check), code(where), code(finding.message))
         yield "| " + " | ".join(cells) + " |\n"
 
 
@@ -170,7 +155,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     counts = report.counts()
     verdict = "passed" if report.exit_code() == 0 else "FAILED"
     head = [
-        f"## zeroclaw eval {verdict}: {_cell(report.suite)} ({report.mode})\n\n",
+        f"## zeroclaw eval {verdict}: {code(report.suite)} ({report.mode})\n\n",
         "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n",
         "| " + " | ".join(str(counts[k]) for k in ("total", PASSED, "failed", ERROR, REJECTED)) + " |\n\n",
     ]
@@ -189,25 +174,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
         if case.passed or case.record is None or not case.record.turns:
             continue
         body.append(
-            f"<details><summary>{_cell(case.name)}: final response</summary>\n\n"
-            f"{_fenced(case.record.final_response)}\n</details>\n\n"
+            f"<details><summary>{html_text(case.name)}: final response</summary>\n\n"
+            f"{fenced(case.record.final_response)}\n</details>\n\n"
         )
-    return _within(head, body, limit)
-
-
-def _within(head: list[str], body: list[str], limit: int) -> str:
-    """Join `head` and as much of `body` as fits in `limit` bytes, saying what was cut."""
-    used = sum(len(part.encode("utf-8")) for part in head)
-    if used + sum(len(part.encode("utf-8")) for part in body) <= limit:
-        return "".join(head + body)
-    note_room = 200
-    kept: list[str] = []
-    for index, part in enumerate(body):
-        size = len(part.encode("utf-8"))
-        if used + size + note_room > limit:
-            left = len(body) - index
-            kept.append(f"\n\n_Summary cut to stay under GitHub's 1 MiB limit: {left} part(s) left out._\n")
-            break
-        kept.append(part)
-        used += size
-    return "".join(head + kept)
+    return within(head, body, limit)

@@ -19,7 +19,7 @@ from typing import Any
 from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.reporters.safety import neutralize_markup
+from zeroclaw_eval.reporters.safety import encodable, neutralize_markup
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 _DIFF_LIMIT = 4000  # characters per side; SequenceMatcher is quadratic in the worst case
@@ -171,6 +171,7 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
     # Workflow commands are defused in the document, whose text may be a model's; the
     # script goes in afterwards, untouched, so that it still matches its CSP hash. Its
     # slot is the last one in the page: model text, which could repeat it, comes before.
-    before, slot, after = neutralize_markup(str(page)).rpartition(_SCRIPT_SLOT)
+    # A lone surrogate (a model's broken text) is written as a visible escape.
+    before, slot, after = neutralize_markup(encodable(str(page))).rpartition(_SCRIPT_SLOT)
     assert slot, "the template has no script slot"
     return before + script + after

@@ -7,7 +7,9 @@ EnricoMi/publish-unit-test-result-action read them). junit-xml has been unmainta
 since 2020 and neither escapes illegal characters reliably (it strips C0 controls and
 lets lone surrogates through as references that make the XML ill-formed) nor
 pretty-prints safely (minidom writes raw newlines into attributes before Python 3.13),
-so text is made XML-safe here and the output is not pretty-printed.
+so text is made XML-safe here and the output is not pretty-printed. Every text is also
+cut at `XML_TEXT_LIMIT` characters, with a note, since lxml (and so junitparser) refuses
+a text node over 10 MB; the JSON report keeps it whole.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.reporters.safety import neutralize_markup, one_line, xml_safe
+from zeroclaw_eval.reporters.safety import XML_TEXT_LIMIT, neutralize_markup, one_line, shorten, xml_safe
+
+_CUT_NOTE = " [{cut} characters cut: JUnit readers refuse a text over 10 MB; the JSON report has it whole]"
+
+
+def _text(text: str) -> str:
+    """`text` as XML can hold it, and no longer than a JUnit reader accepts."""
+    return shorten(xml_safe(text), XML_TEXT_LIMIT, _CUT_NOTE)
 
 
 def _at(case: CaseReport, field: FieldRef) -> str:
@@ -43,12 +52,12 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         ]
         transcript = "\n".join(turns)
     testcase = TestCase(
-        name=xml_safe(case.model_name or case.name),
-        classname=xml_safe(classname),
+        name=_text(case.model_name or case.name),
+        classname=_text(classname),
         elapsed_sec=case.duration_ms / 1000,
-        file=xml_safe(case.path),
+        file=_text(case.path),
         line=first_failing_line(case),
-        stdout=xml_safe(transcript) or None,
+        stdout=_text(transcript) or None,
         allow_multiple_subelements=True,
     )
     for problem in case.problems:
@@ -69,7 +78,7 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         return testcase
     for grade in case.failed_grades:
         message, body = _message_and_body(f"{grade.check_id}: {grade.detail}", _grade_details(case, grade))
-        testcase.add_failure_info(message, body, grade.category)
+        testcase.add_failure_info(message, body, _text(grade.category))
     return testcase
 
 
@@ -79,7 +88,7 @@ def _message_and_body(text: str, *details: str) -> tuple[str, str]:
     safe = xml_safe(text)
     message = one_line(safe)
     parts = [message] if safe == message else [message, safe]
-    return message, "\n\n".join([*parts, *(xml_safe(d) for d in details)])
+    return message, _text("\n\n".join([*parts, *(xml_safe(d) for d in details)]))
 
 
 def _grade_details(case: CaseReport, grade: GradeResult) -> str:
@@ -91,12 +100,12 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
     # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
     suite = TestSuite(
-        name=xml_safe(report.suite),
+        name=_text(report.suite),
         test_cases=[_testcase(case, _classname(case, report)) for case in report.cases],
         properties={
-            "mode": report.mode,
-            "suite": xml_safe(report.suite),
-            "tool_version": report.tool_version,
+            "mode": _text(report.mode),
+            "suite": _text(report.suite),
+            "tool_version": _text(report.tool_version),
         },
     )
     xml = _with_ids(to_xml_report_string([suite], prettyprint=False), report)
@@ -123,6 +132,6 @@ def _with_ids(xml: str, report: SuiteReport) -> str:
     for testcase, case_id in zip(root.iter("testcase"), ids, strict=True):
         if case_id:
             properties = ElementTree.Element("properties")
-            ElementTree.SubElement(properties, "property", {"name": "id", "value": xml_safe(case_id)})
+            ElementTree.SubElement(properties, "property", {"name": "id", "value": _text(case_id)})
             testcase.insert(0, properties)
     return ElementTree.tostring(root, encoding="unicode")

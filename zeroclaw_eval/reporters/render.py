@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import get_reporter
-from zeroclaw_eval.reporters.safety import stop_commands
+from zeroclaw_eval.reporters.safety import encodable, stop_commands
 
 #: Formats whose output is meant for a human reading a CI log: they quote model text
 #: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
@@ -25,9 +26,9 @@ LOG_FORMATS = frozenset({"table"})
 def write_output(text: str, output: str) -> Path | None:
     """Write `text` to `output` (`-` is stdout), a file whole or not at all; return the
     file written, if any."""
-    # Text from a custom agent may hold a lone surrogate, which UTF-8 cannot encode: it is
-    # written as a visible \udXXX escape (in JSON, that is the same string) instead.
-    data = text.encode("utf-8", errors="backslashreplace")
+    # Text from a custom agent, or a plugin's output, may hold a lone surrogate, which
+    # UTF-8 cannot encode: it is written as a visible escape instead.
+    data = encodable(text).encode("utf-8")
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -36,6 +37,17 @@ def write_output(text: str, output: str) -> Path | None:
     target = Path(output)
     write_atomic(target, data)
     return target
+
+
+def append_summary(path: Path, summary: Callable[[int], str], limit: int) -> None:
+    """Append `summary(room)` to the step summary file at `path`, where `room` is what
+    is left of `limit` bytes for the whole file (nothing when none is)."""
+    existing = path.stat().st_size if path.exists() else 0
+    room = limit - existing
+    if room <= 0:
+        return
+    with path.open("a", encoding="utf-8", newline="\n") as stream:
+        stream.write(encodable(summary(room)))
 
 
 def render_report(

@@ -1,10 +1,17 @@
-"""Keeping untrusted text (model responses, tool output) harmless in every output.
+"""Keeping untrusted text (model responses, tool output, fixture names) harmless in every
+output.
 
-Two hazards. XML 1.0 cannot hold some characters at all, and a consumer that meets one
-rejects the whole file. And the GitHub Actions runner executes any log line whose first
-non-blank characters are `::` plus a command, and `##[...]` anywhere in a line
+Four hazards. XML 1.0 cannot hold some characters at all, and a consumer that meets one
+rejects the whole file. The GitHub Actions runner executes any log line whose first
+non-blank characters are `::` plus a command, and `##[` anywhere in a line
 (actions/runner `ActionCommand.cs`; CVE-2020-15228), so a report printed to a CI log
-must never let a response start a line with `::` or contain `##[`.
+must never let a response start a line with `::` or contain `##[`. A terminal obeys
+control characters (clear the screen, set the title, hide text, plant a link), so text
+shown on one has them made visible. And UTF-8 cannot encode a lone surrogate (a model's
+broken text, a file name of undecodable bytes), so every output writes it as a visible
+`\\udXXX` escape instead of failing to be written.
+
+Every rule here is linear in its input: a reply of a million newlines is big, not slow.
 """
 
 from __future__ import annotations
@@ -16,8 +23,51 @@ import secrets
 # parsers (and junit-xml) drop silently.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 # The runner trims leading whitespace with .NET's TrimStart(), which also removes Unicode
-# spaces such as U+00A0, so any whitespace may stand before the `::`.
-_LINE_START_COMMAND = re.compile(r"^(\s*):", re.MULTILINE)
+# spaces such as U+00A0, so any whitespace may stand before the `::`. Line breaks are
+# excluded (the runner splits lines first): `\s*` would let every line start of a run of
+# newlines scan the whole run again, which is quadratic.
+_LINE_START_COMMAND = re.compile(r"^([^\S\n]*):", re.MULTILINE)
+# What a terminal (or a CI log viewer) would obey rather than show: C0 and C1 controls,
+# DEL, the Unicode line and paragraph separators, the bidirectional overrides and
+# isolates that reorder what is shown (Trojan Source), and lone surrogates.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+#: The largest text node a JUnit file holds: lxml (libxml2) refuses a text node over
+#: 10,000,000 bytes without `huge_tree`, and junitparser reads with it; a million
+#: characters stays under that even as 4-byte UTF-8 or escaped as `&amp;`.
+XML_TEXT_LIMIT = 1_000_000
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def visible(text: str, *, multiline: bool = True) -> str:
+    """`text` with every control character written as a Python escape (`\\x1b`,
+    `\\u202e`, `\\ud800`), so a terminal shows it instead of obeying it.
+
+    `multiline` keeps newlines and tabs (a CR LF becomes a newline; a lone CR, which
+    would let text overwrite its own line, is shown); without it they are escaped too
+    and the result is one line.
+    """
+    if multiline:
+        text = text.replace("\r\n", "\n")
+        return _CONTROL.sub(lambda m: m.group() if m.group() in "\n\t" else _escape(m.group()), text)
+    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+
+
+def encodable(text: str) -> str:
+    """`text` with each lone surrogate written as a visible `\\udXXX` escape: the one
+    way every output writes what UTF-8 cannot encode (in a JSON string the escape is the
+    same string, so a JSON report reads back unchanged)."""
+    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def log_line(text: str) -> str:
+    """`text` as part of one line of a CI log or terminal: control characters and line
+    breaks visible (so nothing after it can start a workflow command), `##[` defused."""
+    return visible(text, multiline=False).replace("##[", "#\\x23[")
 
 
 def xml_safe(text: str) -> str:
@@ -27,10 +77,18 @@ def xml_safe(text: str) -> str:
     return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", text)
 
 
+def shorten(text: str, limit: int, note: str = "") -> str:
+    """`text` cut to `limit` characters, its last an ellipsis, followed by `note` (which
+    may say `{cut}`: how many characters were left out); unchanged when it fits."""
+    if len(text) <= limit:
+        return text
+    kept = max(limit - 1, 0)
+    return text[:kept] + "…" + note.format(cut=f"{len(text) - kept:,}")
+
+
 def one_line(text: str, limit: int = 1000) -> str:
     """`text` on one line, cut after `limit` characters with an ellipsis."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return shorten(" ".join(text.split()), limit)
 
 
 def neutralize_markup(text: str) -> str:

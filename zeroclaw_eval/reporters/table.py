@@ -6,12 +6,17 @@ adds a line per passing case; `verbose` also lists each passing check and where 
 agent raised. Beneath a case that did not pass, its failed tool calls are listed too:
 they often explain a failing check downstream (a file never written because the tool
 was unknown).
+
+Everything a case brings (names, paths, model text, tool output) goes through `visible`:
+a terminal and a CI log show its control characters instead of obeying them, while the
+colours the table paints itself still work.
 """
 
 from __future__ import annotations
 
 from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
+from zeroclaw_eval.reporters.safety import one_line, visible
 
 #: Each case status's mark and colour (progress lines use the same marks).
 MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
@@ -28,16 +33,18 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     """One case's lines: its status line, then why it did not pass (the pytest plugin
     shows these for a failing item)."""
     mark, colour = MARKS[case.status]
-    label = f"  {_paint(case.model_name, 'dim', color)}" if case.model_name else ""
-    tracked = f"  [{case.id}]" if case.id else ""
+    label = f"  {_paint(_line(case.model_name), 'dim', color)}" if case.model_name else ""
+    tracked = f"  [{_line(case.id)}]" if case.id else ""
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, plural(len(case.grades), "check"))
-    lines = [f"{_paint(mark, colour, color)} {case.name}{label}{tracked}  ({status})"]
+    lines = [f"{_paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
     for problem in case.problems:
-        lines.append(f"    {problem.describe(case.path)}")
+        lines.append(f"    {visible(problem.describe(case.path))}")
     if case.error is not None:
-        lines.append(f"    {case.error.field.where(case.path)}: run error: {case.error.message}")
+        lines.append(
+            f"    {_line(case.error.field.where(case.path))}: run error: {visible(case.error.message)}"
+        )
         if case.error.traceback and verbose:
-            lines.extend(f"      {line}" for line in case.error.traceback.splitlines())
+            lines.extend(f"      {line}" for line in visible(case.error.traceback).split("\n"))
         elif case.error.traceback:
             lines.append("      (-v shows where the agent raised)")
         if case.grades:
@@ -49,21 +56,23 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
         if grade.passed and not verbose:
             continue
         sign = _paint("✓", "green", color) if grade.passed else _paint("✗", "red", color)
-        lines.append(f"    {sign} {grade.check_id} [{grade.category}]  {grade.field.where(case.path)}")
+        where = _line(grade.field.where(case.path))
+        lines.append(f"    {sign} {_line(grade.check_id)} [{grade.category}]  {where}")
         if not grade.passed or verbose:
-            lines.append(f"      {grade.detail}")
+            lines.append(f"      {visible(grade.detail)}")
     if not case.passed and case.record is not None:
         for call in case.record.calls:
             if not call.success:
                 lines.append(
-                    f"    ✗ tool call {call.name} (turn {call.turn + 1}) failed: {_one_line(call.result)}"
+                    f"    ✗ tool call {_line(call.name)} (turn {call.turn + 1}) failed:"
+                    f" {_line(one_line(call.result, _RECAP_WIDTH))}"
                 )
     return lines
 
 
-def _one_line(text: str, width: int = _RECAP_WIDTH) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _line(text: str) -> str:
+    """Untrusted text that must stay on its line (a name, a path): breaks shown too."""
+    return visible(text, multiline=False)
 
 
 def _recap(report: SuiteReport) -> list[str]:
@@ -83,14 +92,14 @@ def _recap(report: SuiteReport) -> list[str]:
             where, reason = grade.field.where(case.path), f"{grade.check_id}: {grade.detail}"
         else:
             where, reason = case.path, "no checks were graded"
-        lines.append(f"{case.status.upper():<8} {where}  {_one_line(reason)}")
+        lines.append(f"{case.status.upper():<8} {_line(where)}  {_line(one_line(reason, _RECAP_WIDTH))}")
     return lines
 
 
 def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False) -> str:
     """The console table for `report`: `quiet` lists only the cases that did not pass,
     `verbose` adds every passing check and where the agent raised."""
-    lines = [f"zeroclaw eval: {report.suite} ({report.mode}, {plural(len(report.cases), 'case')})", ""]
+    lines = [f"zeroclaw eval: {_line(report.suite)} ({report.mode}, {plural(len(report.cases), 'case')})", ""]
     for case in report.cases:
         if quiet and case.passed:
             continue
@@ -108,9 +117,11 @@ def _summary(report: SuiteReport) -> str:
     if report.deselected:
         extra.append(f"{report.deselected} deselected")
     if report.not_run:
-        extra.append(f"{report.not_run} not run (--maxfail reached)")
+        why = f"interrupted by {report.interrupted}" if report.interrupted else "--maxfail reached"
+        extra.append(f"{report.not_run} not run ({why})")
     if not report.cases:
-        what = "no case matches -k" if report.deselected else f"no fixtures found in {report.suite}"
+        what = "no case matches -k" if report.deselected else f"no fixtures found in {_line(report.suite)}"
+        what = f"interrupted by {report.interrupted} before any case finished" if report.interrupted else what
         tail = f"; {', '.join(extra)}" if extra else ""
         return f"FAILED: {what} ({NOTHING_RAN}){tail}"
     parts = [f"{counts[PASSED]} passed", f"{counts[FAILED]} failed"]
@@ -118,6 +129,6 @@ def _summary(report: SuiteReport) -> str:
         parts.append(plural(counts[ERROR], "error"))
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
-    verdict = "PASSED" if report.exit_code() == 0 else "FAILED"
+    verdict = "INTERRUPTED" if report.interrupted else "PASSED" if report.exit_code() == 0 else "FAILED"
     seconds = f"{report.duration_ms / 1000:.2f}s"
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"

@@ -35,6 +35,8 @@ class ReplyHandler(BaseHTTPRequestHandler):
     """A request handler that writes `Reply`s, quietly, on kept-alive connections."""
 
     protocol_version = "HTTP/1.1"
+    #: Bytes a request body may have (a server may lower it).
+    max_body = MAX_BODY
     # Headers and body go out as two small writes; with Nagle's algorithm on, a client
     # that delays its ACK would stall every request on a kept-alive connection ~40 ms.
     disable_nagle_algorithm = True
@@ -63,12 +65,12 @@ class ReplyHandler(BaseHTTPRequestHandler):
             length = int(given or 0)
         except ValueError:
             length = -1
-        if 0 <= length <= MAX_BODY:
+        if 0 <= length <= self.max_body:
             return self.rfile.read(length)
         self.close_connection = True  # where this body ends is unknown, or it is left unread
         if length < 0:
             self.send(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
         else:
-            message = f"the request body is {length} bytes; the limit is {MAX_BODY}"
+            message = f"the request body is {length} bytes; the limit is {self.max_body}"
             self.send(error_reply(413, message, "request_too_large"))
         return None

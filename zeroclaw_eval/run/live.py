@@ -108,7 +108,7 @@ class OpenAIProvider:
 
     def _explain(self, response: httpx.Response, attempts: int) -> str:
         status = response.status_code
-        detail = _error_message(response)
+        detail = _error_message(response, self._key)
         where = f"{self._url} (model {self._settings.model!r})"
         if status in (401, 403):
             variable = self._settings.api_key_env or "the api_key_env variable"
@@ -155,7 +155,11 @@ def _arguments_text(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else compact_json(arguments)
 
 
-def _error_message(response: httpx.Response) -> str:
+#: Characters of a provider's error message kept in a `ProviderError` (whitespace collapsed).
+MAX_ERROR_DETAIL = 300
+
+
+def _error_message(response: httpx.Response, key: str) -> str:
     try:
         error = response.json().get("error")
         message = error.get("message") if isinstance(error, dict) else error
@@ -163,8 +167,10 @@ def _error_message(response: httpx.Response) -> str:
         message = response.text
     if not message:
         return ""
-    text = " ".join(str(message).split())
-    return f": {text[:300]}"
+    # Scrubbed before it is collapsed and cut: a key cut in two at the limit, or with its
+    # whitespace collapsed, would no longer match and would leak in part.
+    text = " ".join(scrub(str(message), [key]).split())
+    return f": {text[:MAX_ERROR_DETAIL]}"
 
 
 @asynccontextmanager

@@ -3,7 +3,9 @@ each model request.
 
 Routes: `POST …/chat/completions` and `POST …/responses` (with or without `/v1`),
 `GET /v1/models`, `GET /_zeroclaw/requests` (the run's log) and `POST /_zeroclaw/reset`
-(a new run). A body larger than `MAX_BODY` is refused with 413 before it is read.
+(a new run). A body larger than the server's `max_body` is refused with 413 before it is
+read. A connection silent for the server's `timeout_secs` (a slow or stalled client,
+reading or writing) is closed without an answer.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ class Server(Backend, Protocol):
         """Model names a client may ask for."""
         ...
 
-    def requests(self) -> list[dict[str, Any]]:
-        """A copy of the request log."""
+    max_body: int
+    timeout_secs: float
+
+    def requests_json(self) -> bytes:
+        """The request log as a JSON array."""
         ...
 
     def reset(self) -> int:
@@ -38,6 +43,11 @@ def handler_for(server: Server) -> type[BaseHTTPRequestHandler]:
     """The request handler class of `server`."""
 
     class Handler(ReplyHandler):
+        # The socket timeout of each connection (`StreamRequestHandler` sets it); a read or
+        # write that times out drops the connection (`handle_one_request` does that).
+        timeout = server.timeout_secs
+        max_body = server.max_body
+
         def _json(self, status: int, body: Any) -> None:
             self.send(Reply(status, json.dumps(body, ensure_ascii=False).encode("utf-8")))
 
@@ -46,13 +56,15 @@ def handler_for(server: Server) -> type[BaseHTTPRequestHandler]:
             if is_models_route("GET", path):
                 self.send(models_reply(server.models()))
             elif path == "/_zeroclaw/requests":
-                self._json(200, server.requests())
+                self.send(Reply(200, server.requests_json()))
             else:
                 self.send(error_reply(404, f"no route {self.path}", "not_found"))
 
         def do_POST(self) -> None:
             try:
                 self._post()
+            except TimeoutError:
+                raise  # a stalled client gets no answer: its connection is dropped
             except Exception as exc:  # a malformed request is the client's problem: tell it
                 message = f"malformed request: {type(exc).__name__}: {exc}"
                 self.send(error_reply(400, message, "invalid_request_error"))

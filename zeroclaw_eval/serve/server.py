@@ -8,13 +8,19 @@ a step asked for again is refused, and the log of a run's requests (`exchange` a
 each). `POST /_zeroclaw/reset` starts a new run. Faults can be injected (`faults`) for
 testing clients. The standard library's threading HTTP server is enough for a loopback
 test server; no web framework is needed.
+
+A client cannot hold the server: each connection has a socket timeout (a client silent
+that long, mid-request or between requests, is dropped), connections over a cap are
+answered 503 at once, bodies over a limit get 413 unread, and the request log is bounded
+in entries and bytes (`request_log`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import json
+import socket
 import threading
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,13 +28,14 @@ from typing import Any
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.http_reply import QuietServer
-from zeroclaw_eval.run.openai_endpoint import Endpoint
+from zeroclaw_eval.run.openai_endpoint import MAX_BODY, Endpoint, error_reply
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.handler import handler_for
+from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
+from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog, joined
 from zeroclaw_eval.serve.routing import Router, Served
 
-#: Log entries kept: a long-running server keeps the newest, not every request ever.
-MAX_LOG = 1000
+__all__ = ["MAX_LOG", "ReplayServer", "is_loopback"]
 
 
 def is_loopback(host: str) -> bool:
@@ -51,8 +58,13 @@ class ReplayServer:
     host: str = "127.0.0.1"
     port: int = 0
     single: bool = False
-    #: The requests of the current run, the newest `MAX_LOG` (see `exchange` for an entry).
-    log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=MAX_LOG))
+    #: The requests of the current run, the newest that fit its bounds (an entry: `exchange`).
+    log: RequestLog = field(default_factory=RequestLog)
+    #: Bytes a request body may have; a larger one is refused with 413 before it is read.
+    max_body: int = MAX_BODY
+    #: See `CONNECTION_TIMEOUT` and `MAX_CONNECTIONS`.
+    timeout_secs: float = CONNECTION_TIMEOUT
+    max_connections: int = MAX_CONNECTIONS
 
     def __post_init__(self) -> None:
         if not is_loopback(self.host):
@@ -75,7 +87,7 @@ class ReplayServer:
     def bind(self) -> ReplayServer:
         """Open the listening socket (so the URL is known before serving)."""
         if self._server is None:
-            self._server = QuietServer((self.host, self.port), handler_for(self))
+            self._server = _BoundedServer((self.host, self.port), handler_for(self), self.max_connections)
         return self
 
     def start(self) -> ReplayServer:
@@ -129,14 +141,23 @@ class ReplayServer:
         return self.router.models()
 
     def record(self, entry: dict[str, Any]) -> None:
-        """Add one entry to the request log (the oldest goes once it holds `MAX_LOG`)."""
+        """Add one entry to the request log (the oldest go once it is full)."""
+        text = self.log.prepare(entry)  # encoding a large entry takes a while: not under the lock
         with self._lock:
-            self.log.append(entry)
+            self.log.append(text)
 
     def requests(self) -> list[dict[str, Any]]:
-        """A copy of the request log, taken under the lock."""
+        """A copy of the request log."""
+        return [json.loads(text) for text in self._snapshot()]
+
+    def requests_json(self) -> bytes:
+        """The request log as a JSON array; only the copy is taken under the lock, so a
+        client slow to read it holds up no request."""
+        return joined(self._snapshot())
+
+    def _snapshot(self) -> list[bytes]:
         with self._lock:
-            return list(self.log)
+            return self.log.snapshot()
 
     def reset(self) -> int:
         """Start a new run: steps may be served again, the log and the request numbers start
@@ -148,3 +169,46 @@ class ReplayServer:
             self.log.clear()
             self.endpoint.forget()
             return self.run
+
+
+class _BoundedServer(QuietServer):
+    """A `QuietServer` serving at most `slots` connections at once."""
+
+    def __init__(self, address: tuple[str, int], handler: Any, slots: int) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(slots)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)  # starts the connection's thread
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _refuse(request: socket.socket) -> None:
+    """Answer 503 on a connection over the cap, without reading it or waiting on it (this
+    runs in the thread that accepts connections)."""
+    reply = error_reply(503, "too many connections at once; retry shortly", "server_busy")
+    head = (
+        f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: {reply.content_type}\r\n"
+        f"Content-Length: {len(reply.body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    try:
+        request.setblocking(False)
+        request.send(head.encode("ascii") + reply.body)
+        # What the client sent already is read away: closing a socket with unread data
+        # resets the connection, and the client might see the reset instead of the 503.
+        request.recv(1 << 16)
+    except OSError:
+        pass  # nothing (more) to read, the client is gone, or it is not reading

@@ -1,0 +1,80 @@
+"""Fuzzing the reporters: a report whose every text is hostile (workflow commands, markup,
+XML-invalid characters, lone surrogates, terminal escapes, 50,000 newlines) renders in
+every format, through the API and through `zeroclaw eval render` under GitHub Actions,
+without a traceback and without letting that text act: no workflow command, no markup,
+well-formed XML."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given
+
+from tests.fuzz.outputs import (
+    check_annotations,
+    check_file,
+    check_html,
+    check_junit,
+    check_log,
+    check_no_terminal_escapes,
+)
+from tests.fuzz.reports import REPORTS
+from tests.invoke import invoke
+from zeroclaw_eval import SuiteReport, render_report, reporter_names
+from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
+
+FORMATS = ["table", "json", "junit", "html", "github"]
+
+
+def test_the_fuzzed_formats_are_every_built_in_one() -> None:
+    assert set(FORMATS) <= set(reporter_names())
+
+
+def check_outputs(folder: Path) -> None:
+    """The files `render_outputs` wrote, each against its format's promise."""
+    for fmt in ("json", "junit", "html"):
+        check_file((folder / f"out.{fmt}").read_bytes().decode("utf-8"))
+    check_junit((folder / "out.junit").read_bytes())
+    check_html((folder / "out.html").read_bytes().decode("utf-8"))
+    check_annotations((folder / "out.github").read_bytes().decode("utf-8"))
+
+
+@given(report=REPORTS)
+def test_every_reporter_renders_a_hostile_report_harmlessly(report: SuiteReport) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for fmt in FORMATS:
+            render_report(report, fmt, str(folder / f"out.{fmt}"))
+        check_outputs(folder)
+        check_no_terminal_escapes((folder / "out.table").read_bytes().decode("utf-8"))
+        summary = step_summary(report)
+        assert len(summary.encode("utf-8")) <= SUMMARY_LIMIT
+
+
+@given(report=REPORTS)
+def test_render_under_github_actions_keeps_the_log_safe(report: SuiteReport) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        saved = folder / "report.json"
+        render_report(report, "json", str(saved))
+        summary = folder / "summary.md"
+        reports = [
+            arg for fmt in ("json", "junit", "html", "github") for arg in ("--report", f"{fmt}=out.{fmt}")
+        ]
+        result = invoke(
+            "eval",
+            "render",
+            str(saved),
+            "--no-color",
+            *reports,
+            cwd=folder,
+            env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": name},
+        )
+        assert result.code == 0, result.stderr[-2000:]
+        check_log(result.stdout)
+        check_no_terminal_escapes(result.stdout)
+        check_annotations(result.stderr)
+        check_outputs(folder)
+        assert len(summary.read_bytes()) <= SUMMARY_LIMIT
+        summary.read_bytes().decode("utf-8")

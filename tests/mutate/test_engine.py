@@ -1,0 +1,163 @@
+"""Mutation runs (`zeroclaw_eval.mutate.engine`): which mutants a case gets, which of them
+its checks kill, and the check suggested for each survivor."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.builders import admit_case, echo_fixture, scripted_fixture, text_step, tool_call, tools_step
+from zeroclaw_eval.mutate.engine import mutate_case
+from zeroclaw_eval.mutate.mutant import OPERATORS
+from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome
+
+
+def mutated(tmp_path: Path, fixture: dict[str, Any]) -> FixtureMutation:
+    return asyncio.run(mutate_case(admit_case(tmp_path, fixture)))
+
+
+def by_name(result: FixtureMutation) -> dict[str, MutantOutcome]:
+    return {outcome.name: outcome for outcome in result.outcomes}
+
+
+#: Two turns: a write then a read of the same file in one step (so their order matters),
+#: an echo in the second turn, token counts, and answers with lines and numbers.
+RICH_TURNS = [
+    (
+        "Save v1 and read it back",
+        [
+            tools_step(
+                tool_call("file_write", {"path": "out.txt", "content": "v1"}, "w"),
+                tool_call("file_read", {"path": "out.txt"}, "r"),
+                tokens=(10, 5),
+            ),
+            text_step("Saved 1 file.", tokens=(12, 3)),
+        ],
+    ),
+    ("Echo b2", [tools_step(tool_call("echo", {"message": "b2"})), text_step("Echoed b2.\nAll 2 done.")]),
+]
+RICH_TOOLS = {"tools": ["file_write", "file_read"]}
+
+
+def test_every_operator_applies_to_a_run_that_has_what_it_changes(tmp_path: Path) -> None:
+    result = mutated(tmp_path, scripted_fixture(RICH_TURNS, {"tools_used": ["echo"]}, **RICH_TOOLS))
+    assert result.problem is None
+    assert {outcome.operator for outcome in result.outcomes} == set(OPERATORS)
+    names = set(by_name(result))
+    for expected in (
+        "drop_call[turn 1, call 0]",
+        "rename_tool[turn 2, call 0]",
+        "alter_argument[turn 1, call 0, /content]",
+        "drop_argument[turn 1, call 1, path]",
+        "fail_call[turn 2, call 0]",
+        "swap_calls[turn 1, calls 0 and 1]",
+        "alter_response[final response, emptied]",
+        "alter_response[final response, line 1 dropped]",
+        "alter_response[final response, number 2]",
+        "alter_turn_order[turns 1 and 2]",
+        "skip_write[out.txt]",
+        "write_elsewhere[out.txt]",
+        "alter_file[out.txt]",
+        "inflate_budget[tokens]",
+        "inflate_budget[llm_calls]",
+    ):
+        assert expected in names, sorted(names)
+
+
+def test_a_case_with_only_tools_used_lets_wrong_arguments_and_answers_survive(tmp_path: Path) -> None:
+    result = mutated(tmp_path, echo_fixture({"tools_used": ["echo"]}))
+    outcomes = by_name(result)
+    argument = outcomes["alter_argument[turn 1, call 0, /message]"]
+    assert not argument.killed
+    assert (argument.before, argument.after) == ('"hello"', '"hellx"')
+    assert (
+        argument.suggestion
+        == 'add {"tool": "echo", "needle": "hello", "call_index": 0} to "tool_arguments_contain"'
+    )
+    answer = outcomes["alter_response[final response, emptied]"]
+    assert not answer.killed
+    assert answer.suggestion == 'add "hello" to "response_contains"'
+    # Dropping the only call to a tool the case requires is seen.
+    assert outcomes["drop_call[turn 1, call 0]"].killed_by == ("tools_used[0]",)
+    assert "alter_argument" in result.unseen_operators
+
+
+def test_each_suggested_check_keeps_the_case_green_and_kills_its_mutant(tmp_path: Path) -> None:
+    weak = mutated(tmp_path / "weak", echo_fixture({"tools_used": ["echo"]}))
+    survivors = [outcome for outcome in weak.outcomes if not outcome.killed]
+    assert survivors
+    for outcome in survivors:
+        assert outcome.check is not None, outcome.name
+        expects: dict[str, Any] = {"tools_used": ["echo"], **outcome.check}
+        stronger = mutated(tmp_path / outcome.name.replace("/", "_"), echo_fixture(expects))
+        assert stronger.problem is None  # the real run still passes
+        assert by_name(stronger)[outcome.name].killed, outcome.name
+
+
+@pytest.mark.parametrize(
+    ("check", "operators"),
+    [
+        (
+            {"workspace": {"file_contains": {"out.txt": ["v1"]}}},
+            ["skip_write", "write_elsewhere", "alter_file"],
+        ),
+        ({"tool_results_contain": [{"tool": "file_read", "needle": "v1"}]}, ["swap_calls"]),
+        ({"budget": {"max_llm_calls": 4, "max_total_tokens": 30}}, ["inflate_budget"]),
+        ({"response_contains": ["Echoed b2.\nAll 2 done."]}, ["alter_response", "alter_turn_order"]),
+    ],
+)
+def test_a_check_on_what_an_operator_changes_kills_every_mutant_of_it(
+    tmp_path: Path, check: dict[str, Any], operators: list[str]
+) -> None:
+    weak = mutated(tmp_path / "weak", scripted_fixture(RICH_TURNS, {"tools_used": ["echo"]}, **RICH_TOOLS))
+    strong = mutated(
+        tmp_path / "strong", scripted_fixture(RICH_TURNS, {"tools_used": ["echo"], **check}, **RICH_TOOLS)
+    )
+    for operator in operators:
+        assert any(not o.killed for o in weak.outcomes if o.operator == operator), operator
+        mine = [o for o in strong.outcomes if o.operator == operator]
+        assert mine
+        assert all(o.killed for o in mine), [o.name for o in mine if not o.killed]
+
+
+def test_a_swap_that_no_check_could_see_is_not_a_mutant(tmp_path: Path) -> None:
+    # An echo and a list_dir do not depend on each other: in either order every tool
+    # gets and returns the same, so no check can tell the swap from the run.
+    steps = [
+        tools_step(tool_call("echo", {"message": "a"}, "e"), tool_call("list_dir", {"path": "."}, "l")),
+        text_step("done"),
+    ]
+    result = mutated(
+        tmp_path, scripted_fixture([("go", steps)], {"tools_used": ["echo"]}, tools=["list_dir"])
+    )
+    assert result.problem is None
+    assert not [o for o in result.outcomes if o.operator == "swap_calls"]
+
+
+def test_calls_to_one_tool_are_never_swapped(tmp_path: Path) -> None:
+    steps = [
+        tools_step(tool_call("echo", {"message": "a"}, "1"), tool_call("echo", {"message": "b"}, "2")),
+        text_step("ok"),
+    ]
+    result = mutated(tmp_path, scripted_fixture([("go", steps)], {"tools_used": ["echo"]}))
+    assert not [o for o in result.outcomes if o.operator == "swap_calls"]
+    assert "duplicate_call[turn 1, call 1]" in by_name(result)
+
+
+def test_a_case_that_does_not_pass_is_not_mutated(tmp_path: Path) -> None:
+    result = mutated(tmp_path, echo_fixture({"response_contains": ["goodbye"]}))
+    assert result.outcomes == ()
+    assert result.problem == "does not pass in replay: response_contains[0] failed"
+
+
+def test_mutant_workspaces_are_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    result = mutated(tmp_path / "case", scripted_fixture(RICH_TURNS, {"tools_used": ["echo"]}, **RICH_TOOLS))
+    assert any(o.operator == "alter_file" for o in result.outcomes)
+    assert list(temp.iterdir()) == []

@@ -1,0 +1,57 @@
+"""`zeroclaw_eval.files`: a file is written whole or not at all, and no temporary
+sibling outlives its writer."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zeroclaw_eval.files import TEMP_TAG, write_atomic
+
+
+def _dead_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_write_leaves_only_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "reports" / "eval.json"
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert os.listdir(target.parent) == ["eval.json"]
+
+
+def test_a_failed_write_removes_its_temporary_sibling_and_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "eval.json"
+    target.write_bytes(b"old")
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt  # a signal the CLI turned into an exception, mid-write
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(target, b"new")
+    assert os.listdir(tmp_path) == ["eval.json"]
+    assert target.read_bytes() == b"old"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="whether a process lives is asked with kill(pid, 0)")
+def test_a_temporary_sibling_a_killed_writer_left_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    # SIGKILL runs no clean-up: the sibling stays until the next write of the same target.
+    target = tmp_path / "eval.json"
+    stale = tmp_path / f".eval.json.{TEMP_TAG}-{_dead_pid()}-abc.tmp"
+    live = tmp_path / f".eval.json.{TEMP_TAG}-{os.getppid()}-def.tmp"  # a writer still at work
+    other = tmp_path / f".eval.html.{TEMP_TAG}-{_dead_pid()}-ghi.tmp"  # another target's
+    foreign = tmp_path / ".eval.json.xyz.tmp"  # not ours at all
+    for path in (stale, live, other, foreign):
+        path.write_bytes(b"half")
+    write_atomic(target, b"new")
+    assert sorted(os.listdir(tmp_path)) == sorted(["eval.json", live.name, other.name, foreign.name])

@@ -1,0 +1,66 @@
+"""Untrusted text in GitHub-flavoured Markdown (the step summaries): literal, never markup.
+
+GitHub renders a step summary as GFM, which turns `[text](url)` into a link, `![](url)`
+into an image (a tracking pixel) and also *autolinks bare text*: `https://…`, `www.…` and
+`user@host` become links with no markup at all, so backslash-escaping punctuation is not
+enough. Every untrusted piece is therefore an inline code span (literal: no link, no
+markup, no autolink) or a fenced block, and text in raw HTML (`<summary>`) is
+HTML-escaped. Control characters and lone surrogates are made visible first.
+"""
+
+from __future__ import annotations
+
+import html
+
+from zeroclaw_eval.reporters.safety import encodable, visible
+
+
+def code(text: str) -> str:
+    """Text as an inline code span on one line (literal, links and all), delimited by
+    more backticks than any run inside it; GFM still needs `|` escaped in a table cell."""
+    flat = visible(" ".join(text.split()), multiline=False).replace("|", "\\|")
+    ticks = "`" * (_longest_backtick_run(flat) + 1)
+    pad = " " if not flat or flat.startswith("`") or flat.endswith("`") else ""
+    return f"{ticks}{pad}{flat}{pad}{ticks}"
+
+
+def html_text(text: str) -> str:
+    """Text inside a raw HTML element (GFM leaves Markdown there unparsed): one line,
+    HTML-escaped."""
+    return html.escape(visible(" ".join(text.split()), multiline=False), quote=True)
+
+
+def fenced(text: str) -> str:
+    """A fenced code block that no backtick run inside `text` can close."""
+    text = visible(text.replace("\r\n", "\n").replace("\r", "\n"))
+    fence = "`" * max(3, _longest_backtick_run(text) + 1)
+    return f"{fence}text\n{text}\n{fence}\n"
+
+
+def _longest_backtick_run(text: str) -> int:
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def within(head: list[str], body: list[str], limit: int) -> str:
+    """Join `head` and as much of `body` as fits in `limit` UTF-8 bytes, saying what was
+    cut; a lone surrogate left anywhere is written as a visible escape, so the result
+    always encodes."""
+    head, body = [encodable(part) for part in head], [encodable(part) for part in body]
+    used = sum(len(part.encode("utf-8")) for part in head)
+    if used + sum(len(part.encode("utf-8")) for part in body) <= limit:
+        return "".join(head + body)
+    note_room = 200
+    kept: list[str] = []
+    for index, part in enumerate(body):
+        size = len(part.encode("utf-8"))
+        if used + size + note_room > limit:
+            left = len(body) - index
+            kept.append(f"\n\n_Summary cut to stay under GitHub's 1 MiB limit: {left} part(s) left out._\n")
+            break
+        kept.append(part)
+        used += size
+    return "".join(head + kept)
