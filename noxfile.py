@@ -175,7 +175,16 @@ def eval_mutation(session: nox.Session) -> None:
 def eval_capability(session: nox.Session) -> None:
     """Hard cases in evals/capability: print and record the pass rate; never fails the build."""
     session.install(".")
-    report_path = Path(REPORTS) / "eval-capability.json"
+    reports = Path(REPORTS)
+    report_path = reports / "eval-capability.json"
+    baseline = reports / "eval-capability-baseline.json"
+    history = reports / "eval-capability-history.jsonl"
+    # The last run's report is this run's baseline: the table, HTML and step summary say
+    # which cases changed since; the history feeds the HTML page's pass-rate chart.
+    if report_path.exists():
+        shutil.copyfile(report_path, baseline)
+    compared = ["--baseline", str(baseline)] if baseline.exists() else []
+    charted = ["--history", str(history)] if history.exists() else []
     # Exit 1 (failed cases) is the expected outcome here, not a failure; exit 2 (the
     # command or its configuration is unusable) still fails the session.
     session.run(
@@ -188,6 +197,10 @@ def eval_capability(session: nox.Session) -> None:
         "json",
         "--output",
         str(report_path),
+        "--report",
+        f"html={reports / 'eval-capability.html'}",
+        *compared,
+        *charted,
         *session.posargs,
         success_codes=[0, 1],
     )
@@ -204,8 +217,8 @@ def eval_capability(session: nox.Session) -> None:
         "pass_rate": round(rate, 4),
     }
     # One line per run: a history that a CI cache or artifact can carry over time.
-    with (Path(REPORTS) / "eval-capability-history.jsonl").open("a", encoding="utf-8") as history:
-        history.write(json.dumps(entry) + "\n")
+    with history.open("a", encoding="utf-8") as stream:
+        stream.write(json.dumps(entry) + "\n")
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as stream:

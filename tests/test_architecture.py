@@ -24,7 +24,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "fixtures": {"errors"},
     "run": {"errors", "redaction", "files", "config", "fixtures"},
     "grading": {"errors", "fixtures", "run"},
-    "report": {"redaction", "fixtures", "run", "grading"},
+    "report": {"errors", "redaction", "fixtures", "run", "grading"},
     "runner": {"_version", "errors", "config", "fixtures", "run", "grading", "report"},
     "reporters": {"errors", "files", "fixtures", "grading", "report"},
     "serve": {"errors", "fixtures", "run"},

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.files import TEMP_TAG, write_atomic
+from zeroclaw_eval.files import TEMP_TAG, write_atomic, write_atomic_pieces
 
 
 def _dead_pid() -> int:
@@ -55,3 +56,24 @@ def test_a_temporary_sibling_a_killed_writer_left_is_removed_by_the_next_write(t
         path.write_bytes(b"half")
     write_atomic(target, b"new")
     assert sorted(os.listdir(tmp_path)) == sorted(["eval.json", live.name, other.name, foreign.name])
+
+
+def test_pieces_are_written_one_after_another(tmp_path: Path) -> None:
+    target = tmp_path / "eval.json"
+    write_atomic_pieces(target, iter([b"one ", b"two ", b"three"]))
+    assert target.read_bytes() == b"one two three"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_pieces_that_fail_half_way_leave_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "eval.json"
+    target.write_bytes(b"old")
+
+    def failing() -> Iterator[bytes]:
+        yield b"new, half of it"
+        raise RuntimeError("the reporter broke")
+
+    with pytest.raises(RuntimeError, match="the reporter broke"):
+        write_atomic_pieces(target, failing())
+    assert target.read_bytes() == b"old"
+    assert list(tmp_path.iterdir()) == [target]

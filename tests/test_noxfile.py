@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -88,3 +89,54 @@ def test_eval_live_detects_a_configured_provider(tmp_path: Path, monkeypatch: py
     assert module._live_provider() is None  # the key variable is not set: skip
     monkeypatch.setenv("ACME_TEST_KEY", "placeholder")
     assert module._live_provider() == "acme"
+
+
+class _RecordingSession:
+    """Enough of a nox session to run `eval_capability` without installing anything: each
+    `zeroclaw eval run` it is asked for writes a report passing `passed` of 4 cases."""
+
+    def __init__(self) -> None:
+        self.posargs: list[str] = []
+        self.commands: list[list[str]] = []
+        self.passed = 1
+
+    def install(self, *args: str) -> None:
+        pass
+
+    def log(self, *args: object) -> None:
+        pass
+
+    def run(self, *args: str, success_codes: list[int]) -> None:
+        self.commands.append(list(args))
+        output = Path(args[args.index("--output") + 1])
+        counts = {"passed": self.passed, "failed": 4 - self.passed, "error": 0, "rejected": 0, "total": 4}
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps({"tool_version": "0.0.0", "counts": counts}), encoding="utf-8")
+
+
+# Loading the noxfile again registers its sessions again, which nox warns about.
+@pytest.mark.filterwarnings("ignore:The session .* has already been registered:FutureWarning")
+def test_eval_capability_compares_each_run_with_the_last_and_charts_the_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = importlib.util.spec_from_file_location("capability_noxfile", ROOT / "noxfile.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    session = _RecordingSession()
+    module.eval_capability.func(session)  # the first run: nothing to compare with yet
+    first_report = (tmp_path / "reports" / "eval-capability.json").read_bytes()
+    session.passed = 3
+    module.eval_capability.func(session)
+    first, second = session.commands
+    assert "--baseline" not in first
+    assert "--history" not in first
+    assert "html=reports/eval-capability.html" in first
+    baseline = second[second.index("--baseline") + 1]
+    assert (tmp_path / baseline).read_bytes() == first_report
+    assert second[second.index("--history") + 1] == "reports/eval-capability-history.jsonl"
+    lines = (tmp_path / "reports" / "eval-capability-history.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [(json.loads(line)["passed"], json.loads(line)["total"]) for line in lines] == [(1, 4), (3, 4)]

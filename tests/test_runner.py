@@ -308,3 +308,28 @@ def test_without_stop_on_signals_sigint_stays_a_keyboard_interrupt(tmp_path: Pat
     finally:
         SignalsItself.signal_name = "SIGTERM"
     assert os.listdir(private_tmp) == []
+
+
+def test_a_case_that_has_run_is_not_held_while_the_rest_run(tmp_path: Path) -> None:
+    # Only the reports are kept: a 10,000-case suite must not hold every parsed fixture
+    # to the end. Each case's fixture is gone by the time the next one is done.
+    import gc
+    import weakref
+
+    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.report.model import CaseReport
+
+    suite = tmp_path / "suite"
+    for name in ("a.json", "b.json", "c.json"):
+        write_fixture(suite, name, PASSING)
+    seen: list[weakref.ref[Case | RejectedFixture]] = []
+    held_when_done: list[int] = []
+
+    def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
+        gc.collect()
+        held_when_done.append(sum(ref() is not None for ref in seen))
+        seen.append(weakref.ref(fixture))
+
+    report = run_suite(suite, RunOptions(on_case_done=done))
+    assert [case.passed for case in report.cases] == [True, True, True]
+    assert held_when_done == [0, 0, 0]

@@ -428,3 +428,70 @@ def test_a_model_that_repeats_the_key_leaves_no_key_in_any_report_format(suite: 
     assert case.status == "failed"
     leaking = [name for name, output in _render_everything(report).items() if KEY in output]
     assert leaking == [], "the API key appears in these outputs"
+
+
+def repeated(live: Suite, repeat: int, min_pass_rate: float | None = None) -> SuiteReport:
+    options = RunOptions(
+        mode="live",
+        case_timeout_secs=10.0,
+        live=LiveOptions(live.settings(), KEY, frozenset()),
+        repeat=repeat,
+        min_pass_rate=min_pass_rate,
+    )
+    return run_suite(live.folder, options)
+
+
+def test_repeat_reports_the_pass_rate_of_runs_a_faulty_provider_broke(suite: Callable[..., Suite]) -> None:
+    # One request a run: the provider fails the 2nd and 4th requests, so runs 2 and 4 fail.
+    live = suite({"hi": greeting("hello")}, "500@2,4")
+    case = by_name(repeated(live, 5))["hi.json"]
+    assert case.repeats is not None
+    assert (case.repeats.runs, case.repeats.passed, case.repeats.pass_rate) == (5, 3, 0.6)
+    assert case.repeats.pass_at_k
+    assert not case.repeats.pass_all
+    assert not case.passed  # without --min-pass-rate every run must pass
+    assert case.error is not None
+    assert "500" in case.error.message  # the shown run is one that explains the verdict
+
+
+def test_repeat_with_a_minimum_pass_rate_passes_a_case_enough_runs_passed(
+    suite: Callable[..., Suite],
+) -> None:
+    data = report_to_dict(repeated(suite({"hi": greeting("hello")}, "500@2,4"), 5, 0.6))
+    (shown,) = data["cases"]
+    assert shown["status"] == "passed"
+    assert shown["repeats"]["pass_rate"] == 0.6
+    assert shown["repeats"]["min_pass_rate"] == 0.6
+    assert data["exit_code"] == 0
+
+
+def test_a_check_that_passes_in_some_runs_only_is_flaky(suite: Callable[..., Suite]) -> None:
+    # A delay fault makes the 3rd run slower than the case's wall-time budget.
+    slow = Live("Say hi", [text("hi!")], {"response_contains": ["hi"], "budget": {"max_duration_ms": 400}})
+    live = suite({"slow": slow}, "delay:700@3")
+    case = by_name(repeated(live, 4, 0.5))["slow.json"]
+    assert case.repeats is not None
+    assert case.repeats.check_passes == {"response_contains[0]": 4, "budget.max_duration_ms": 3}
+    assert case.repeats.flaky_checks == ["budget.max_duration_ms"]
+    assert case.passed
+
+
+def test_every_reporter_shows_how_the_runs_of_a_repeated_case_went(suite: Callable[..., Suite]) -> None:
+    slow = Live("Say hi", [text("hi!")], {"response_contains": ["hi"], "budget": {"max_duration_ms": 400}})
+    report = repeated(suite({"slow": slow}, "delay:700@3"), 4, 0.5)
+    table = get_reporter("table")(report)
+    assert (
+        "3/4 runs passed (75%; must reach 50%); pass@4 yes, pass^4 no; flaky: budget.max_duration_ms 3/4"
+        in table
+    )
+    page = get_reporter("html")(report)
+    assert "3/4 runs passed" in page
+    assert '<span class="id">budget.max_duration_ms</span> passed in 3 of 4 runs' in page
+
+
+def test_a_run_a_fault_broke_midway_does_not_spoil_the_next_runs(suite: Callable[..., Suite]) -> None:
+    # Two requests a run: the 2nd request (run 1, step 2) fails, so run 1 fails; every
+    # later run starts again from the first step and must be served.
+    case = by_name(repeated(suite({"echo": ECHO}, "500@2"), 5))["echo.json"]
+    assert case.repeats is not None
+    assert (case.repeats.runs, case.repeats.passed) == (5, 4)

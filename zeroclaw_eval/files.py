@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 #: In the name of every temporary sibling, with the writing process's id after it:
@@ -24,13 +25,20 @@ def write_atomic(target: Path, data: bytes) -> None:
     folders are made. The temporary sibling is removed on any exception (SIGINT and
     SIGTERM included, which the CLI turns into one); one a killed process left (SIGKILL,
     a power cut) is removed by the next write of the same target."""
+    write_atomic_pieces(target, (data,))
+
+
+def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
+    """`write_atomic` of `pieces` one after another, each written as it comes, so a large
+    output is never held whole; an exception while they are made leaves nothing."""
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_siblings(target)
     prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"
     handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            for piece in pieces:
+                stream.write(piece)
         # mkstemp makes the file private (0600); the result gets the usual mode instead.
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)

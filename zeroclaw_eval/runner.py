@@ -10,7 +10,6 @@ fails every case alike stops it: an agent factory that cannot make an agent rais
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,10 +23,12 @@ from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.fixtures.selection import select
-from zeroclaw_eval.fixtures.suite import display_path, fixture_files
+from zeroclaw_eval.fixtures.sharding import Shard, shard_files, suite_digest
+from zeroclaw_eval.fixtures.suite import display_path, fixture_files, shown_path as _shown
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
-from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.report.model import CaseError, CaseReport, ShardInfo, SuiteReport
+from zeroclaw_eval.report.repeats import check_repeat, combine
 from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.agent import AgentFactory, reference_agent
 from zeroclaw_eval.run.case_run import case_run
@@ -71,9 +72,15 @@ class RunOptions:
     #: return a report of the finished ones, marked `interrupted` (the CLI's choice);
     #: False keeps Python's own behaviour (SIGINT raises `KeyboardInterrupt`).
     stop_on_signals: bool = False
+    #: Run only this part of the suite (`--shard K/N`); None: all of it.
+    shard: Shard | None = None
+    #: Live mode: runs of each case (`--repeat`), and the share that must pass (None: all).
+    repeat: int = 1
+    min_pass_rate: float | None = None
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
+        check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
 
 
 def refuse_live_agent_cmd(live: bool, agent_cmd: AgentCommand | None) -> None:
@@ -92,6 +99,8 @@ class _Run:
     options: RunOptions
     #: Every tool a case may name: the built-in ones and the project's.
     tools: Mapping[str, Tool]
+    #: The tools a fixture may name (None: any, for an agent command that runs its own).
+    known: frozenset[str] | None = None
     #: The live provider, in live mode.
     live: Provider | None = None
     #: Cases that did not pass so far (for `maxfail`), and those never started.
@@ -114,11 +123,20 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
     targets = [suite] if isinstance(suite, Path) else list(suite)
     tools = toolset(options.tools)
     known = None if options.agent_cmd is not None else frozenset(tools)
-    fixtures = [load_fixture(p, known, max_bytes=options.max_fixture_bytes) for p in fixture_files(targets)]
-    selected = select(fixtures, options.keyword)
+    files = fixture_files(targets)
+    shard = None
+    if options.shard is not None:
+        digest = suite_digest(files)
+        shard = ShardInfo(options.shard.index, options.shard.count, digest, len(files))
+        files = shard_files(files, options.shard)
+    # Without -k each fixture is loaded when its turn comes, and only its report outlives
+    # it: a large suite is never held whole. -k reads every fixture's names first.
+    run = _Run(options, tools, known)
+    selected: list[Case | RejectedFixture | Path] = list(files)
+    if options.keyword is not None:
+        selected = [*select([_loaded(path, run) for path in files], options.keyword)]
     if options.on_selected is not None:
         options.on_selected(len(selected))
-    run = _Run(options, tools)
     cases = asyncio.run(_run_all(selected, run))
     duration = (time.perf_counter() - started) * 1000
     label = " ".join(display_path(target) for target in targets)
@@ -129,9 +147,10 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
         duration,
         __version__,
         os.getcwd(),
-        deselected=len(fixtures) - len(selected),
+        deselected=len(files) - len(selected),
         not_run=run.stop.not_run,
         interrupted=run.stop.interrupted,
+        shard=shard,
     )
 
 
@@ -146,7 +165,7 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     return (await _run_all([case], run))[0]
 
 
-async def _run_all(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
+async def _run_all(fixtures: list[Case | RejectedFixture | Path], run: _Run) -> list[CaseReport]:
     options = run.options
     if options.live is None:
         return await _run_each(fixtures, run)
@@ -156,12 +175,13 @@ async def _run_all(fixtures: list[Case | RejectedFixture], run: _Run) -> list[Ca
         return await _run_each(fixtures, replace(run, live=provider))
 
 
-async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[CaseReport]:
+async def _run_each(fixtures: list[Case | RejectedFixture | Path], run: _Run) -> list[CaseReport]:
     options = run.options
     reports: list[CaseReport | None] = [None] * len(fixtures)
     settled = [False] * len(fixtures)  # reported, or left out past --maxfail
 
-    async def one(index: int, fixture: Case | RejectedFixture) -> None:
+    async def one(index: int, fixture: Case | RejectedFixture | Path) -> None:
+        fixture = _loaded(fixture, run)
         # A rejected fixture costs nothing to report, and must always be: past --maxfail
         # only cases that would have to run are left out.
         stopped = options.maxfail is not None and run.stop.failed >= options.maxfail
@@ -172,7 +192,8 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
         if isinstance(fixture, RejectedFixture):
             report = _rejected(fixture)
         else:
-            report = await _run_case(fixture, run, _shown(fixture.path))
+            attempts = [await _run_case(fixture, run, _shown(fixture.path)) for _ in range(options.repeat)]
+            report = combine(attempts, options.min_pass_rate)
             if options.live is not None:
                 report = scrub_case(report, [options.live.api_key])
         if not report.passed:
@@ -188,7 +209,7 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
             return
         slots = asyncio.Semaphore(options.jobs)
 
-        async def bounded(index: int, fixture: Case | RejectedFixture) -> None:
+        async def bounded(index: int, fixture: Case | RejectedFixture | Path) -> None:
             async with slots:
                 await one(index, fixture)
 
@@ -209,29 +230,23 @@ async def _run_each(fixtures: list[Case | RejectedFixture], run: _Run) -> list[C
             for index, fixture in enumerate(fixtures):
                 if settled[index]:
                     continue
-                if isinstance(fixture, RejectedFixture):  # always reported, as past --maxfail
-                    reports[index] = _rejected(fixture)
+                if isinstance(loaded := _loaded(fixture, run), RejectedFixture):  # always reported
+                    reports[index] = _rejected(loaded)
                 else:
                     run.stop.not_run += 1  # never started, or cancelled before it finished
     # Fixture order, whatever finished first.
     return [report for report in reports if report is not None]
 
 
+def _loaded(fixture: Case | RejectedFixture | Path, run: _Run) -> Case | RejectedFixture:
+    if not isinstance(fixture, Path):
+        return fixture
+    return load_fixture(fixture, run.known, max_bytes=run.options.max_fixture_bytes)
+
+
 def _rejected(fixture: RejectedFixture) -> CaseReport:
     shown = _shown(fixture.path)
     return CaseReport(fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text)
-
-
-@functools.lru_cache(maxsize=64)
-def _folder_shown(folder: Path, cwd: str) -> str:
-    return display_path(folder)
-
-
-def _shown(path: Path) -> str:
-    """A fixture's path as reports show it (relative to the working directory); the folder
-    is worked out once per working directory, as a suite's fixtures share it."""
-    folder = _folder_shown(path.parent, os.getcwd())
-    return path.name if folder == "." else f"{folder}/{path.name}"
 
 
 async def _run_case(case: Case, run: _Run, shown: str) -> CaseReport:

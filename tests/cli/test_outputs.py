@@ -201,10 +201,17 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "deselected",
         "not_run",
         "interrupted",
+        "shard",
+        "baseline",
+        "history",
         "category_totals",
         "cases",
     }
     assert data["interrupted"] is None
+    assert data["shard"] is None
+    assert data["baseline"] is None
+    assert data["history"] is None
+    assert {case["change"] for case in data["cases"]} == {None}
     hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
     assert hostile["source"] == HOSTILE_ANSWER_FIXTURE
     assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None

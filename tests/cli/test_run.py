@@ -187,3 +187,13 @@ def test_a_factory_that_raises_is_reported_once_with_exit_two(
     assert result.stdout == ""
     assert result.stderr.count("Error: the agent factory bad_factory raised KeyError: 'no config'") == 1
     assert 'raise KeyError("no config")' in result.stderr
+
+
+def test_repeat_is_refused_in_replay(cli: Runner, tmp_path: Path) -> None:
+    write_fixture(tmp_path / "suite", "a.json", PASSING)
+    result = cli("eval", "run", "suite", "--repeat", "3", cwd=tmp_path)
+    assert result.code == 2
+    assert "a replay gives the same run every time" in result.stderr
+    result = cli("eval", "run", "suite", "--min-pass-rate", "0.5", cwd=tmp_path)
+    assert result.code == 2
+    assert "give --repeat K too" in result.stderr

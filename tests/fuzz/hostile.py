@@ -78,17 +78,23 @@ LONG = [
     "<" * 2000,
 ]
 
-_PIECES = [*COMMANDS, *MARKUP, *CONTROL, *SURROGATES, *LONG]
-_SAFE_PIECES = [p for p in _PIECES if not any(s in p for s in SURROGATES)]
+_SHORT = [*COMMANDS, *MARKUP, *CONTROL, *SURROGATES]
 
 
-def hostile_text(*, surrogates: bool = True, max_pieces: int = 4) -> st.SearchStrategy[str]:
-    """Text built of hostile pieces and arbitrary characters (with or without lone
-    surrogates, which a fixture file cannot hold but a custom agent can return)."""
-    pieces = _PIECES if surrogates else _SAFE_PIECES
+def hostile_text(
+    *, surrogates: bool = True, long: bool = True, max_pieces: int = 4
+) -> st.SearchStrategy[str]:
+    """Text built of hostile pieces and arbitrary characters: with or without lone
+    surrogates (which a fixture file cannot hold but a custom agent can return), with or
+    without the `LONG` pieces (kept to the fields where size matters, so that an example
+    stays cheap)."""
+    pieces = [*_SHORT, *LONG] if long else _SHORT
+    if not surrogates:
+        pieces = [p for p in pieces if not any(s in p for s in SURROGATES)]
     free = st.text(
         st.characters(exclude_categories=() if surrogates else ("Cs",)),
         max_size=20,
     )
-    part = st.one_of(st.sampled_from(pieces), free)
+    # Pieces by index: a strategy's repr would otherwise spell out the 50,000-character ones.
+    part = st.one_of(st.integers(0, len(pieces) - 1).map(lambda i: pieces[i]), free)
     return st.lists(part, min_size=1, max_size=max_pieces).map("".join)

@@ -143,7 +143,7 @@ def mutated(draw: st.DrawFn) -> str:
         slots = _slots(tree)
         if not slots:
             break
-        container, index = draw(st.sampled_from(slots))
+        container, index = slots[draw(st.integers(0, len(slots) - 1))]
         is_obj = isinstance(container, Obj)
         items = container.pairs if is_obj else container
         kind = draw(st.sampled_from(["drop", "rename", "retype", "duplicate", "number", "deep", "text"]))
@@ -170,25 +170,42 @@ def mutated(draw: st.DrawFn) -> str:
 INVALID_UTF8 = [b"\xff", b"\x80", b"\xc3", b"\xe2\x82", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80"]
 
 
-@st.composite
-def damaged(draw: st.DrawFn, text: str) -> bytes:
-    """`text` as UTF-8, possibly broken at the byte level."""
-    data = text.encode("utf-8")
-    kind = draw(st.sampled_from(["none", "none", "bom", "invalid", "control", "cut", "empty", "utf16"]))
-    at = draw(st.integers(0, len(data)))
-    if kind == "bom":
-        return b"\xef\xbb\xbf" + data
-    if kind == "invalid":
-        return data[:at] + draw(st.sampled_from(INVALID_UTF8)) + data[at:]
-    if kind == "control":
-        return data[:at] + bytes([draw(st.sampled_from([0, 1, 8, 0x0B, 0x0C, 0x1B, 0x7F]))]) + data[at:]
-    if kind == "cut":
-        return data[:at]
-    if kind == "empty":
-        return b""
-    if kind == "utf16":
-        return text.encode("utf-16", errors="surrogatepass")
-    return data
+@dataclass(frozen=True)
+class Damage:
+    """A byte-level break: what, where (an offset, taken modulo the length) and with what."""
+
+    kind: str
+    offset: int
+    invalid: bytes
+    control: int
+
+    def apply(self, text: str) -> bytes:
+        """`text` as UTF-8 with this damage done."""
+        data = text.encode("utf-8")
+        at = self.offset % (len(data) + 1)
+        if self.kind == "bom":
+            return b"\xef\xbb\xbf" + data
+        if self.kind == "invalid":
+            return data[:at] + self.invalid + data[at:]
+        if self.kind == "control":
+            return data[:at] + bytes([self.control]) + data[at:]
+        if self.kind == "cut":
+            return data[:at]
+        if self.kind == "empty":
+            return b""
+        if self.kind == "utf16":
+            return text.encode("utf-16", errors="surrogatepass")
+        return data
+
+
+#: Byte-level damage, or none (the text as UTF-8) a quarter of the time.
+DAMAGE = st.builds(
+    Damage,
+    st.sampled_from(["none", "none", "bom", "invalid", "control", "cut", "empty", "utf16"]),
+    st.integers(0, 10**6),
+    st.sampled_from(INVALID_UTF8),
+    st.sampled_from([0, 1, 8, 0x0B, 0x0C, 0x1B, 0x7F]),
+)
 
 
 #: File names a fixture may have: hostile text, and bytes that are not UTF-8 (which

@@ -13,9 +13,12 @@ from zeroclaw_eval.grading.result import CATEGORIES
 from zeroclaw_eval.report.model import CaseError, CaseReport
 from zeroclaw_eval.run.record import ModelStep, TurnRecord
 
-TEXT = hostile_text()
+TEXT = hostile_text(long=False)
+#: Where a model's or a tool's text can be long: answers, results, details, sources.
+LONG_TEXT = hostile_text()
 #: Hostile or absent: the optional texts of a report.
 MAYBE_TEXT = st.one_of(st.none(), TEXT)
+MAYBE_LONG = st.one_of(st.none(), LONG_TEXT)
 #: Positions as a report may carry them: absent, ordinary, huge.
 LINES = st.one_of(st.none(), st.integers(1, 5), st.just(10**5))
 FIELDS = st.builds(FieldRef, TEXT, LINES, LINES, LINES, LINES)
@@ -28,10 +31,10 @@ VALUES = st.one_of(
     st.dictionaries(TEXT, TEXT, max_size=2),
 )
 GRADES = st.builds(
-    GradeResult, TEXT, st.sampled_from(CATEGORIES), st.booleans(), TEXT, FIELDS, VALUES, VALUES
+    GradeResult, TEXT, st.sampled_from(CATEGORIES), st.booleans(), LONG_TEXT, FIELDS, VALUES, VALUES
 )
 ARGUMENTS = st.one_of(TEXT, st.dictionaries(TEXT, st.one_of(TEXT, st.integers()), max_size=2))
-CALLS = st.builds(RecordedCall, st.integers(0, 2), TEXT, TEXT, ARGUMENTS, TEXT, st.booleans())
+CALLS = st.builds(RecordedCall, st.integers(0, 2), TEXT, TEXT, ARGUMENTS, LONG_TEXT, st.booleans())
 STEPS = st.builds(
     ModelStep,
     st.integers(0, 2),
@@ -45,7 +48,7 @@ STEPS = st.builds(
 )
 RECORDS = st.builds(
     RunRecord,
-    st.lists(st.builds(TurnRecord, st.integers(0, 2), TEXT, MAYBE_TEXT), min_size=1, max_size=2),
+    st.lists(st.builds(TurnRecord, st.integers(0, 2), TEXT, MAYBE_LONG), min_size=1, max_size=2),
     st.lists(STEPS, max_size=2),
     st.lists(CALLS, max_size=2),
     st.floats(0, 10**6),
@@ -60,7 +63,7 @@ CASES = st.builds(
     st.lists(st.builds(FixtureProblem, FIELDS, TEXT), max_size=2),
     st.floats(0, 10**6),
     st.one_of(st.none(), RECORDS),
-    MAYBE_TEXT,
+    MAYBE_LONG,
     MAYBE_TEXT,
 )
 REPORTS = st.builds(

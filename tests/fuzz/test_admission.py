@@ -9,9 +9,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, strategies as st
+from hypothesis import given
 
-from tests.fuzz.mutations import FILE_NAMES, SHIPPED, damaged, mutated
+from tests.fuzz.mutations import DAMAGE, FILE_NAMES, SHIPPED, Damage, mutated
 from tests.invoke import invoke
 from zeroclaw_eval import Case, RejectedFixture, load_fixture, load_suite
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS
@@ -45,17 +45,17 @@ def test_the_shipped_fixtures_are_the_seeds() -> None:
     assert all(isinstance(load_fixture(path), Case) for path in SHIPPED)
 
 
-@given(text=mutated(), data=st.data())
-def test_a_mutated_fixture_is_admitted_or_rejected_with_positions(text: str, data: st.DataObject) -> None:
-    raw = data.draw(damaged(text), label="bytes")
+@given(text=mutated(), damage=DAMAGE)
+def test_a_mutated_fixture_is_admitted_or_rejected_with_positions(text: str, damage: Damage) -> None:
+    raw = damage.apply(text)
     with tempfile.TemporaryDirectory() as folder:
         path = write(folder, b"case.json", raw)
         assert_admitted_or_positioned(load_fixture(path, BUILTIN_TOOLS))
 
 
-@given(text=mutated(), data=st.data(), name=FILE_NAMES)
-def test_a_suite_of_mutated_fixtures_loads_and_checks(text: str, data: st.DataObject, name: bytes) -> None:
-    raw = data.draw(damaged(text), label="bytes")
+@given(text=mutated(), damage=DAMAGE, name=FILE_NAMES)
+def test_a_suite_of_mutated_fixtures_loads_and_checks(text: str, damage: Damage, name: bytes) -> None:
+    raw = damage.apply(text)
     with tempfile.TemporaryDirectory() as folder:
         write(folder, name, raw)
         write(folder, b"zz_shipped.json", SHIPPED[0].read_bytes())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import given
 
+from tests.fuzz.budget import share
 from tests.fuzz.outputs import (
     check_annotations,
     check_file,
@@ -40,6 +41,7 @@ def check_outputs(folder: Path) -> None:
     check_annotations((folder / "out.github").read_bytes().decode("utf-8"))
 
 
+@share(0.3)
 @given(report=REPORTS)
 def test_every_reporter_renders_a_hostile_report_harmlessly(report: SuiteReport) -> None:
     with tempfile.TemporaryDirectory() as name:
@@ -52,6 +54,7 @@ def test_every_reporter_renders_a_hostile_report_harmlessly(report: SuiteReport)
         assert len(summary.encode("utf-8")) <= SUMMARY_LIMIT
 
 
+@share(0.3)
 @given(report=REPORTS)
 def test_render_under_github_actions_keeps_the_log_safe(report: SuiteReport) -> None:
     with tempfile.TemporaryDirectory() as name:

@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import given, strategies as st
 
+from tests.fuzz.budget import share
 from tests.fuzz.hostile import hostile_text
 from tests.fuzz.mutations import FILE_NAMES
 from tests.fuzz.outputs import (
@@ -66,6 +67,7 @@ def hostile_fixtures(draw: st.DrawFn) -> dict[str, Any]:
     return fixture
 
 
+@share(0.5)
 @given(fixture=hostile_fixtures(), name=FILE_NAMES)
 def test_a_hostile_run_reports_harmlessly_in_every_format(fixture: dict[str, Any], name: bytes) -> None:
     with tempfile.TemporaryDirectory() as root:

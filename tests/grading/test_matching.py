@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.errors import EvalError, InvalidRegex
+from zeroclaw_eval.fixtures.patterns import regex_problem
 from zeroclaw_eval.fixtures.pointer import MISSING
 from zeroclaw_eval.grading.matching import (
     arguments_contain,
@@ -163,3 +164,16 @@ def test_overflowing_numbers_make_a_response_not_json() -> None:
 def test_longer_fences_are_recognised_and_closed_by_as_many_backticks() -> None:
     response = 'Here:\n````json\n{"code": "```"}\n````\n'
     assert response_as_json(response) == {"code": "```"}
+
+
+def test_a_lone_surrogate_in_a_response_is_searched_as_a_replacement_character() -> None:
+    # A live model may send one; RE2 reads only valid UTF-8 and raised on it.
+    assert regex_search("a.b", "xa\ud800b")
+    assert not regex_search("ab", "xa\ud800b")
+
+
+def test_a_pattern_with_a_lone_surrogate_is_a_problem_not_a_crash() -> None:
+    assert (
+        regex_problem("\udfff")
+        == "the pattern holds a lone surrogate (\\ud800-\\udfff), which RE2 cannot read"
+    )

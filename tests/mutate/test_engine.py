@@ -161,3 +161,58 @@ def test_mutant_workspaces_are_removed(tmp_path: Path, monkeypatch: pytest.Monke
     result = mutated(tmp_path / "case", scripted_fixture(RICH_TURNS, {"tools_used": ["echo"]}, **RICH_TOOLS))
     assert any(o.operator == "alter_file" for o in result.outcomes)
     assert list(temp.iterdir()) == []
+
+
+def test_a_seeded_file_the_run_left_alone_is_no_mutant_however_its_path_is_spelt(tmp_path: Path) -> None:
+    fixture = echo_fixture({"tools_used": ["echo"]}, setup={"workspace_files": {"./notes/a.txt": "A"}})
+    result = mutated(tmp_path, fixture)
+    assert result.problem is None
+    assert not [o for o in result.outcomes if o.operator in ("skip_write", "write_elsewhere", "alter_file")]
+
+
+def test_an_empty_result_or_file_is_never_grown(tmp_path: Path) -> None:
+    # Only "contains" checks read results and files; none that passes can see "" become "x".
+    steps = [
+        tools_step(tool_call("file_write", {"path": "empty.txt", "content": ""}, "w")),
+        text_step("done"),
+    ]
+    fixture = scripted_fixture([("go", steps)], {"tools_used": ["file_write"]}, tools=["file_write"])
+    names = set(by_name(mutated(tmp_path, fixture)))
+    assert "skip_write[empty.txt]" in names
+    assert "alter_file[empty.txt]" not in names
+    assert "alter_result[turn 1, call 0]" in names  # its result ("wrote 0 characters ...") is not empty
+
+
+def test_a_renamed_call_never_takes_a_name_the_checks_mention(tmp_path: Path) -> None:
+    fixture = echo_fixture({"exact_tool_calls": 1, "tools_not_used": ["file_read", "file_write", "list_dir"]})
+    rename = by_name(mutated(tmp_path, fixture))["rename_tool[turn 1, call 0]"]
+    assert rename.after not in ("file_read", "file_write", "list_dir")
+    assert not rename.killed  # no check sees which tool ran, so it survives
+
+
+def test_a_number_is_pinned_by_its_member_when_the_bare_number_is_not_enough(tmp_path: Path) -> None:
+    arguments = {"n": 3, "message": "the 3 of " + "x" * 80}
+    steps = [tools_step(tool_call("echo", arguments)), text_step("ok")]
+    result = mutated(tmp_path, scripted_fixture([("go", steps)], {"tools_used": ["echo"]}))
+    outcome = by_name(result)["alter_argument[turn 1, call 0, /n]"]
+    assert outcome.check == {"tool_arguments_contain": [{"tool": "echo", "needle": '"n":3', "call_index": 0}]}
+
+
+def test_a_suggestion_for_a_file_already_checked_adds_a_needle_not_a_second_key(tmp_path: Path) -> None:
+    steps = [
+        tools_step(tool_call("file_write", {"path": "out.txt", "content": "alpha beta"}, "w")),
+        text_step("ok"),
+    ]
+    checks = {"tools_used": ["file_write"], "workspace": {"file_contains": {"out.txt": ["alpha"]}}}
+    result = mutated(tmp_path, scripted_fixture([("go", steps)], checks, tools=["file_write"]))
+    outcome = by_name(result)["alter_file[out.txt]"]
+    assert outcome.suggestion == 'add "alpha beta" to "out.txt" in "workspace.file_contains"'
+
+
+def test_a_workspace_nested_deeper_than_a_recursive_walk_goes_is_mutated(tmp_path: Path) -> None:
+    deep = "/".join(["d"] * 1200) + "/x.txt"
+    steps = [tools_step(tool_call("file_write", {"path": deep, "content": "v"}, "w")), text_step("ok")]
+    fixture = scripted_fixture([("go", steps)], {"tools_used": ["file_write"]}, tools=["file_write"])
+    result = mutated(tmp_path, fixture)
+    assert result.problem is None
+    assert f"alter_file[{deep}]" in by_name(result)

@@ -86,3 +86,27 @@ def test_a_report_of_format_4_reads_as_not_interrupted() -> None:
     data["format_version"] = 4
     del data["interrupted"]
     assert report_from_dict(data).interrupted is None
+
+
+def test_a_case_is_its_records_as_asdict_makes_them_and_shares_no_container() -> None:
+    from dataclasses import asdict
+
+    from zeroclaw_eval.report.codec import case_to_dict
+
+    for case in _full_suite().cases:
+        data = case_to_dict(case)
+        assert data["grades"] == [asdict(grade) for grade in case.grades]
+        assert data["problems"] == [asdict(problem) for problem in case.problems]
+        assert data["error"] == (asdict(case.error) if case.error else None)
+        assert data["record"] == (asdict(case.record) if case.record else None)
+        if case.record is not None and case.record.calls:
+            # A consumer may change the dict without changing the report.
+            assert data["record"]["calls"][0]["arguments"] is not case.record.calls[0].arguments
+
+
+def test_the_summary_is_the_report_shape_but_its_cases() -> None:
+    from zeroclaw_eval.report.codec import report_summary
+
+    report = _full_suite()
+    assert report_summary(report) == {k: v for k, v in report_to_dict(report).items() if k != "cases"}
+    assert list(report_to_dict(report))[-1] == "cases"

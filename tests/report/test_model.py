@@ -6,6 +6,7 @@ import pytest
 
 from tests.reports import error_case, failing_case, passing_case, rejected_case
 from zeroclaw_eval.grading.result import BUDGET, RESPONSE, SIDE_EFFECT, TOOL
+from zeroclaw_eval.report.baseline import Baseline
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 
 
@@ -45,6 +46,49 @@ def test_run_error_fails_even_when_every_partial_grade_passed() -> None:
 )
 def test_exit_code_is_zero_iff_every_case_passed(cases: list[CaseReport], code: int) -> None:
     assert SuiteReport("evals", "replay", cases).exit_code() == code
+
+
+def _changed(case: CaseReport, change: str) -> CaseReport:
+    case.change = change
+    return case
+
+
+def _gated(cases: list[CaseReport], fail_on: str = "new-failures") -> SuiteReport:
+    return SuiteReport("evals", "replay", cases, baseline=Baseline("prev.json", "sha256:0", "1.0", fail_on))
+
+
+@pytest.mark.parametrize(
+    ("cases", "code"),
+    [
+        ([_changed(failing_case(), "still_failing"), _changed(error_case(), "still_failing")], 0),
+        ([_changed(failing_case(), "new"), _changed(passing_case(), "fixed")], 0),
+        ([_changed(passing_case(), "still_passing"), _changed(failing_case(), "new_failure")], 1),
+        ([_changed(error_case(), "new_failure")], 1),
+        ([_changed(rejected_case(), "still_failing")], 1),
+        ([_changed(rejected_case(), "new")], 1),
+        ([], 1),
+    ],
+    ids=[
+        "still-failing",
+        "new-and-fixed",
+        "new-failure",
+        "new-run-error",
+        "still-rejected",
+        "new-rejected",
+        "empty",
+    ],
+)
+def test_fail_on_new_failures_gates_only_on_regressions_and_rejections(
+    cases: list[CaseReport], code: int
+) -> None:
+    assert _gated(cases).exit_code() == code
+
+
+def test_fail_on_any_with_a_baseline_keeps_the_default_verdict() -> None:
+    assert _gated([_changed(failing_case(), "still_failing")], "any").exit_code() == 1
+    interrupted = _gated([_changed(failing_case(), "new_failure")])
+    interrupted.interrupted = "SIGINT"
+    assert interrupted.exit_code() == 130
 
 
 def test_score_is_the_fraction_of_checks_passed() -> None:

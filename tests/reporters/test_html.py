@@ -15,6 +15,7 @@ import pytest
 
 from tests.ci_log import HOSTILE, command_lines
 from tests.reports import every_status_report, run_every_status_suite
+from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
@@ -377,3 +378,123 @@ def test_a_case_id_shows_beside_its_model_name() -> None:
     report = every_status_report()
     report.cases[0].id = "TRACK-7"
     assert '<span class="model case-id">[TRACK-7]</span>' in render(report)
+
+
+#: Text from a baseline file (paths, a version) that tries to be markup.
+_MARKUP = "</td><script>alert(1)</script><img src=x onerror=alert(1)>"
+
+
+def _compared_report() -> SuiteReport:
+    """The every-status report compared with a baseline: the passing case is fixed, the
+    failing one a new failure, the errored one still failing, the rejected one new; a
+    removed case has a hostile path."""
+    report = every_status_report()
+    for case, change in zip(report.cases, ["fixed", "new_failure", "still_failing", "new"], strict=True):
+        case.change = change
+    removed = [RemovedCase(f"gone {_MARKUP}.json", f"evals/gone {_MARKUP}.json", None, "passed")]
+    report.baseline = Baseline(
+        f"reports/{_MARKUP}.json", "sha256:" + "ab" * 32, f"1.0 {_MARKUP}", "any", removed
+    )
+    return report
+
+
+def test_changes_since_baseline_open_the_page_linked_to_each_case() -> None:
+    page = render(_compared_report())
+    changes = section(page, '<section class="panel baseline" id="baseline">', "</section>")
+    assert page.index('id="baseline"') < page.index('class="controls"') < page.index('id="case-0"')
+    assert "1 new failure, 1 fixed, 1 still failing, 1 new, 1 removed" in changes
+    rows = re.findall(
+        r'<span class="change change-(\w+)">([\w ]+)</span></td>\s*<td class="name">(.*?)</td>', changes
+    )
+    assert rows == [
+        ("new_failure", "new failure", '<a href="#case-1">evals/regression/b_failing.json</a>'),
+        ("fixed", "fixed", '<a href="#case-0">evals/regression/a_passing.json</a>'),
+        ("new", "new", '<a href="#case-3">evals/regression/d_rejected.json</a>'),
+        ("removed", "removed", html.escape(f"evals/gone {_MARKUP}.json")),
+    ]
+    assert "sha256:" + "ab" * 32 in changes
+
+
+def test_each_changed_case_wears_its_change_and_the_unchanged_do_not() -> None:
+    page = render(_compared_report())
+    summaries = [section(page, f'id="case-{index}"', "</summary>") for index in range(4)]
+    badges = [re.findall(r'class="change change-(\w+)"', summary) for summary in summaries]
+    assert badges == [["fixed"], ["new_failure"], [], ["new"]]
+
+
+def test_baseline_text_cannot_inject_markup() -> None:
+    page = render(_compared_report())
+    parsed = parse(page)
+    assert [t.attrs for t in parsed.find("script")] == [{}]
+    assert not parsed.find("img")
+    assert "<script>alert(1)" not in page
+    assert not [(t.name, k) for t in parsed.tags for k in t.attrs if k.lower().startswith("on")]
+    text = "".join(parsed.text)
+    assert f"reports/{_MARKUP}.json" in text
+    assert f"evals/gone {_MARKUP}.json" in text
+    assert f"zeroclaw-eval 1.0 {_MARKUP}" in text
+
+
+def test_a_page_without_a_baseline_or_history_has_neither_section() -> None:
+    page = render(every_status_report())
+    assert 'id="baseline"' not in page
+    assert 'id="trend"' not in page
+    assert "<svg" not in page
+
+
+def test_the_pass_rate_trend_is_an_inline_svg_of_numbers() -> None:
+    report = every_status_report()  # this run: 1 of 4 passed
+    report.history = [HistoryPoint(0, 4), HistoryPoint(2, 4), HistoryPoint(4, 4)]
+    page = render(report)
+    parsed = parse(page)
+    (svg,) = parsed.find("svg")
+    assert page.index('id="trend"') < page.index('class="controls"')
+    (line,) = parsed.find("polyline")
+    points = [tuple(map(float, pair.split(","))) for pair in (line.attrs["points"] or "").split()]
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    assert xs == sorted(xs)
+    assert len(set(xs)) == 4
+    top, bottom = ys[2], ys[0]  # 100 % and 0 %
+    assert top < ys[1] < ys[3] < bottom  # y grows downwards: 25 % lies below 50 %
+    assert ys[1] == pytest.approx((top + bottom) / 2)
+    circles = parsed.find("circle")
+    assert [(c.attrs["cx"], c.attrs["cy"]) for c in circles] == [(f"{x:.1f}", f"{y:.1f}") for x, y in points]
+    assert "current" in (circles[-1].attrs["class"] or "")
+    chart = section(page, "<svg", "</svg>")
+    assert re.findall(r"<title>(.*?)</title>", chart) == [
+        "run 1 of 4: 0/4 passed (0%)",
+        "run 2 of 4: 2/4 passed (50%)",
+        "run 3 of 4: 4/4 passed (100%)",
+        "this run: 1/4 passed (25%)",
+    ]
+    assert "pass rate over the last 4 runs: 0% → 25%" in page
+    chart_tags = parse(chart + "</svg>").tags
+    assert {t.name for t in chart_tags} == {"svg", "line", "text", "polyline", "circle", "title"}
+    assert not [k for t in chart_tags for k in t.attrs if k.lower().startswith("on") or "href" in k]
+    assert svg.attrs["role"] == "img"
+
+
+def test_a_history_of_no_earlier_run_charts_this_run_alone() -> None:
+    report = every_status_report()
+    report.history = []
+    page = render(report)
+    assert len(parse(page).find("circle")) == 1
+    assert "pass rate: 25% (no earlier run in the history)" in page
+
+
+def test_a_saved_report_with_a_huge_field_span_marks_only_the_source_it_has() -> None:
+    # `render` reads report files, which may say anything: a field that "ends" at line
+    # 10**9 must not make the page walk a billion lines (it ran out of memory).
+    from zeroclaw_eval.fixtures.location import FieldRef
+    from zeroclaw_eval.grading.result import GradeResult
+    from zeroclaw_eval.report.model import CaseReport
+
+    far = FieldRef("/expects", line=2, col=1, end_line=10**9, end_col=1)
+    case = CaseReport(
+        "c.json", "c.json", "c", grades=[GradeResult("x", "tool", False, "d", far)], source="{\n}\n"
+    )
+    from zeroclaw_eval.reporters.html import _lines_to_mark
+
+    assert _lines_to_mark(case, 2) == {2: "failing"}
+    page = render(SuiteReport("s", "replay", [case]))
+    assert page.count(' class="failing"><td class="n">') == 1

@@ -122,3 +122,35 @@ def test_page_works_in_chromium_and_runs_no_model_script(browser: Any, tmp_path:
     blocked = [text for _, text in console if "Refused to" in text or "Content Security Policy" in text]
     assert blocked == []
     assert {url.split(":", 1)[0] for url in requests} == {"file"}
+
+
+def test_the_baseline_section_and_trend_chart_show_and_link_in_chromium(browser: Any, tmp_path: Path) -> None:
+    from zeroclaw_eval.report.baseline import Baseline, HistoryPoint
+
+    report = every_status_report()
+    changes = ["still_passing", "new_failure", "still_failing", "new"]
+    for case, change in zip(report.cases, changes, strict=True):
+        case.change = change
+    report.baseline = Baseline("reports/previous.json", "sha256:" + "0" * 64, "0.1.0")
+    report.history = [HistoryPoint(1, 4), HistoryPoint(3, 4)]
+    page_file = tmp_path / "report.html"
+    write_output(render(report), str(page_file))
+
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    page.goto(page_file.as_uri())
+    page.wait_for_load_state("load")
+    assert page.locator("#baseline").is_visible()
+    box = page.locator("svg.trend").bounding_box()
+    assert box is not None
+    assert box["width"] > 100
+    assert box["height"] > 40
+    assert page.locator("svg.trend circle").count() == 3
+
+    # A change links to its case, which opens even when collapsed (the page script runs).
+    page.click("#collapse-all")
+    page.click('#baseline a[href="#case-1"]')
+    page.wait_for_function("document.getElementById('case-1').open")
+    page.close()
+    assert [text for text in console if "Refused to" in text or "Content Security Policy" in text] == []

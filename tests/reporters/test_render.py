@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -107,3 +107,24 @@ render = Unreadable()
     target = tmp_path / "out.txt"
     assert render_report(every_status_report(), "opaque", str(target), verbose=True) == target
     assert target.read_text(encoding="utf-8") == "rendered\n"
+
+
+def test_a_json_file_failing_half_way_is_a_reporter_error_and_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The JSON report is written a case at a time: a failure after the first piece must
+    # still leave nothing, as for a reporter that raises before returning its text.
+    from zeroclaw_eval.reporters import json_report
+
+    def half_then_fail(report: object) -> Iterator[str]:
+        yield '{\n  "format_version": 6,'
+        raise ValueError("Out of range float values are not JSON compliant: nan")
+
+    target = tmp_path / "eval.json"
+    target.write_text("old report", encoding="utf-8")
+    monkeypatch.setattr(json_report, "pieces", half_then_fail)
+    with pytest.raises(ReporterError, match="the json reporter failed, nothing was written to") as raised:
+        render_report(every_status_report(), "json", str(target))
+    assert isinstance(raised.value.__cause__, ValueError)
+    assert target.read_text(encoding="utf-8") == "old report"
+    assert list(tmp_path.iterdir()) == [target]

@@ -12,7 +12,7 @@ from zeroclaw_eval.run.provider import ToolSpec
 from zeroclaw_eval.run.record import RunRecord
 from zeroclaw_eval.run.toolbox import ToolBox
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS, WORKSPACE_TOOLS, Tool, ToolOutcome, tools_for_case
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.run.workspace import Workspace, remove_tree
 
 
 def test_echo_returns_its_message() -> None:
@@ -71,6 +71,19 @@ def test_file_write_creates_parent_folders_and_replaces(workspace: Workspace) ->
     assert dispatch(box, "file_write", {"path": "new/deeper/out.txt", "content": "東京 second"}).success
     assert target.read_text(encoding="utf-8") == "東京 second"
     assert [c.success for c in record.calls] == [True, True]
+
+
+def test_file_write_makes_folders_deeper_than_the_recursion_limit(workspace: Workspace) -> None:
+    # Path.mkdir(parents=True) recurses once per missing folder: 1,500 new levels ended
+    # in a RecursionError, a failed call an agent could not have caused any other way.
+    box, _ = make_box(workspace)
+    deep = "/".join(["d"] * 1_500) + "/out.txt"
+    try:
+        outcome = dispatch(box, "file_write", {"path": deep, "content": "v"})
+        assert outcome.success, outcome.content
+        assert (workspace.root / deep).read_text(encoding="utf-8") == "v"
+    finally:  # pytest's own clean-up of old temporary folders recurses per level
+        remove_tree(workspace.root / "d")
 
 
 @pytest.mark.parametrize(

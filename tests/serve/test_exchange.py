@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import httpx
 import openai
 
-from tests.scripts import CALL_1, ECHO_TOOL, RESULT_1, USER_1, post
+from tests.scripts import ANSWER_1, CALL_1, ECHO_TOOL, RESULT_1, USER_1, USER_2, post
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.openai_endpoint import MAX_BODY
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog
@@ -110,6 +110,20 @@ def test_a_step_asked_for_again_is_refused_until_a_reset(
     assert server.requests() == []  # the new run's log starts empty
     assert post(server, "two_turns", [USER_1]).status_code == 200
     assert [(e["run"], e["number"]) for e in server.requests()] == [(2, 1)]
+
+
+def test_a_finished_case_may_run_again_from_its_first_step(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    # Every step served: asking for the first one again is a new run (a client that runs
+    # each case several times), not a loop. Mid-run it is still refused.
+    server = serve([two_turns])
+    for _ in range(2):
+        assert post(server, "two_turns", [USER_1]).status_code == 200
+        assert post(server, "two_turns", [USER_1, CALL_1, RESULT_1]).status_code == 200
+        assert post(server, "two_turns", [USER_1, CALL_1, RESULT_1, ANSWER_1, USER_2]).status_code == 200
+    assert post(server, "two_turns", [USER_1]).status_code == 200
+    assert post(server, "two_turns", [USER_1]).status_code == 400
 
 
 def test_the_divergence_of_a_later_step_points_at_its_field(

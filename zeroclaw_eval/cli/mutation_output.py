@@ -50,6 +50,8 @@ def _fixture_lines(fixture: FixtureMutation) -> Iterator[str]:
     yield f"{mark} {name}  {fixture.killed}/{len(fixture.outcomes)} killed"
     for outcome in fixture.survivors:
         yield from _survivor_lines(outcome)
+    for unmade in fixture.unmade:
+        yield f"    not made (the system refused it): {log_line(unmade)}"
 
 
 def render_table(report: MutationReport) -> str:
@@ -113,6 +115,7 @@ def _fixture_json(fixture: FixtureMutation) -> dict[str, Any]:
         "total": len(fixture.outcomes),
         "problem": fixture.problem,
         "unseen_operators": fixture.unseen_operators,
+        "unmade": list(fixture.unmade),
         "mutants": [
             {
                 "name": o.name,

@@ -6,7 +6,6 @@ configuration is unusable.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,8 @@ if TYPE_CHECKING:
 def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
     """Replay the scaffold as `zeroclaw eval run` would; `UsageError` saying why unless it
     passes (a file_read of a file the workspace lacks, arguments the tool refuses)."""
+    import asyncio  # here, not at the top: `zeroclaw --help` must not import it
+
     from zeroclaw_eval.project import agent_setup, run_options
     from zeroclaw_eval.runner import run_case
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -34,20 +33,11 @@ def render_command(
       zeroclaw eval render reports/eval.json --format html -o reports/eval.html
     """
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
-    from zeroclaw_eval.report.codec import report_from_dict
+    from zeroclaw_eval.cli.report_file import read_report
 
     with exit_on_error():
         if verbose and quiet:
             raise UsageError("-v shows more and -q less; give one of them")
         outputs = plan_outputs(fmt, output, reports)
-        try:
-            data = json.loads(report_file.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise UsageError(f"cannot read {report_file}: {exc.strerror or exc}") from None
-        except ValueError as exc:
-            raise UsageError(f"{report_file} is not a JSON report: {exc}") from None
-        try:
-            report = report_from_dict(data)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise UsageError(f"{report_file} is not a zeroclaw-eval JSON report: {exc}") from None
+        report = read_report(report_file)
         emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zeroclaw_eval.cli.baseline import baseline_options
 from zeroclaw_eval.cli.common import (
     CONTEXT,
     agent_cmd_option,
@@ -58,6 +59,27 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     help="Cases to run at once (live mode waits on the network; the report keeps fixture order).",
 )
 @click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Live mode: run each case K times and report its pass rate, pass@k and pass^k; a case"
+    " passes when every run did, or with --min-pass-rate when enough did.",
+)
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1, min_open=True),
+    metavar="RATE",
+    help="With --repeat: a case passes when this share of its runs passed (e.g. 0.8).",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Run only part K of N of the suite (deterministic, balanced by size), for a CI matrix;"
+    " `zeroclaw eval merge` combines the N JSON reports.",
+)
+@click.option(
     "--record",
     "record_dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -81,6 +103,7 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     " [default: [eval].agent_io, else jsonl]",
 )
 @output_options
+@baseline_options
 @config_option
 def run_command(
     paths: tuple[Path, ...],
@@ -90,6 +113,9 @@ def run_command(
     maxfail: int | None,
     mode: str | None,
     jobs: int,
+    repeat: int,
+    min_pass_rate: float | None,
+    shard: str | None,
     record_dir: Path | None,
     progress: bool | None,
     agent_cmd: str | None,
@@ -101,6 +127,9 @@ def run_command(
     verbose: bool,
     quiet: bool,
     color: bool | None,
+    baseline: Path | None,
+    fail_on: str,
+    history: Path | None,
     config: Path | None,
 ) -> None:
     """Run a suite, or the fixture files and folders given, and exit 0 only if every
@@ -115,14 +144,21 @@ def run_command(
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
       zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
       zeroclaw eval run --agent-cmd "node agent.mjs" --jobs 4
+      zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
+      zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
+      zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
-    was rejected, or the suite held no fixtures; 2 usage or configuration error;
-    130/143 stopped by SIGINT/SIGTERM (the outputs hold the cases that finished).
+    was rejected, or the suite held no fixtures (with --fail-on new-failures: a
+    case that passed in the baseline does not, or a fixture was rejected); 2 usage
+    or configuration error; 130/143 stopped by SIGINT/SIGTERM (the outputs hold
+    the cases that finished).
     """
+    from zeroclaw_eval.cli.baseline import plan_comparison
     from zeroclaw_eval.cli.interrupts import exit_on_signals, held_signals
     from zeroclaw_eval.cli.outputs import emit, plan_outputs
     from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.fixtures.sharding import Shard
     from zeroclaw_eval.fixtures.suite import fixture_files, nested_fixtures_hint
     from zeroclaw_eval.project import agent_setup, run_options
     from zeroclaw_eval.report.words import plural
@@ -135,6 +171,7 @@ def run_command(
             if verbose and quiet:
                 raise UsageError("-v shows more and -q less; give one of them")
             outputs = plan_outputs(fmt, output, reports)
+            comparison = plan_comparison(baseline, fail_on, history)
             loaded = load_config(config)
             if verbose:  # "was my config even read?" is the first question when a setting seems ignored
                 click.echo(loaded.describe(), err=True)
@@ -172,8 +209,12 @@ def run_command(
                 keyword=keyword,
                 maxfail=_maxfail(exitfirst, maxfail),
                 stop_on_signals=True,
+                shard=Shard.parse(shard) if shard is not None else None,
+                repeat=repeat,
+                min_pass_rate=min_pass_rate,
             )
             report = run_suite(targets, options)
+            comparison.apply(report)
             with held_signals() as held:  # every output written, or none is newer than another
                 emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
             stage.written = True

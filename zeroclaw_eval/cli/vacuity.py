@@ -27,7 +27,6 @@ from zeroclaw_eval.cli.common import (
     suite_option,
 )
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
-from zeroclaw_eval.reporters.safety import visible
 
 if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import RejectedFixture
@@ -42,6 +41,7 @@ _HINT = (
 
 def _vacuous_lines(case: VacuousCase) -> list[str]:
     from zeroclaw_eval.fixtures.suite import display_path
+    from zeroclaw_eval.reporters.safety import visible
 
     path = display_path(case.path)
     checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
@@ -54,6 +54,7 @@ def _vacuous_lines(case: VacuousCase) -> list[str]:
 
 def _rejected_lines(fixture: RejectedFixture) -> list[str]:
     from zeroclaw_eval.fixtures.suite import display_path
+    from zeroclaw_eval.reporters.safety import visible
 
     path = display_path(fixture.path)
     lines = [f"✗ {_line(fixture.name)}  (rejected)"]
@@ -64,6 +65,10 @@ def _rejected_lines(fixture: RejectedFixture) -> list[str]:
 
 def _line(text: str) -> str:
     """Untrusted text that must stay on its line (a name, a path)."""
+    # Imported here, like every heavy module of a command: `reporters` brings the report
+    # model (and pydantic) with it, which `zeroclaw --help` must not pay for.
+    from zeroclaw_eval.reporters.safety import visible
+
     return visible(text, multiline=False)
 
 

@@ -1,5 +1,5 @@
 """How a check's detail shows what it observed: the calls, numbered per tool and each cut
-short, and amounts however large."""
+short, and amounts however large; `ToolCalls` writes each tool's calls out once per run."""
 
 from __future__ import annotations
 
@@ -7,6 +7,33 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.json_text import SHOWN, compact_json, cut, quote
 from zeroclaw_eval.run.record import RecordedCall
+
+
+class ToolCalls:
+    """A run's recorded calls, grouped by tool on first need, and each tool's description
+    written once: every dispatch check on a tool shows all of its calls, so a case with k
+    such checks would otherwise describe k calls k times over."""
+
+    def __init__(self, calls: list[RecordedCall]) -> None:
+        self.calls = calls
+        self._by_tool: dict[str, list[RecordedCall]] | None = None
+        self._described: dict[tuple[str, bool], str] = {}
+
+    def to(self, tool: str) -> list[RecordedCall]:
+        """The calls to `tool`, in the order they were made."""
+        if self._by_tool is None:
+            self._by_tool = {}
+            for call in self.calls:
+                self._by_tool.setdefault(call.name, []).append(call)
+        return self._by_tool.get(tool, [])
+
+    def described(self, tool: str, *, results: bool) -> str:
+        """`describe_calls` of the calls to `tool`."""
+        key = (tool, results)
+        text = self._described.get(key)
+        if text is None:
+            text = self._described[key] = describe_calls(self.to(tool), results=results)
+        return text
 
 
 def describe_calls(calls: list[RecordedCall], *, results: bool = False) -> str:

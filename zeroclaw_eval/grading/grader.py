@@ -15,7 +15,7 @@ from zeroclaw_eval.errors import InvalidRegex
 from zeroclaw_eval.fixtures.json_text import compact_json, json_equal, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
-from zeroclaw_eval.grading.details import describe_calls, number_text
+from zeroclaw_eval.grading.details import ToolCalls, number_text
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
@@ -137,15 +137,17 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeR
             expects.all_tools_succeeded,
             not failed,
         )
+    by_tool = ToolCalls(calls)
     for family, results in (("tool_arguments_contain", False), ("tool_results_contain", True)):
         for i, check in enumerate(getattr(expects, family)):
-            yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, calls, results)
+            yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, by_tool, results)
 
 
 def _dispatch_check(
-    check_id: str, pointer: str, check: DispatchCheck, calls: list[RecordedCall], results: bool
+    check_id: str, pointer: str, check: DispatchCheck, by_tool: ToolCalls, results: bool
 ) -> GradeResult:
-    mine = [call for call in calls if call.name == check.tool]
+    calls = by_tool.calls
+    mine = by_tool.to(check.tool)
     where = "result" if results else "arguments"
 
     def matches(call: RecordedCall) -> bool:
@@ -158,7 +160,8 @@ def _dispatch_check(
         ok = check.call_index < len(mine) and matches(mine[check.call_index])
         target = f"call {check.call_index} (0-based) to {check.tool}"
     if mine:
-        observed = f"{check.tool} was called {len(mine)} time(s): {describe_calls(mine, results=results)}"
+        described = by_tool.described(check.tool, results=results)
+        observed = f"{check.tool} was called {len(mine)} time(s): {described}"
     else:
         observed = f"{check.tool} was never called; calls made: {', '.join(c.name for c in calls) or 'none'}"
     detail = f"expected the {where} of {target} to contain {quote(check.needle)}; {observed}"

@@ -10,9 +10,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from zeroclaw_eval.fixtures.json_text import compact_json, loads_strict
-from zeroclaw_eval.fixtures.patterns import compile_regex
+from zeroclaw_eval.fixtures.patterns import compile_regex, encodable_text
 from zeroclaw_eval.fixtures.pointer import MISSING
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # A fence is three or more backticks; it is closed by a line of at least as many (CommonMark).
 _FENCE = re.compile(
     r"^[ \t]*(`{3,})[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)^[ \t]*\1`*[ \t]*$", re.DOTALL | re.MULTILINE
@@ -41,7 +42,10 @@ def arguments_contain(arguments: Any, needle: str) -> bool:
 
 
 def regex_search(pattern: str, text: str) -> bool:
-    """Whether RE2 finds `pattern` anywhere in `text`."""
+    """Whether RE2 finds `pattern` anywhere in `text`. A lone surrogate in the text (a
+    live model may send one) is searched as U+FFFD: RE2 reads only valid UTF-8."""
+    if not encodable_text(text):
+        text = _SURROGATE.sub("\ufffd", text)
     return compile_regex(pattern).search(text) is not None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.fixtures.model import LlmTrace, ToolCallSpec
+from zeroclaw_eval.fixtures.pointer import resolve_pointer
 from zeroclaw_eval.mutate.edits import is_number, leaves, nudge_number, nudge_text, replaced, without
 from zeroclaw_eval.mutate.mutant import Mutant, describe_call, shown
 from zeroclaw_eval.run.record import RecordedCall, RunRecord
@@ -109,15 +110,18 @@ def call_mutants(record: RunRecord, unused_tool: str) -> Iterator[Mutant]:
         )
         yield from _argument_mutants(record, index, where)
         at = _tool_index(calls, index)
-        altered = nudge_text(call.result)
-        yield Mutant(
-            "alter_result",
-            where,
-            shown(call.result),
-            shown(altered),
-            _with_calls(record, _swapped_in(calls, index, replace(call, result=altered))),
-            candidates=(_dispatch("tool_results_contain", call, needle_of(call.result), at), *candidates),
-        )
+        # Results are read only by "contains" checks, which an empty result passes none
+        # of: a character added to it is a change no passing check could see.
+        if call.result:
+            altered = nudge_text(call.result)
+            yield Mutant(
+                "alter_result",
+                where,
+                shown(call.result),
+                shown(altered),
+                _with_calls(record, _swapped_in(calls, index, replace(call, result=altered))),
+                candidates=(_dispatch("tool_results_contain", call, needle_of(call.result), at), *candidates),
+            )
         if call.success:
             failed = replace(call, success=False, result=FAILURE)
             yield Mutant(
@@ -142,7 +146,13 @@ def _argument_mutants(record: RunRecord, index: int, where: str) -> Iterator[Mut
     for pointer, value in leaves(call.arguments):
         new = nudge_number(value) if is_number(value) else nudge_text(value)
         altered = replace(call, arguments=replaced(call.arguments, pointer, new))
-        needles = [needle_of(value) if isinstance(value, str) else compact_json(value), needle_of(whole)]
+        needles = [needle_of(value) if isinstance(value, str) else compact_json(value)]
+        parent, _, last = pointer.rpartition("/")
+        if pointer and isinstance(resolve_pointer(call.arguments, parent), dict):
+            # `"n":3` pins a number where a bare `3` may occur elsewhere in the arguments.
+            key = last.replace("~1", "/").replace("~0", "~")
+            needles.append(compact_json({key: value})[1:-1])
+        needles += [needle_of(whole), whole]
         yield Mutant(
             "alter_argument",
             f"{where}, {pointer or 'arguments'}",

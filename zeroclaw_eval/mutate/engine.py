@@ -9,13 +9,10 @@ tell from the real run is dropped as equivalent.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
@@ -33,7 +30,8 @@ from zeroclaw_eval.mutate.run_operators import (
     response_mutants,
     turn_order_mutants,
 )
-from zeroclaw_eval.mutate.suggest import describe, suggestion
+from zeroclaw_eval.mutate.suggest import describe, killers, suggestion
+from zeroclaw_eval.mutate.workspace_files import edited, files_under, written_files
 from zeroclaw_eval.run.case_run import CaseRun
 from zeroclaw_eval.run.project_tools import toolset
 from zeroclaw_eval.run.record import RunRecord
@@ -79,10 +77,19 @@ async def mutate_case(case: Case, options: RunOptions | None = None) -> FixtureM
             failed = [g.check_id for g in grades if not g.passed]
             if failed:
                 return FixtureMutation(*about, problem=f"does not pass in replay: {', '.join(failed)} failed")
-            outcomes = [await _outcome(case, mutant, run, options) for mutant in _mutants(case, run)]
+            outcomes: list[MutantOutcome] = []
+            unmade: list[str] = []
+            for mutant in _mutants(case, run):
+                try:
+                    outcome = await _outcome(case, mutant, run, options)
+                except OSError as exc:  # the system refused the edit: that mutant, not the fixture
+                    unmade.append(f"{mutant.name}: {exc.strerror or exc}")
+                    continue
+                if outcome is not None:
+                    outcomes.append(outcome)
     except OSError as exc:
         return FixtureMutation(*about, problem=f"cannot seed the case workspace: {exc.strerror or exc}")
-    return FixtureMutation(*about, outcomes=tuple(o for o in outcomes if o is not None))
+    return FixtureMutation(*about, outcomes=tuple(outcomes), unmade=tuple(unmade))
 
 
 def _mutants(case: Case, run: CaseRun) -> Iterator[Mutant]:
@@ -92,7 +99,8 @@ def _mutants(case: Case, run: CaseRun) -> Iterator[Mutant]:
     yield from response_mutants(record)
     yield from turn_order_mutants(record)
     if run.workspace is not None:
-        written, contents = _written_files(case, run.workspace)
+        setup = case.trace.setup
+        written, contents = written_files(setup.workspace_files if setup else {}, run.workspace)
         yield from file_mutants(record, written, contents)
     yield from budget_mutants(record)
 
@@ -105,24 +113,33 @@ async def _outcome(case: Case, mutant: Mutant, run: CaseRun, options: RunOptions
         async with replayed(changed, options) as other:
             if other.error is not None or _alike(run, other):
                 return None
-            return _graded(case, mutant, run, other.record, other.workspace)
+            return _outcome_of(case, mutant, run, _graded(case, mutant, other.record, other.workspace))
     assert mutant.record is not None
     if mutant.files is None:
         if observable(mutant.record) == observable(run.record):
             return None
-        return _graded(case, mutant, run, mutant.record, run.workspace)
-    with _edited_copy(run.workspace, mutant) as workspace:
-        return _graded(case, mutant, run, mutant.record, workspace)
+        return _outcome_of(case, mutant, run, _graded(case, mutant, mutant.record, run.workspace))
+    assert run.workspace is not None
+    # The edit is made in the run's own workspace: the real run is graded once it is undone.
+    with edited(run.workspace, mutant.files):
+        verdict = _graded(case, mutant, mutant.record, run.workspace)
+    return _outcome_of(case, mutant, run, verdict)
 
 
 def _graded(
-    case: Case, mutant: Mutant, run: CaseRun, record: RunRecord, workspace: Workspace | None
-) -> MutantOutcome:
+    case: Case, mutant: Mutant, record: RunRecord, workspace: Workspace | None
+) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
+    """The checks the mutant fails, and (for a survivor) the candidates it fails."""
     failed = tuple(g.check_id for g in grade(case.trace.expects, record, workspace) if not g.passed)
-    check = (
-        None if failed else suggestion(mutant.candidates, (run.record, run.workspace), (record, workspace))
-    )
-    words = describe(check) if check is not None else None
+    return failed, ([] if failed else killers(mutant.candidates, (record, workspace)))
+
+
+def _outcome_of(
+    case: Case, mutant: Mutant, run: CaseRun, verdict: tuple[tuple[str, ...], list[dict[str, Any]]]
+) -> MutantOutcome:
+    failed, killing = verdict
+    check = suggestion(killing, (run.record, run.workspace))
+    words = describe(check, case.trace.expects) if check is not None else None
     return MutantOutcome(mutant.operator, mutant.position, mutant.before, mutant.after, failed, words, check)
 
 
@@ -131,50 +148,4 @@ def _alike(run: CaseRun, other: CaseRun) -> bool:
         return False
     if run.workspace is None or other.workspace is None:
         return run.workspace is other.workspace
-    return _files(run.workspace.root) == _files(other.workspace.root)
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    """Every file under `root` (symlinks not followed) by its relative POSIX path."""
-    found: dict[str, bytes] = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = Path(folder, name)
-            if path.is_file() and not path.is_symlink():
-                found[path.relative_to(root).as_posix()] = path.read_bytes()
-    return found
-
-
-def _written_files(case: Case, workspace: Workspace) -> tuple[dict[str, str | None], dict[str, str]]:
-    """The files the run created, changed or removed, each with its seeded text (None:
-    not seeded); and what the run left in each, as text."""
-    setup = case.trace.setup
-    seeded = dict(setup.workspace_files) if setup is not None else {}
-    left = _files(workspace.root)
-    written: dict[str, str | None] = {}
-    for path, data in left.items():
-        before = seeded.get(path)
-        if before is None or before.encode("utf-8") != data:
-            written[path] = before
-    for path, text in seeded.items():
-        if path not in left and not (workspace.root / path).is_dir():
-            written[path] = text
-    contents = {
-        path: data.decode("utf-8", errors="replace") for path, data in left.items() if path in written
-    }
-    return written, contents
-
-
-@contextmanager
-def _edited_copy(workspace: Workspace | None, mutant: Mutant) -> Iterator[Workspace]:
-    """A copy of the workspace the run left, with the mutant's file edit made in it."""
-    assert workspace is not None
-    assert mutant.files is not None
-    root = Path(tempfile.mkdtemp(prefix="zeroclaw-eval-mutant-"))
-    copy = Workspace(root)
-    try:
-        shutil.copytree(workspace.root, root, symlinks=True, dirs_exist_ok=True)
-        mutant.files.apply(root)
-        yield copy
-    finally:
-        copy.cleanup()
+    return files_under(run.workspace.root) == files_under(other.workspace.root)

@@ -36,8 +36,12 @@ def observable(record: RunRecord) -> Hashable:
 
 
 def unused_tool(trace: LlmTrace, record: RunRecord) -> str:
-    """A tool name the case neither names nor calls: what a renamed call becomes."""
-    taken = set(trace.tools) | {call.name for call in record.calls}
+    """A tool name the case names nowhere (its tools, doubles, checks) and never calls:
+    what a renamed call becomes, so that no check kills the rename by coincidence."""
+    expects = trace.expects
+    named = [*expects.tools_used, *expects.tools_not_used, *expects.tools_offered]
+    named += [check.tool for check in (*expects.tool_arguments_contain, *expects.tool_results_contain)]
+    taken = set(trace.tools) | set(trace.tool_doubles) | set(named) | {call.name for call in record.calls}
     for name in sorted(BUILTIN_TOOLS):
         if name not in taken:
             return name

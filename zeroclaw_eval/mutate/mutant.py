@@ -12,6 +12,7 @@ from zeroclaw_eval.fixtures.json_text import compact_json, cut
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.mutate.edits import nudge_bytes
 from zeroclaw_eval.run.record import RecordedCall, RunRecord
+from zeroclaw_eval.run.workspace import make_folders
 
 #: Every operator, in the order a report lists them.
 OPERATORS = (
@@ -76,6 +77,7 @@ class FileEdit:
 def _unwrite(target: Path, seeded: str | None) -> None:
     """Put a file back as the setup left it: its seeded text, or no file at all."""
     if seeded is not None:
+        make_folders(target.parent)  # the run may have removed its folder
         target.write_text(seeded, encoding="utf-8")
     elif target.is_dir() and not target.is_symlink():
         shutil.rmtree(target)

@@ -55,6 +55,8 @@ class FixtureMutation:
     expects: FieldRef
     outcomes: tuple[MutantOutcome, ...] = ()
     problem: str | None = None
+    #: Mutants the system would not let be made (`name: reason`): not graded, not counted.
+    unmade: tuple[str, ...] = ()
 
     @property
     def killed(self) -> int:

@@ -221,6 +221,8 @@ def file_mutants(
             files=FileEdit("elsewhere", path, seeded, elsewhere),
             candidates=(exists, holds, {"workspace": {"file_absent": [elsewhere]}}),
         )
+        if not text:
+            continue  # only "contains" checks read a file, and none that passes can see an empty one grow
         yield Mutant(
             "alter_file",
             path,

@@ -21,23 +21,38 @@ from zeroclaw_eval.run.workspace import Workspace
 Run = tuple[RunRecord, "Workspace | None"]
 
 
-def suggestion(candidates: Iterable[dict[str, Any]], real: Run, mutant: Run) -> dict[str, Any] | None:
-    """The first candidate that the real run passes and the mutant fails."""
+def killers(candidates: Iterable[dict[str, Any]], mutant: Run) -> list[dict[str, Any]]:
+    """The candidates the mutant fails, in order (the first half of the proof, taken
+    while the mutant's workspace edit is in place)."""
+    found = []
     for candidate in candidates:
         try:
             expects = Expects.model_validate(candidate)
         except ValidationError:
             continue  # a candidate built from the run that is no valid check (an empty needle)
-        if all(g.passed for g in grade(expects, *real)) and not all(
-            g.passed for g in grade(expects, *mutant)
-        ):
+        if not all(g.passed for g in grade(expects, *mutant)):
+            found.append(candidate)
+    return found
+
+
+def suggestion(killing: Iterable[dict[str, Any]], real: Run) -> dict[str, Any] | None:
+    """The first of the candidates that kill a mutant that the real run passes."""
+    for candidate in killing:
+        if all(g.passed for g in grade(Expects.model_validate(candidate), *real)):
             return candidate
     return None
 
 
-def describe(candidate: dict[str, Any]) -> str:
-    """A candidate as an instruction: which member to add to `expects`."""
+def describe(candidate: dict[str, Any], existing: Expects | None = None) -> str:
+    """A candidate as an instruction: which member to add to `expects` (`existing`, so
+    that a file it already checks gets a needle, not a second key of the same name)."""
     ((key, value),) = candidate.items()
+    held = existing.workspace.file_contains if existing is not None and existing.workspace else {}
+    if key == "workspace" and set(value) == {"file_contains"}:
+        ((path, needles),) = value["file_contains"].items()
+        if path in held:
+            listed = ", ".join(json.dumps(needle, ensure_ascii=False) for needle in needles)
+            return f'add {listed} to {json.dumps(path, ensure_ascii=False)} in "workspace.file_contains"'
     if isinstance(value, dict):  # workspace and budget: one member of the nested block
         ((inner, detail),) = value.items()
         key, value = f"{key}.{inner}", detail

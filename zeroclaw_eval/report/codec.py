@@ -7,7 +7,14 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import GradeResult
-from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
+from zeroclaw_eval.report.baseline import (
+    baseline_from_dict,
+    baseline_to_dict,
+    history_from_list,
+    history_to_list,
+)
+from zeroclaw_eval.report.indented_json import plain
+from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, ShardInfo, SuiteReport
 from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
@@ -21,13 +28,23 @@ from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRec
 #      case `id` (the fixture's id).
 #   5: suite `interrupted` (the signal that stopped the run, or null); `not_run` also
 #      counts the cases an interruption left unfinished.
-FORMAT_VERSION = 5
+#   6: suite `shard` (`index`, `count`, `suite_digest`, `suite_size`: the part of the
+#      suite a `--shard K/N` run ran; null for a whole suite); suite `baseline` (the
+#      report a `--baseline` run was compared with) and `history` (`--history`); case
+#      `change` (since the baseline) and `repeats` (the runs of a `--repeat K` case).
+FORMAT_VERSION = 6
 #: Versions `report_from_dict` reads: a field a version lacks takes its default.
-READABLE_VERSIONS = (2, 3, 4, 5)
+READABLE_VERSIONS = (2, 3, 4, 5, 6)
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
     """The versioned JSON shape of a report (see README, "JSON report")."""
+    return {**report_summary(report), "cases": [case_to_dict(case) for case in report.cases]}
+
+
+def report_summary(report: SuiteReport) -> dict[str, Any]:
+    """The JSON shape of a report but for its cases, which come last (the JSON reporter
+    writes them one at a time)."""
     return {
         "format_version": FORMAT_VERSION,
         "tool_version": report.tool_version,
@@ -40,28 +57,55 @@ def report_to_dict(report: SuiteReport) -> dict[str, Any]:
         "deselected": report.deselected,
         "not_run": report.not_run,
         "interrupted": report.interrupted,
+        "shard": asdict(report.shard) if report.shard else None,
+        "baseline": baseline_to_dict(report.baseline, (case.change for case in report.cases)),
+        "history": history_to_list(report.history),
         "category_totals": report.category_totals(),
-        "cases": [case_to_dict(case) for case in report.cases],
     }
 
 
 def case_to_dict(case: CaseReport) -> dict[str, Any]:
     """One case in the JSON shape."""
+    shape: dict[str, Any] = plain(case_fields(case))
+    return shape
+
+
+def case_fields(case: CaseReport) -> dict[str, Any]:
+    """One case in the JSON shape, its grades and record still dataclasses (`plain` and
+    `indented_json.dumps` write them as `asdict` would, without its deep copy)."""
     return {
         "name": case.name,
         "path": case.path,
         "model_name": case.model_name,
         "id": case.id,
         "status": case.status,
+        "change": case.change,
         "score": case.score,
         "duration_ms": case.duration_ms,
         "category_totals": case.category_totals,
         "partial": case.partial,
-        "error": asdict(case.error) if case.error else None,
-        "problems": [asdict(p) for p in case.problems],
-        "grades": [asdict(g) for g in case.grades],
-        "record": asdict(case.record) if case.record else None,
+        "error": case.error,
+        "problems": case.problems,
+        "grades": case.grades,
+        "record": case.record,
         "source": case.source,
+        "repeats": _repeats_to_dict(case.repeats),
+    }
+
+
+def _repeats_to_dict(stats: RepeatStats | None) -> dict[str, Any] | None:
+    if stats is None:
+        return None
+    return {
+        "runs": stats.runs,
+        "passed": stats.passed,
+        "pass_rate": stats.pass_rate,
+        "pass_at_k": stats.pass_at_k,
+        "pass_all": stats.pass_all,
+        "min_pass_rate": stats.min_pass_rate,
+        "check_passes": stats.check_passes,
+        "check_runs": stats.check_runs,
+        "flaky_checks": stats.flaky_checks,
     }
 
 
@@ -82,6 +126,9 @@ def report_from_dict(data: dict[str, Any]) -> SuiteReport:
         deselected=data.get("deselected", 0),
         not_run=data.get("not_run", 0),
         interrupted=data.get("interrupted"),
+        shard=ShardInfo(**data["shard"]) if data.get("shard") else None,
+        baseline=baseline_from_dict(data.get("baseline")),
+        history=history_from_list(data.get("history")),
     )
 
 
@@ -100,6 +147,16 @@ def case_from_dict(data: dict[str, Any]) -> CaseReport:
         record=_record_from_dict(record) if record else None,
         source=data.get("source"),
         id=data.get("id"),
+        change=data.get("change"),
+        repeats=_repeats_from_dict(data.get("repeats")),
+    )
+
+
+def _repeats_from_dict(data: dict[str, Any] | None) -> RepeatStats | None:
+    if not data:
+        return None
+    return RepeatStats(
+        data["runs"], data["passed"], data["check_passes"], data.get("min_pass_rate"), data.get("check_runs")
     )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
+from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
 from zeroclaw_eval.run.interrupt import EXIT_CODES
 from zeroclaw_eval.run.record import RunRecord
 
@@ -36,6 +37,51 @@ class Failure:
     message: str
 
 
+@dataclass(frozen=True)
+class RepeatStats:
+    """How the runs of a repeated case went (`run --repeat K`)."""
+
+    runs: int
+    #: Runs that passed.
+    passed: int
+    #: Per check id: in how many runs the check passed.
+    check_passes: dict[str, int]
+    #: The share of runs that must pass (None: every run must).
+    min_pass_rate: float | None = None
+    #: Per check id: in how many runs it was graded (a run that never started, a
+    #: provider error before any answer, grades nothing). None: in every run.
+    check_runs: dict[str, int] | None = None
+
+    @property
+    def pass_rate(self) -> float:
+        """The share of runs that passed."""
+        return self.passed / self.runs
+
+    @property
+    def pass_at_k(self) -> bool:
+        """Some run passed (pass@k)."""
+        return self.passed > 0
+
+    @property
+    def pass_all(self) -> bool:
+        """Every run passed (pass^k)."""
+        return self.passed == self.runs
+
+    @property
+    def gate_passed(self) -> bool:
+        """Whether the case passes: its pass rate reaches the minimum, else every run passed."""
+        if self.min_pass_rate is None:
+            return self.pass_all
+        return self.pass_rate >= self.min_pass_rate
+
+    @property
+    def flaky_checks(self) -> list[str]:
+        """Checks that passed in some runs and failed in others (runs that graded nothing
+        say nothing about a check)."""
+        graded = self.check_runs or {}
+        return [check for check, n in self.check_passes.items() if 0 < n < graded.get(check, self.runs)]
+
+
 @dataclass
 class CaseReport:
     """The outcome of one fixture: admitted and graded, errored, or rejected."""
@@ -52,6 +98,10 @@ class CaseReport:
     source: str | None = None
     #: The fixture's `id` (a tracker id, say), when it has one.
     id: str | None = None
+    #: For a case run several times (`run --repeat K`): how the runs went.
+    repeats: RepeatStats | None = None
+    #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
+    change: str | None = None
 
     @property
     def status(self) -> str:
@@ -106,6 +156,19 @@ class CaseReport:
         return totals
 
 
+@dataclass(frozen=True)
+class ShardInfo:
+    """Which part of a suite a sharded run ran (`--shard K/N`), and of which suite."""
+
+    index: int
+    count: int
+    #: A digest of the whole suite's fixture list (paths and contents): the shards of
+    #: one suite share it, so `zeroclaw eval merge` can refuse a stranger.
+    suite_digest: str
+    #: Fixture files in the whole suite.
+    suite_size: int
+
+
 @dataclass
 class SuiteReport:
     """All cases of one suite run, in fixture order."""
@@ -125,14 +188,32 @@ class SuiteReport:
     #: The signal that stopped the run (`SIGINT` or `SIGTERM`): the report holds only the
     #: cases that finished. None when the run went to its end.
     interrupted: str | None = None
+    #: Set when the run was one shard of the suite (None: the whole suite).
+    shard: ShardInfo | None = None
+    #: The report this run was compared with (`--baseline`), and the gate's policy.
+    baseline: Baseline | None = None
+    #: Earlier runs' pass rates, oldest first (`--history`), for the HTML trend chart.
+    history: list[HistoryPoint] | None = None
 
     def exit_code(self) -> int:
-        """0 iff every case passed; 1 otherwise, and for an empty suite (it proved nothing);
-        for an interrupted run, 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a
+        """0 iff every case passed (with `--fail-on new-failures`: iff no case is a new
+        failure and none is rejected); 1 otherwise, and for an empty suite (it proved
+        nothing); for an interrupted run, 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a
         shell reports a process a signal stopped."""
         if self.interrupted is not None:
             return EXIT_CODES.get(self.interrupted, 1)
+        if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_NEW_FAILURES:
+            # Only a regression fails, and a rejected fixture: it is broken, not hard, and
+            # no run of it can ever pass.
+            return int(any(case.change == NEW_FAILURE or case.status == REJECTED for case in self.cases))
+        if not self.cases and self.empty_shard:
+            return 0  # the other shards hold the suite's cases; merging checks they all ran
         return 0 if self.cases and all(case.passed for case in self.cases) else 1
+
+    @property
+    def empty_shard(self) -> bool:
+        """A shard that drew no fixture of a suite that has some (more shards than fixtures)."""
+        return self.shard is not None and self.shard.suite_size > 0 and not self.deselected and not self.cases
 
     def counts(self) -> dict[str, int]:
         """How many cases ended in each status, plus the total."""

@@ -18,6 +18,7 @@ from pathlib import Path, PurePath
 from typing import TypeVar
 
 from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -134,7 +135,7 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
         annotation(annotation_path(report, f.case), f.field, f.title, f.message) for f in findings(report)
     ]
     text = capped(commands)
-    if not report.cases:
+    if not report.cases and not report.empty_shard:
         text += f"::error title=zeroclaw eval::no fixtures found in {escape_data(visible(report.suite))}\n"
     return encodable(text)
 
@@ -148,6 +149,23 @@ def _summary_rows(report: SuiteReport) -> Iterator[str]:
         where = f"{path}:{field.line}" if field.line else path
         cells = (code(finding.case.name), code(finding.check), code(where), code(finding.message))
         yield "| " + " | ".join(cells) + " |\n"
+
+
+def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> None:
+    """The "changes since baseline" section: its counts join `head` (never cut), the cases that
+    changed open `body`."""
+    baseline = report.baseline
+    if baseline is None:
+        return
+    changes = describe_changes((case.change for case in report.cases), baseline.removed)
+    head.append(f"### Changes since baseline {code(baseline.path)}\n\n{changes}\n\n")
+    rows = changed_cases(report.cases, baseline.removed)
+    if rows:
+        body.append("| change | case | status |\n|---|---|---|\n")
+        for row in rows:
+            status = row.status if row.index is not None else f"was {row.status}"
+            body.append(f"| {LABELS[row.change]} | {code(row.path)} | {status} |\n")
+        body.append("\n")
 
 
 def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
@@ -165,6 +183,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
             "Checks: " + ", ".join(f"{c} {t['passed']}/{t['total']}" for c, t in totals.items()) + "\n\n"
         )
     body: list[str] = []
+    _baseline_section(report, head, body)
     rows = list(_summary_rows(report))
     if rows:
         body.append("| case | check | field | detail |\n|---|---|---|---|\n")

@@ -18,8 +18,10 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.baseline import LABELS, SHOWN, changed_cases, describe_changes
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.safety import encodable, neutralize_markup
+from zeroclaw_eval.reporters.trend import trend
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)
 _DIFF_LIMIT = 4000  # characters per side; SequenceMatcher is quadratic in the worst case
@@ -96,11 +98,14 @@ def diff_view(grade: GradeResult) -> DiffView:
     return DiffView(expected, found, segments)
 
 
-def _lines_to_mark(case: CaseReport) -> dict[int, str]:
+def _lines_to_mark(case: CaseReport, lines: int) -> dict[int, str]:
+    """The source lines (1 to `lines`) a failing field spans. A saved report may say any
+    span (`render` reads files), so it is clamped to the source: a field "ending" at
+    line 10**9 marks what there is, never a billion entries."""
     marks: dict[int, str] = {}
     for ref in (failure.field for failure in case.failures()):
         if ref.line is not None:
-            for line in range(ref.line, (ref.end_line or ref.line) + 1):
+            for line in range(max(ref.line, 1), min(ref.end_line or ref.line, lines) + 1):
                 marks[line] = "failing"
     return marks
 
@@ -132,7 +137,7 @@ def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
     source = case.source.split("\n") if case.source else []
     if source and source[-1] == "":
         source.pop()
-    marks = _lines_to_mark(case)
+    marks = _lines_to_mark(case, len(source))
     return {
         "case": case,
         "anchor": anchor,
@@ -140,6 +145,19 @@ def _case_view(index: int, case: CaseReport) -> dict[str, Any]:
         "source": [(n, text, marks.get(n, "")) for n, text in enumerate(source, 1)],
         "timeline": _timeline(case),
         "json": pretty_json,
+    }
+
+
+def _baseline_view(report: SuiteReport) -> dict[str, Any] | None:
+    """The "changes since baseline" section: the baseline, the counts, each case that
+    changed (linked to its place in the page unless it was removed)."""
+    baseline = report.baseline
+    if baseline is None:
+        return None
+    return {
+        "baseline": baseline,
+        "summary": describe_changes((case.change for case in report.cases), baseline.removed),
+        "rows": changed_cases(report.cases, baseline.removed),
     }
 
 
@@ -164,6 +182,10 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == 0 else "failed",
             cases=[_case_view(i, case) for i, case in enumerate(report.cases)],
+            baseline=_baseline_view(report),
+            trend=trend(report),
+            labels=LABELS,
+            shown=SHOWN,
             script=_SCRIPT_SLOT,
             script_hash=f"sha256-{digest}",
         )

@@ -1,16 +1,48 @@
-"""The `json` format: the versioned report shape (see `report.codec`)."""
+"""The `json` format: the versioned report shape (see `report.codec`), written a case at a
+time.
+
+The text is what `json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)`
+writes, but built by `report.indented_json` from the cases' own records (no deep copy,
+no pure-Python encoder) and in pieces, so a file output never holds the whole report
+in memory twice.
+"""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 
-from zeroclaw_eval.report.codec import report_to_dict
+from zeroclaw_eval.report.codec import case_fields, report_summary
+from zeroclaw_eval.report.indented_json import dumps
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.safety import encodable, neutralize_json
+
+#: The line break and indentation of a case inside `"cases": [...]`.
+_CASE_LINE = "\n    "
 
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as indented JSON, non-ASCII text kept, ending in a newline; a lone
     surrogate is written as its `\\udXXX` escape, which reads back as the same string."""
-    text = json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
-    return encodable(neutralize_json(text)) + "\n"
+    return "".join(pieces(report))
+
+
+def pieces(report: SuiteReport) -> Iterator[str]:
+    """The text of `render`, in pieces: the summary, each case, the end. Each piece is
+    safe on its own: `##[` and lone surrogates occur only inside strings, and no string
+    spans two pieces."""
+    summary = dumps(report_summary(report))
+    # The summary's closing "\n}" makes way for the cases, the last key of the report.
+    head = summary[: -len("\n}")] + ',\n  "cases": ['
+    if not report.cases:
+        yield _safe(head + "]\n}\n")
+        return
+    yield _safe(head)
+    separator = ""
+    for case in report.cases:
+        yield _safe(separator + _CASE_LINE + dumps(case_fields(case), _CASE_LINE))
+        separator = ","
+    yield "\n  ]\n}\n"
+
+
+def _safe(text: str) -> str:
+    return encodable(neutralize_json(text))

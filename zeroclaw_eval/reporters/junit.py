@@ -99,16 +99,20 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
     # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
+    properties = {
+        "mode": _text(report.mode),
+        "suite": _text(report.suite),
+        "tool_version": _text(report.tool_version),
+    }
+    if report.baseline is not None:
+        properties["zeroclaw.baseline"] = _text(report.baseline.path)
+        properties["zeroclaw.baseline_digest"] = report.baseline.digest
     suite = TestSuite(
         name=_text(report.suite),
         test_cases=[_testcase(case, _classname(case, report)) for case in report.cases],
-        properties={
-            "mode": _text(report.mode),
-            "suite": _text(report.suite),
-            "tool_version": _text(report.tool_version),
-        },
+        properties=properties,
     )
-    xml = _with_ids(to_xml_report_string([suite], prettyprint=False), report)
+    xml = _with_properties(to_xml_report_string([suite], prettyprint=False), report)
     return neutralize_markup('<?xml version="1.0" encoding="utf-8"?>\n' + xml + "\n")
 
 
@@ -122,16 +126,27 @@ def _classname(case: CaseReport, report: SuiteReport) -> str:
     return ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
 
 
-def _with_ids(xml: str, report: SuiteReport) -> str:
-    """Each testcase of a fixture with an `id` gets `<properties><property name="id">`
-    (as pytest's record_property writes it), which junit-xml cannot write itself."""
-    ids = [case.id for case in report.cases]
-    if not any(ids):
+def _with_properties(xml: str, report: SuiteReport) -> str:
+    """Each testcase gets `<properties>` (as pytest's record_property writes them), which
+    junit-xml cannot write itself: `id` for a fixture with an id, and
+    `zeroclaw.baseline_change` (`new_failure`, `fixed`, …) in a run compared with a baseline."""
+    wanted = [_case_properties(case) for case in report.cases]
+    if not any(wanted):
         return xml
     root = ElementTree.fromstring(xml)
-    for testcase, case_id in zip(root.iter("testcase"), ids, strict=True):
-        if case_id:
+    for testcase, pairs in zip(root.iter("testcase"), wanted, strict=True):
+        if pairs:
             properties = ElementTree.Element("properties")
-            ElementTree.SubElement(properties, "property", {"name": "id", "value": _text(case_id)})
+            for name, value in pairs:
+                ElementTree.SubElement(properties, "property", {"name": name, "value": _text(value)})
             testcase.insert(0, properties)
     return ElementTree.tostring(root, encoding="unicode")
+
+
+def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
+    pairs = []
+    if case.id:
+        pairs.append(("id", case.id))
+    if case.change:
+        pairs.append(("zeroclaw.baseline_change", case.change))
+    return pairs

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from zeroclaw_eval.errors import ReporterError
-from zeroclaw_eval.files import write_atomic
+from zeroclaw_eval.files import write_atomic, write_atomic_pieces
 from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters import json_report
 from zeroclaw_eval.reporters.registry import get_reporter
 from zeroclaw_eval.reporters.safety import encodable, stop_commands
 
@@ -69,6 +70,11 @@ def render_report(
     wrapped in `::stop-commands::`.
     """
     reporter = get_reporter(fmt)
+    if reporter is json_report.render and output != "-":
+        # Written case by case: a large suite's report is never held whole, nor twice.
+        target = Path(output)
+        write_atomic_pieces(target, _guarded(json_report.pieces(report), fmt, output))
+        return target
     # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
     # are called as they expect.
     asked = {"verbose": verbose, "quiet": quiet}
@@ -76,12 +82,26 @@ def render_report(
     try:
         text = reporter(report, color=color, **extra)
     except Exception as exc:  # a third-party reporter is outside our control
-        raise ReporterError(
-            f"the {fmt} reporter failed, nothing was written to {output}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise _failed(fmt, output, exc) from exc
     if in_ci_log and output == "-" and fmt in LOG_FORMATS:
         text = stop_commands(text)
     return write_output(text, output)
+
+
+def _guarded(pieces: Iterator[str], fmt: str, output: str) -> Iterator[bytes]:
+    """`pieces` as UTF-8, a reporter's exception made a `ReporterError` (writing them
+    leaves nothing then, as for any reporter that raises)."""
+    try:
+        for piece in pieces:
+            yield piece.encode("utf-8")
+    except Exception as exc:
+        raise _failed(fmt, output, exc) from exc
+
+
+def _failed(fmt: str, output: str, exc: Exception) -> ReporterError:
+    return ReporterError(
+        f"the {fmt} reporter failed, nothing was written to {output}: {type(exc).__name__}: {exc}"
+    )
 
 
 def _takes(reporter: object, option: str) -> bool:

@@ -5,7 +5,8 @@ Three levels, as pytest's: `quiet` lists only the cases that did not pass; the d
 adds a line per passing case; `verbose` also lists each passing check and where the
 agent raised. Beneath a case that did not pass, its failed tool calls are listed too:
 they often explain a failing check downstream (a file never written because the tool
-was unknown).
+was unknown). A run compared with a baseline ends with what changed since, before the
+summary.
 
 Everything a case brings (names, paths, model text, tool output) goes through `visible`:
 a terminal and a CI log show its control characters instead of obeying them, while the
@@ -14,7 +15,15 @@ colours the table paints itself still work.
 
 from __future__ import annotations
 
-from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.baseline import (
+    FAIL_ON_NEW_FAILURES,
+    FIXED,
+    LABELS,
+    NEW_FAILURE,
+    changed_cases,
+    describe_changes,
+)
+from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, RepeatStats, SuiteReport
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.safety import one_line, visible
 
@@ -37,6 +46,8 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     tracked = f"  [{_line(case.id)}]" if case.id else ""
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, plural(len(case.grades), "check"))
     lines = [f"{_paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
+    if case.repeats is not None:
+        lines.append(f"    {repeat_summary(case.repeats)}")
     for problem in case.problems:
         lines.append(f"    {visible(problem.describe(case.path))}")
     if case.error is not None:
@@ -68,6 +79,17 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
                     f" {_line(one_line(call.result, _RECAP_WIDTH))}"
                 )
     return lines
+
+
+def repeat_summary(runs: RepeatStats) -> str:
+    """How the runs of a repeated case went, on one line: rate, pass@k, pass^k, flakes."""
+    gate = f"; must reach {runs.min_pass_rate:.0%}" if runs.min_pass_rate is not None else ""
+    flaky = [f"{_line(check)} {runs.check_passes[check]}/{runs.runs}" for check in runs.flaky_checks]
+    flakes = f"; flaky: {', '.join(flaky)}" if flaky else ""
+    return (
+        f"{runs.passed}/{runs.runs} runs passed ({runs.pass_rate:.0%}{gate}); pass@{runs.runs}"
+        f" {'yes' if runs.pass_at_k else 'no'}, pass^{runs.runs} {'yes' if runs.pass_all else 'no'}{flakes}"
+    )
 
 
 def _line(text: str) -> str:
@@ -107,8 +129,29 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     recap = _recap(report)
     if recap and len(report.cases) > 1:
         lines.extend(["", _paint("not passed:", "bold", color), *recap])
+    lines.extend(_changes(report, color))
     lines.extend(["", _paint(_summary(report), "green" if report.exit_code() == 0 else "red", color)])
     return "\n".join(lines) + "\n"
+
+
+#: The colour of each change a reader is shown; new and removed cases are neither good nor bad.
+_CHANGE_COLOURS = {NEW_FAILURE: "red", FIXED: "green"}
+
+
+def _changes(report: SuiteReport, color: bool) -> list[str]:
+    """The "changes since baseline" block: each case that changed (not those still
+    passing or still failing), then how many made each change."""
+    baseline = report.baseline
+    if baseline is None:
+        return []
+    title = f"changes since baseline {_line(baseline.path)} (zeroclaw-eval {_line(baseline.tool_version)}):"
+    lines = ["", _paint(title, "bold", color)]
+    for row in changed_cases(report.cases, baseline.removed):
+        label = _paint(f"{LABELS[row.change]:<12}", _CHANGE_COLOURS.get(row.change, "dim"), color)
+        status = f"was {row.status}" if row.index is None else row.status
+        lines.append(f"  {label} {_line(row.path)}  ({status})")
+    lines.append(f"  {describe_changes((c.change for c in report.cases), baseline.removed)}")
+    return lines
 
 
 def _summary(report: SuiteReport) -> str:
@@ -119,6 +162,8 @@ def _summary(report: SuiteReport) -> str:
     if report.not_run:
         why = f"interrupted by {report.interrupted}" if report.interrupted else "--maxfail reached"
         extra.append(f"{report.not_run} not run ({why})")
+    if report.empty_shard and report.shard is not None:
+        return f"PASSED: shard {report.shard.index}/{report.shard.count} drew none of the suite's fixtures"
     if not report.cases:
         what = "no case matches -k" if report.deselected else f"no fixtures found in {_line(report.suite)}"
         what = f"interrupted by {report.interrupted} before any case finished" if report.interrupted else what
@@ -130,5 +175,7 @@ def _summary(report: SuiteReport) -> str:
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
     verdict = "INTERRUPTED" if report.interrupted else "PASSED" if report.exit_code() == 0 else "FAILED"
+    if not report.interrupted and report.baseline and report.baseline.fail_on == FAIL_ON_NEW_FAILURES:
+        verdict += " (--fail-on new-failures)"
     seconds = f"{report.duration_ms / 1000:.2f}s"
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"

@@ -18,7 +18,7 @@ from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.run.provider import ToolSpec
 from zeroclaw_eval.run.threads import in_thread
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.run.workspace import Workspace, make_folders
 
 
 class _ToolFailure(Exception):
@@ -129,7 +129,7 @@ def _file_write(arguments: dict[str, Any], workspace: Workspace | None) -> str:
     target = _inside(workspace, relative)
     if target.is_dir():
         raise _ToolFailure(f"{relative} is a folder, not a file")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(target.parent)
     target.write_text(content, encoding="utf-8")
     return f"wrote {len(content)} characters to {relative}"
 

@@ -32,7 +32,7 @@ class Workspace:
         try:
             for relative, content in (files or {}).items():
                 target = workspace.resolve(relative)
-                target.parent.mkdir(parents=True, exist_ok=True)
+                make_folders(target.parent)
                 target.write_text(content, encoding="utf-8")
         except BaseException:
             workspace.cleanup()
@@ -65,6 +65,20 @@ class Workspace:
         else:
             self.leftover = None
         return self.leftover
+
+
+def make_folders(folder: Path) -> None:
+    """Make `folder` and its missing parents, in a loop: `Path.mkdir(parents=True)` and
+    `os.makedirs` recurse once per missing level, so a path a tool is asked to write
+    1,000 folders deep would end in a RecursionError."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for each in reversed(missing):
+        each.mkdir(exist_ok=True)
 
 
 def remove_tree(root: Path) -> None:

@@ -42,6 +42,10 @@ class Backend(Protocol):
         """Mark the step served by request `number`; the number that served it before, if any."""
         ...
 
+    def broke(self, case: Case) -> None:
+        """The run of `case` ended early (a fault or a refusal answered it)."""
+        ...
+
     def record(self, entry: dict[str, Any]) -> None:
         """Add one entry to the request log."""
         ...
@@ -75,6 +79,8 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         )
     fault = _apply_faults(server.faults, number, case)
     if fault is not None:
+        if case is not None:
+            server.broke(case)
         entry["fault"] = fault[0]
         reply = fault[1]
         if fault[0] == "malformed" and request.stream and served is not None:
@@ -83,6 +89,8 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
     if served is not None:
         divergence = _check(server, served, request, number)
     if divergence is not None or served is None:
+        if served is not None:
+            server.broke(served.case)
         why = divergence or Divergence("no fixture")
         message = _refusal(why, served, request.model, server)
         entry["fixture"] = entry["fixture"] or why.fixture

@@ -74,6 +74,8 @@ class ReplayServer:
         self.run = 1
         #: (fixture, turn, step) -> the number of the request that was served it.
         self._served: dict[tuple[str, int, int], int] = {}
+        #: Cases whose run ended early (a fault or a refusal answered one of its requests).
+        self._broken: set[str] = set()
         self.router = Router(self.cases, single=self.single)
         self.endpoint = Endpoint()
         self._server: QuietServer | None = None
@@ -124,13 +126,41 @@ class ReplayServer:
         return self.router.answer(model, messages)
 
     def claim(self, served: Served, number: int) -> int | None:
-        """Mark the step served by request `number`; the number that served it before, if any."""
-        key = (served.case.name, served.position.turn, served.position.step)
+        """Mark the step served by request `number`; the number that served it before, if any.
+
+        A case whose every step was served, or whose run was broken (`broke`), may start
+        again from its first step: that is a new run of it (a client running each case
+        several times, `--repeat`), not a loop. Asking again for a step mid-run is still
+        a repeat of that run.
+        """
+        name = served.case.name
+        key = (name, served.position.turn, served.position.step)
         with self._lock:
+            first = (served.position.turn, served.position.step) == (0, 0)
+            if first and (name in self._broken or self._finished(served)):
+                self._served = {k: v for k, v in self._served.items() if k[0] != name}
+                self._broken.discard(name)
             before = self._served.get(key)
             if before is None:
                 self._served[key] = number
             return before
+
+    def broke(self, case: Case) -> None:
+        """The run of `case` ended early: a request of it got a fault or a refusal, which
+        a client does not go on from (its next run starts from the first step)."""
+        with self._lock:
+            self._broken.add(case.name)
+
+    def _finished(self, served: Served) -> bool:
+        """Whether every scripted step of the case was served in this run (lock held)."""
+        turns = served.case.trace.turns
+        steps = [
+            (name, t, s)
+            for name in (served.case.name,)
+            for t, turn in enumerate(turns)
+            for s in range(len(turn.steps or []))
+        ]
+        return bool(steps) and all(step in self._served for step in steps)
 
     def case_named(self, name: str | None) -> Case | None:
         """The served case of that name, if any."""
@@ -166,6 +196,7 @@ class ReplayServer:
             self.run += 1
             self._count = 0
             self._served.clear()
+            self._broken.clear()
             self.log.clear()
             self.endpoint.forget()
             return self.run

@@ -1,0 +1,31 @@
+"""`zeroclaw_eval.cli` (the command group): what every command gets before it runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from zeroclaw_eval.cli import _GC_THRESHOLDS
+
+#: Runs `zeroclaw eval schema` as the console script does and prints the collector's
+#: thresholds afterwards (in a fresh interpreter: the tests' own must not change).
+PROBE = """
+import gc, json, sys
+from zeroclaw_eval.cli import main
+before = gc.get_threshold()
+try:
+    main(["eval", "schema"], prog_name="zeroclaw")
+except SystemExit:
+    pass
+print(json.dumps({"before": before, "after": gc.get_threshold()}))
+"""
+
+
+def test_a_command_runs_with_the_collector_run_less_often_than_pythons_default() -> None:
+    # With Python's defaults the collector walks the growing heap of case reports again
+    # and again: a third of a 10,000-case run went to it.
+    done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"before": [700, 10, 10], "after": list(_GC_THRESHOLDS)}
+    assert _GC_THRESHOLDS[0] > 700

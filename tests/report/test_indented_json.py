@@ -1,0 +1,112 @@
+"""`zeroclaw_eval.report.indented_json`: the same text as `json.dumps(indent=2)`, faster."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from enum import IntEnum
+from typing import Any
+
+import pytest
+
+from tests.ci_log import HOSTILE, LONE_SURROGATE
+from tests.reports import every_status_report
+from zeroclaw_eval.report.indented_json import dumps, plain
+
+
+class Level(IntEnum):
+    HIGH = 3
+
+
+@dataclass(frozen=True)
+class Inner:
+    pointer: str
+    line: int | None = None
+
+
+@dataclass
+class Outer:
+    name: str
+    inner: Inner
+    items: list[Inner] = field(default_factory=list)
+    extra: Any = None
+
+
+VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -7,
+    10**30,
+    1.5,
+    1e-05,
+    -0.0,
+    "",
+    "plain",
+    HOSTILE,
+    "a" + LONE_SURROGATE + "b",
+    'quote " backslash \\ tab \t newline \n nul \x00 é 東京',
+    [],
+    {},
+    [[], {}, [[]], {"a": {}}],
+    {"a": {"b": [1, None, True, "x"]}, "": 2},
+    (1, "two", (3,)),
+    ["only", "strings", HOSTILE],
+    ["mixed", 1, ["nested"], {"k": "v"}],
+    {1: "int key", 2.5: "float key", None: "null key", False: "bool key"},
+    {"outer": {3: "a non-string key deeper down"}},
+    Level.HIGH,
+    [Level.HIGH, "after"],
+    {"subclass": Level.HIGH},
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_dumps_writes_what_json_dumps_indent_2_writes(value: Any) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    assert dumps(value) == expected
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_dumps_at_a_depth_indents_every_line_after_the_first(value: Any) -> None:
+    expected = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    assert dumps(value, "\n    ") == expected.replace("\n", "\n    ")
+
+
+def test_a_dataclass_is_written_as_asdict_would_make_it() -> None:
+    value = Outer("o", Inner("/a", 3), [Inner("/b"), Inner("/c", 1)], {"k": [Inner("/d")]})
+    expected = json.dumps(asdict(value), indent=2, ensure_ascii=False, allow_nan=False)
+    assert dumps(value) == expected
+    assert dumps([value, {"v": value}]) == json.dumps(
+        [asdict(value), {"v": asdict(value)}], indent=2, ensure_ascii=False
+    )
+
+
+@pytest.mark.parametrize("number", [math.nan, math.inf, -math.inf])
+def test_a_number_json_cannot_hold_is_refused_as_json_dumps_refuses_it(number: float) -> None:
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        dumps({"spent": [number]})
+
+
+def test_a_value_json_cannot_write_is_refused_as_json_dumps_refuses_it() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps({"a": object()})
+
+
+def test_plain_is_asdict_without_sharing_containers() -> None:
+    arguments = {"path": ["a", "b"]}
+    value = Outer("o", Inner("/a"), [Inner("/b")], arguments)
+    made = plain(value)
+    assert made == asdict(value)
+    assert made["extra"] is not arguments
+    assert made["extra"]["path"] is not arguments["path"]
+    assert plain((Inner("/t"),)) == (asdict(Inner("/t")),)
+
+
+def test_a_whole_report_is_written_as_json_dumps_writes_its_dict() -> None:
+    from zeroclaw_eval.report.codec import report_to_dict
+
+    shape = report_to_dict(every_status_report())
+    assert dumps(shape) == json.dumps(shape, indent=2, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,38 @@
+"""Reading a saved JSON report back (`render`, `merge`, `run --baseline`), refusing with a
+usage error, never a traceback, whatever the file holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from zeroclaw_eval.errors import UsageError
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.report.model import SuiteReport
+
+
+def read_report(path: Path, *, role: str = "", hint: str = "") -> SuiteReport:
+    """The report saved at `path`. `role` names the option the file was given to
+    (`--baseline `), `hint` says how to make a good one."""
+    return read_report_bytes(path, role=role, hint=hint)[0]
+
+
+def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[SuiteReport, bytes]:
+    """The report saved at `path`, and the file's bytes (to tell exactly which file it was)."""
+    from zeroclaw_eval.report.codec import report_from_dict
+
+    tail = f"; {hint}" if hint else ""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{role}cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        parsed = json.loads(data)
+    except ValueError as exc:  # not UTF-8, or not JSON
+        raise UsageError(f"{role}{path} is not a JSON report: {exc}{tail}") from None
+    try:
+        return report_from_dict(parsed), data
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{role}{path} is not a zeroclaw-eval JSON report: {exc}{tail}") from None

@@ -1,0 +1,210 @@
+"""What changed since a baseline report, and the pass-rate history a report may carry.
+
+A run compared with an earlier report of the same suite (`--baseline FILE`) marks each
+of its cases: `new_failure` (passed in the baseline, does not pass now), `fixed` (did
+not pass, passes now), `still_failing`, `still_passing`, or `new` (not in the baseline);
+the baseline's cases this run does not have are listed as `removed`. "Passes" means
+status `passed`; a failed check, a run error and a rejected fixture all do not.
+
+Cases are matched by their path as the reports store it (relative to the run's working
+directory, `/`-separated): a suite run from the same folder names each fixture the same
+way every time, whatever machine or checkout it runs in. A case whose path has no match
+is then matched by its fixture `id`, when exactly one case on each side has that id, so
+a fixture renamed with its tracker id kept keeps its history. Nothing else is guessed:
+file names alone can repeat across suites.
+
+This module knows cases only by the few attributes it reads (`CaseLike`), so the report
+model can hold a `Baseline` without a circular import.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+NEW_FAILURE, FIXED, STILL_FAILING, STILL_PASSING, NEW, REMOVED = (
+    "new_failure",
+    "fixed",
+    "still_failing",
+    "still_passing",
+    "new",
+    "removed",
+)
+#: Every change, in the order reports count them.
+CHANGES = (NEW_FAILURE, FIXED, STILL_FAILING, NEW, REMOVED, STILL_PASSING)
+#: How a change reads to a person.
+LABELS = {change: change.replace("_", " ") for change in CHANGES}
+#: The changes a reader is shown case by case; `still_failing` and `still_passing` are
+#: only counted.
+SHOWN = (NEW_FAILURE, FIXED, NEW, REMOVED)
+
+#: `--fail-on` policies: any case that does not pass fails the run (the default), or only
+#: a regression since the baseline does.
+FAIL_ON_ANY, FAIL_ON_NEW_FAILURES = "any", "new-failures"
+FAIL_ON = (FAIL_ON_ANY, FAIL_ON_NEW_FAILURES)
+
+_PASSED = "passed"
+
+
+class CaseLike(Protocol):
+    """What the comparison reads of a case (a `CaseReport` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def change(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class RemovedCase:
+    """A case of the baseline that this run does not have, as the baseline had it."""
+
+    name: str
+    path: str
+    id: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The report a run was compared with, and what it means for the gate."""
+
+    #: The baseline file as given on the command line.
+    path: str
+    #: `sha256:` and the hex digest of the file's bytes: which baseline, exactly.
+    digest: str
+    #: The zeroclaw-eval version that wrote it.
+    tool_version: str
+    #: `any` or `new-failures` (see `FAIL_ON`).
+    fail_on: str = FAIL_ON_ANY
+    removed: list[RemovedCase] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ChangedCase:
+    """A case a reader is shown under "changes since baseline"."""
+
+    change: str
+    name: str
+    path: str
+    #: Its status now; for a removed case, in the baseline.
+    status: str
+    #: Its position among the report's cases (None for a removed case).
+    index: int | None
+
+
+def changed_cases(cases: Sequence[CaseLike], removed: Sequence[RemovedCase]) -> list[ChangedCase]:
+    """The cases whose change a reader is shown (`SHOWN`), new failures first, each kind
+    in fixture order, removed ones last."""
+    shown = [
+        ChangedCase(c.change, c.name, c.path, c.status, i) for i, c in enumerate(cases) if c.change in SHOWN
+    ]
+    shown.extend(ChangedCase(REMOVED, c.name, c.path, c.status, None) for c in removed)
+    return sorted(shown, key=lambda row: SHOWN.index(row.change))
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """One earlier run of a suite, as a pass-rate history line records it."""
+
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float:
+        """Cases passed in proportion to all (0.0 for a run of none)."""
+        return self.passed / self.total if self.total else 0.0
+
+
+def _key(path: str) -> str:
+    # A report written on Windows stores its paths with backslashes.
+    return path.replace("\\", "/")
+
+
+def compare(current: Sequence[CaseLike], previous: Sequence[CaseLike]) -> tuple[list[str], list[RemovedCase]]:
+    """The change of each `current` case (in its order), and the `previous` cases this
+    run does not have (in theirs)."""
+    by_path = {_key(case.path): index for index, case in enumerate(previous)}
+    # matched[i] is the index in `previous` of current case i.
+    matched = {i: by_path[_key(case.path)] for i, case in enumerate(current) if _key(case.path) in by_path}
+    taken = set(matched.values())
+    mine = _unique_ids(current, set(matched))
+    theirs = _unique_ids(previous, taken)
+    for case_id, index in mine.items():
+        if case_id in theirs:
+            matched[index] = theirs[case_id]
+            taken.add(theirs[case_id])
+    changes = [
+        change(case.status, previous[matched[i]].status if i in matched else None)
+        for i, case in enumerate(current)
+    ]
+    removed = [RemovedCase(c.name, c.path, c.id, c.status) for j, c in enumerate(previous) if j not in taken]
+    return changes, removed
+
+
+def _unique_ids(cases: Sequence[CaseLike], skip: set[int]) -> dict[str, int]:
+    """The index of each case outside `skip` whose `id` no other such case shares, by id."""
+    left = [(index, case.id) for index, case in enumerate(cases) if index not in skip and case.id is not None]
+    counted = Counter(case_id for _, case_id in left)
+    return {case_id: index for index, case_id in left if counted[case_id] == 1}
+
+
+def change(now: str, before: str | None) -> str:
+    """The change from status `before` (None: the case was not in the baseline) to `now`."""
+    if before is None:
+        return NEW
+    if before == _PASSED:
+        return STILL_PASSING if now == _PASSED else NEW_FAILURE
+    return FIXED if now == _PASSED else STILL_FAILING
+
+
+def counts(changes: Iterable[str | None], removed: Sequence[RemovedCase]) -> dict[str, int]:
+    """How many cases made each change, every change present (removed included)."""
+    counted = Counter(changes)
+    return {name: len(removed) if name == REMOVED else counted[name] for name in CHANGES}
+
+
+def describe_changes(changes: Iterable[str | None], removed: Sequence[RemovedCase]) -> str:
+    """`1 new failure, 2 fixed, …`: how many cases made each change that happened."""
+    numbers = counts(changes, removed)
+    return ", ".join(f"{numbers[c]} {LABELS[c]}" for c in CHANGES if numbers[c]) or "no cases on either side"
+
+
+def baseline_to_dict(baseline: Baseline | None, changes: Iterable[str | None]) -> dict[str, Any] | None:
+    """The JSON report's `baseline` object (None without one)."""
+    if baseline is None:
+        return None
+    return {
+        "path": baseline.path,
+        "digest": baseline.digest,
+        "tool_version": baseline.tool_version,
+        "fail_on": baseline.fail_on,
+        "counts": counts(changes, baseline.removed),
+        "removed": [asdict(case) for case in baseline.removed],
+    }
+
+
+def baseline_from_dict(data: dict[str, Any] | None) -> Baseline | None:
+    """A `Baseline` from the JSON report's `baseline` object (its counts are derived)."""
+    if data is None:
+        return None
+    removed = [RemovedCase(**case) for case in data["removed"]]
+    return Baseline(data["path"], data["digest"], data["tool_version"], data["fail_on"], removed)
+
+
+def history_to_list(history: Sequence[HistoryPoint] | None) -> list[dict[str, int]] | None:
+    """The JSON report's `history` list (None without one)."""
+    return None if history is None else [asdict(point) for point in history]
+
+
+def history_from_list(data: list[dict[str, Any]] | None) -> list[HistoryPoint] | None:
+    """History points from the JSON report's `history` list."""
+    return None if data is None else [HistoryPoint(int(p["passed"]), int(p["total"])) for p in data]
