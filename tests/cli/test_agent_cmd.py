@@ -318,3 +318,17 @@ def test_the_agent_gets_time_to_exit_once_its_stdin_closes(cli: Runner, suite: P
     case = run(cli, suite, "--break", "linger")
     assert case["status"] == "passed"
     assert (suite / "exited-cleanly").read_text(encoding="utf-8") == "yes"
+
+
+def test_mutation_grades_the_run_an_agent_command_recorded(cli: Runner, suite: Path) -> None:
+    # The agent runs its own tools, so its calls are seen at the HTTP boundary; mutants of
+    # that record are graded like any other, files it wrote included.
+    result = cli("eval", "mutate", "--format", "json", "--agent-cmd", agent(), cwd=suite)
+    assert result.code in (0, 1), result.stderr
+    (fixture,) = result.json()["fixtures"]
+    assert fixture["problem"] is None
+    names = {m["name"]: m for m in fixture["mutants"]}
+    assert names["drop_call[turn 1, call 0]"]["killed_by"]  # tools_used: echo
+    assert names["alter_turn_order[turns 1 and 2]"]["killed"]
+    assert names["skip_write[note.txt]"]["killed_by"] == ['workspace.file_contains["note.txt"][0]']
+    assert not names["alter_argument[turn 1, call 0, /message]"]["killed"]  # nothing pins it

@@ -10,7 +10,6 @@ import click
 
 from zeroclaw_eval.cli.baseline import baseline_options
 from zeroclaw_eval.cli.common import CONTEXT, exit_on_error, output_options
-from zeroclaw_eval.errors import UsageError
 
 
 @click.command("merge", context_settings=CONTEXT)
@@ -59,9 +58,7 @@ def merge_command(
     from zeroclaw_eval.report.merge import merge_reports
 
     with exit_on_error():
-        if verbose and quiet:
-            raise UsageError("-v shows more and -q less; give one of them")
-        outputs = plan_outputs(fmt, output, reports)
+        outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
         comparison = plan_comparison(baseline, fail_on, history)
         merged = merge_reports([(str(path), read_report(path)) for path in report_files])
         comparison.apply(merged)  # a shard compared alone would call the other shards' cases removed

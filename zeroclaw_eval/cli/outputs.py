@@ -46,8 +46,13 @@ def parse_report_option(spec: str) -> Output:
 _FORMAT_OF_SUFFIX = {".xml": "junit", ".html": "html", ".htm": "html", ".json": "json", ".txt": "table"}
 
 
-def plan_outputs(fmt: str, output: str, reports: tuple[str, ...]) -> list[Output]:
-    """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked."""
+def plan_outputs(
+    fmt: str, output: str, reports: tuple[str, ...], *, verbose: bool = False, quiet: bool = False
+) -> list[Output]:
+    """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked
+    (with how much the table shows: `-v` and `-q` say opposite things)."""
+    if verbose and quiet:
+        raise UsageError("-v shows more and -q less; give one of them")
     return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
 
 

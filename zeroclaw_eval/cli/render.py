@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from zeroclaw_eval.cli.common import CONTEXT, exit_on_error, output_options
-from zeroclaw_eval.errors import UsageError
 
 
 @click.command("render", context_settings=CONTEXT)
@@ -36,8 +35,6 @@ def render_command(
     from zeroclaw_eval.cli.report_file import read_report
 
     with exit_on_error():
-        if verbose and quiet:
-            raise UsageError("-v shows more and -q less; give one of them")
-        outputs = plan_outputs(fmt, output, reports)
+        outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
         report = read_report(report_file)
         emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)

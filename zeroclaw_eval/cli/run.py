@@ -168,9 +168,7 @@ def run_command(
 
     with exit_on_signals() as stage:
         with exit_on_error():
-            if verbose and quiet:
-                raise UsageError("-v shows more and -q less; give one of them")
-            outputs = plan_outputs(fmt, output, reports)
+            outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
             comparison = plan_comparison(baseline, fail_on, history)
             loaded = load_config(config)
             if verbose:  # "was my config even read?" is the first question when a setting seems ignored
