@@ -332,3 +332,25 @@ def test_record_needs_live_mode(live_project: Path) -> None:
     result = invoke("eval", "run", "--suite", "suite", "--record", "out", cwd=live_project)
     assert result.code == 2
     assert "use it with --mode live" in result.stderr
+
+
+def test_a_denied_case_that_is_not_recorded_is_named_on_one_line(
+    live_project: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    name = "d\n::error::forged.json"
+    write_fixture(
+        live_project / "suite",
+        name,
+        tool_case("delta", "file_write", {"path": "x", "content": "x"}, ["file_write"]),
+    )
+    write_fixture(
+        live_project / "model", name, tool_case("delta", "file_write", {"path": "x", "content": "x"}, [])
+    )
+    configure(live_project, serve(load_cases(discover(live_project / "model"))).url, allowed=[])
+    result = live(live_project, "--record", str(live_project / "recorded"))
+    said = [line for line in result.stderr.splitlines() if "Not recorded" in line]
+    assert said == [
+        "Not recorded: d\\n::error::forged.json was failed by the sandbox denying a tool call,"
+        " which replay has no approval gate to repeat"
+    ]
+    assert not [line for line in result.stderr.splitlines() if line.startswith("::error::forged")]

@@ -267,8 +267,10 @@ def _case_hooks(
             if path is not None:
                 recorded.append(path)
             else:
+                from zeroclaw_eval.reporters.safety import log_line
+
                 click.echo(
-                    f"Not recorded: {fixture.name} was failed by the sandbox denying a tool call,"
+                    f"Not recorded: {log_line(fixture.name)} was failed by the sandbox denying a tool call,"
                     " which replay has no approval gate to repeat",
                     err=True,
                 )
