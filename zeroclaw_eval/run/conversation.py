@@ -5,8 +5,9 @@ user input, each scripted tool call echoed back with its id and name, and a resu
 each call, in order (system and developer messages may stand anywhere). Walking the
 messages gives the request's position in the script (turn = user messages so far,
 step = assistant messages since the last one) or the first message that leaves it.
-Replay checks that position against the step it is about to serve; `zeroclaw eval
-serve`, which keeps no state, answers with the step at that position.
+Replay checks that position against the step it is about to serve, walking only what
+each request adds (`Follower`); `zeroclaw eval serve`, which keeps no state, answers
+with the step at that position.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from zeroclaw_eval.fixtures.json_text import quote
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest, ToolSpec
 from zeroclaw_eval.run.script import Script, script_of
-from zeroclaw_eval.run.sent import entry, message_text
+from zeroclaw_eval.run.sent import entry, message_text, plain_copy
 
 
 @dataclass(frozen=True)
@@ -39,14 +40,77 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
     Raises `Divergence` at the first message that leaves the script, or when a result
     the script's calls need was not sent back.
     """
-    turn = -1
-    step = 0
-    pending: list[ToolCallRequest] = []
+    walk = _Walk(trace, script)
     for index, message in enumerate(messages):
+        walk.take(index, message)
+    return walk.position()
+
+
+class Follower:
+    """`follow` for one conversation, request after request, walking only what is new.
+
+    An agent resends the whole conversation with every request, so walking it all each
+    time is quadratic in its length. The walk's state after the last request is kept with
+    a copy of the messages it walked; a request that begins with messages equal to that
+    copy resumes from there, any other (an agent that edited, dropped or reordered its
+    history) is walked from its first message, so every request gets what `follow` says.
+    """
+
+    def __init__(self, trace: LlmTrace, script: Script) -> None:
+        self.trace = trace
+        self.script = script
+        self._walk = _Walk(trace, script)
+        #: Copies of the messages `_walk` has taken, unchanged by what the agent does later.
+        self._seen: list[Any] = []
+
+    def follow(self, messages: list[Any]) -> Position:
+        """What `follow(trace, script, messages)` returns (or raises)."""
+        if type(messages) is not list:  # read it once, as `follow` does, and keep nothing
+            self._seen, self._walk = [], _Walk(self.trace, self.script)
+            return follow(self.trace, self.script, messages)
+        done = len(self._seen)
+        # One C-level comparison: messages equal to the walked copies (plain data) walk the
+        # same way. Only an object whose own `__eq__` lies could pass for a copy it is not,
+        # and an agent in this process could as well patch the harness.
+        try:
+            resume = len(messages) >= done and self._seen == messages[:done]
+        except RecursionError:  # a copy nested near the limit, compared from deeper down
+            resume = False
+        walk = self._walk.copy() if resume else _Walk(self.trace, self.script)
+        start = done if resume else 0
+        for index in range(start, len(messages)):
+            walk.take(index, messages[index])
+        try:
+            self._seen = self._seen[:start] + [plain_copy(message) for message in messages[start:]]
+            self._walk = walk
+        except (ValueError, RecursionError):  # no faithful copy to compare: walk the next one whole
+            self._seen, self._walk = [], _Walk(self.trace, self.script)
+        return walk.position()
+
+
+class _Walk:
+    """The state of a walk through a request's messages: the turn and step reached, and
+    the calls of the last assistant message still waiting for their results."""
+
+    def __init__(self, trace: LlmTrace, script: Script) -> None:
+        self.trace = trace
+        self.script = script
+        self.turn = -1
+        self.step = 0
+        self.pending: list[ToolCallRequest] = []
+
+    def copy(self) -> _Walk:
+        twin = _Walk(self.trace, self.script)
+        twin.turn, twin.step, twin.pending = self.turn, self.step, list(self.pending)
+        return twin
+
+    def take(self, index: int, message: Any) -> None:
+        """Walk one more message, the `index`-th of the request."""
+        trace, script, turn, step, pending = self.trace, self.script, self.turn, self.step, self.pending
         role = entry(message, "role")
         where = f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
         if role in ("system", "developer"):
-            continue
+            return
         if role == "user":
             if pending:
                 raise Divergence(
@@ -61,7 +125,6 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
                     pointer=_calls_at(turn, step),
                 )
             turn += 1
-            step = 0
             if turn >= len(trace.turns):
                 raise Divergence(
                     f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)",
@@ -75,6 +138,7 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
                     f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}",
                     pointer=f"/turns/{turn}/user_input",
                 )
+            self.turn, self.step = turn, 0
         elif role == "assistant":
             if turn < 0:
                 raise Divergence(
@@ -91,8 +155,8 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
                     f" {len(script[turn])} step(s)",
                     pointer=f"/turns/{turn}/steps",
                 )
-            pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
-            step += 1
+            self.pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
+            self.step = step + 1
         elif role == "tool":
             call_id = entry(message, "tool_call_id")
             answered = next((call for call in pending if call.id == call_id), None)
@@ -109,16 +173,22 @@ def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
                 f"{where}: a message with {shown}; expected user, assistant, tool or system",
                 pointer=f"/turns/{max(turn, 0)}",
             )
-    if turn < 0:
-        raise Divergence(
-            f"the request carries no user message; turn 1's user input is {quote(trace.turns[0].user_input)}",
-            pointer="/turns/0/user_input",
-        )
-    if pending:
-        raise Divergence(
-            f"the request does not carry the results of {_calls(pending)}", pointer=_calls_at(turn, step - 1)
-        )
-    return Position(turn, step)
+
+    def position(self) -> Position:
+        """The step the walked messages ask for; raises `Divergence` when they carry no
+        user message, or leave a scripted call without its result."""
+        if self.turn < 0:
+            raise Divergence(
+                "the request carries no user message; turn 1's user input is"
+                f" {quote(self.trace.turns[0].user_input)}",
+                pointer="/turns/0/user_input",
+            )
+        if self.pending:
+            raise Divergence(
+                f"the request does not carry the results of {_calls(self.pending)}",
+                pointer=_calls_at(self.turn, self.step - 1),
+            )
+        return Position(self.turn, self.step)
 
 
 def step_at(
@@ -157,9 +227,10 @@ def check_offered(step: ModelResponse, required: frozenset[str], tools: list[Any
             )
 
 
-def check_request(trace: LlmTrace, script: Script, messages: list[Any], expected: Position) -> None:
+def check_request(follower: Follower, messages: list[Any], expected: Position) -> None:
     """Raise `Divergence` unless a request carrying `messages` asks for step `expected`."""
-    found = follow(trace, script, messages)
+    trace, script = follower.trace, follower.script
+    found = follower.follow(messages)
     if found == expected:
         return
     if found.turn == expected.turn and found.step < expected.step:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from zeroclaw_eval.errors import Divergence, RunError
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.run.conversation import Position, check_offered, check_request
+from zeroclaw_eval.run.conversation import Follower, Position, check_offered, check_request
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.script import script_of
 
@@ -32,10 +32,10 @@ class ReplayProvider:
         offered: Iterable[str] = (),
         offer_hint: str = "; pass on the tools the harness gives the agent",
     ) -> None:
-        self._trace = trace
         #: What to do about a tool the request did not offer, said after the divergence.
         self._offer_hint = offer_hint
         self._turns = script_of(trace)
+        self._follower = Follower(trace, self._turns)
         #: The tools the harness offers the case: the agent must pass on each one a step calls.
         self._offered = frozenset(offered)
         self._queue: deque[ModelResponse] = deque()
@@ -84,7 +84,7 @@ class ReplayProvider:
         position = Position(self._turn, self._served)
         step = self._queue[0]
         try:
-            check_request(self._trace, self._turns, messages, position)
+            check_request(self._follower, messages, position)
             check_offered(step, self._offered, tools, self._offer_hint)
         except Divergence as diverged:
             pointer = f"/turns/{position.turn}/steps/{position.step}"

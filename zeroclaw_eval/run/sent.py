@@ -28,6 +28,23 @@ def message_text(content: Any) -> str | None:
     return None
 
 
+#: The scalar types a message is copied through: exactly these (and dict and list), so that
+#: no subclass's own equality or lookup can make a changed message compare equal to a copy.
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, scalars); `ValueError` for anything else."""
+    kind = type(value)
+    if kind is dict:
+        return {key: plain_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [plain_copy(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    raise ValueError(f"not plain JSON data: {kind.__name__}")
+
+
 @dataclass(frozen=True)
 class FedBack:
     """A tool result an agent sent back, with the call it answers as the agent echoed it."""
