@@ -25,6 +25,8 @@ HEAVY = (
     "zeroclaw_eval.report.model",
     "zeroclaw_eval.runner",
     "zeroclaw_eval.reporters.registry",
+    # The HTTP endpoint's wire formats: `serve --help` needs only its body limit.
+    "zeroclaw_eval.run.openai_endpoint",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules

@@ -69,3 +69,10 @@ def test_the_suite_is_the_flag_else_the_configured_folder(tmp_path: Path) -> Non
     loaded = load_config(cwd=tmp_path)
     assert resolve_suite(None, loaded) == tmp_path / "cases"
     assert resolve_suite(Path("other"), loaded) == Path("other")
+
+
+def test_an_error_shows_the_control_characters_it_quotes(tmp_path: Path) -> None:
+    result = invoke("eval", "run", "gone\x1b]0;owned\x07.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "\x1b" not in result.stderr
+    assert "gone\\x1b]0;owned\\x07.json" in result.stderr

@@ -25,8 +25,13 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def fail(error: EvalError) -> NoReturn:
-    """Print `Error: …` on stderr and exit with the error's code (never a traceback)."""
-    click.echo(f"Error: {error}", err=True)
+    """Print `Error: …` on stderr and exit with the error's code (never a traceback).
+
+    A message may quote a path or a name the user or a fixture gave: its control
+    characters are shown, never obeyed (its own line breaks stay)."""
+    from zeroclaw_eval.reporters.safety import visible
+
+    click.echo(f"Error: {visible(str(error))}", err=True)
     sys.exit(error.exit_code)
 
 

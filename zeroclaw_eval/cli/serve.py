@@ -15,7 +15,7 @@ from zeroclaw_eval.cli.common import (
     suite_option,
 )
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.run.openai_endpoint import MAX_BODY
+from zeroclaw_eval.run.http_limits import MAX_BODY
 from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
 
 

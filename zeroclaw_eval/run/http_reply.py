@@ -8,7 +8,8 @@ import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from zeroclaw_eval.run.openai_endpoint import MAX_BODY, Reply, error_reply
+from zeroclaw_eval.run.http_limits import MAX_BODY
+from zeroclaw_eval.run.openai_endpoint import Reply, error_reply
 
 
 class QuietServer(ThreadingHTTPServer):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.errors import EvalError, WireError
+from zeroclaw_eval.run.http_limits import MAX_BODY
 from zeroclaw_eval.run.openai_wire import completion, completion_chunks, error_body, offered_specs
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.run.responses_wire import (
@@ -28,9 +29,6 @@ from zeroclaw_eval.run.responses_wire import (
     response_id,
 )
 
-#: The largest request body read (bytes); a larger one is refused with 413. A long
-#: conversation with big tool results stays far below it.
-MAX_BODY = 16 * 1024 * 1024
 #: Stored Responses conversations (for `previous_response_id`), oldest dropped first.
 MAX_STORED = 1000
 

@@ -27,8 +27,9 @@ from typing import Any
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.run.http_limits import MAX_BODY
 from zeroclaw_eval.run.http_reply import QuietServer
-from zeroclaw_eval.run.openai_endpoint import MAX_BODY, Endpoint, error_reply
+from zeroclaw_eval.run.openai_endpoint import Endpoint, error_reply
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.handler import handler_for
 from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
