@@ -102,7 +102,7 @@ def render_json(report: MutationReport) -> str:
         ],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2)
-    return neutralize_json(text.encode("utf-8", errors="backslashreplace").decode("utf-8")) + "\n"
+    return neutralize_json(text) + "\n"  # written through write_output, which escapes lone surrogates
 
 
 def _fixture_json(fixture: FixtureMutation) -> dict[str, Any]:

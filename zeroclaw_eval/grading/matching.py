@@ -9,8 +9,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from zeroclaw_eval.fixtures.json_scan import encodes
 from zeroclaw_eval.fixtures.json_text import compact_json, loads_strict
-from zeroclaw_eval.fixtures.patterns import compile_regex, encodable_text
+from zeroclaw_eval.fixtures.patterns import compile_regex
 from zeroclaw_eval.fixtures.pointer import MISSING
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -44,7 +45,7 @@ def arguments_contain(arguments: Any, needle: str) -> bool:
 def regex_search(pattern: str, text: str) -> bool:
     """Whether RE2 finds `pattern` anywhere in `text`. A lone surrogate in the text (a
     live model may send one) is searched as U+FFFD: RE2 reads only valid UTF-8."""
-    if not encodable_text(text):
+    if not encodes(text):
         text = _SURROGATE.sub("\ufffd", text)
     return compile_regex(pattern).search(text) is not None
 

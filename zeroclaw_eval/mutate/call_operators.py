@@ -15,7 +15,7 @@ from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.fixtures.model import LlmTrace, ToolCallSpec
 from zeroclaw_eval.fixtures.pointer import resolve_pointer
 from zeroclaw_eval.mutate.edits import is_number, leaves, nudge_number, nudge_text, replaced, without
-from zeroclaw_eval.mutate.mutant import Mutant, describe_call, shown
+from zeroclaw_eval.mutate.mutant import Mutant, argument_text, describe_call, shown
 from zeroclaw_eval.run.record import RecordedCall, RunRecord
 
 #: The result a call made to fail answers with.
@@ -53,7 +53,7 @@ def _call_candidates(calls: Sequence[RecordedCall], index: int) -> list[dict[str
     """Checks that pin one call down: its tool, its arguments, its result, the count."""
     call = calls[index]
     at = _tool_index(calls, index)
-    arguments = call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
+    arguments = argument_text(call)
     found: list[dict[str, Any]] = [{"tools_used": [call.name]}]
     if arguments:
         found.append(_dispatch("tool_arguments_contain", call, needle_of(arguments), at))
@@ -64,7 +64,7 @@ def _call_candidates(calls: Sequence[RecordedCall], index: int) -> list[dict[str
     # The last call to the tool, by index: fails once any call to it goes missing.
     mine = [c for c in calls if c.name == call.name]
     last = mine[-1]
-    text = last.arguments if isinstance(last.arguments, str) else compact_json(last.arguments)
+    text = argument_text(last)
     if text:
         found.append(_dispatch("tool_arguments_contain", last, needle_of(text), len(mine) - 1))
     return found
@@ -142,7 +142,7 @@ def _argument_mutants(record: RunRecord, index: int, where: str) -> Iterator[Mut
     calls = record.calls
     call = calls[index]
     at = _tool_index(calls, index)
-    whole = call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
+    whole = argument_text(call)
     for pointer, value in leaves(call.arguments):
         new = nudge_number(value) if is_number(value) else nudge_text(value)
         altered = replace(call, arguments=replaced(call.arguments, pointer, new))

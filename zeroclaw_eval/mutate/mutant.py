@@ -42,10 +42,15 @@ def shown(text: str) -> str:
     return compact_json(head) + ("…" if note else "")
 
 
+def argument_text(call: RecordedCall) -> str:
+    """A call's arguments as text: raw text as it came, an object as compact JSON (the
+    spelling a needle is searched in)."""
+    return call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
+
+
 def describe_call(call: RecordedCall) -> str:
     """A call as a description shows it: `tool(arguments)`, cut."""
-    arguments = call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
-    head, note = cut(arguments, SHOWN)
+    head, note = cut(argument_text(call), SHOWN)
     return f"{call.name}({head}{'…' if note else ''})"
 
 

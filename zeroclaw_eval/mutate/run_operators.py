@@ -9,11 +9,10 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
-from zeroclaw_eval.fixtures.json_text import compact_json
 from zeroclaw_eval.mutate.call_operators import needle_of
 from zeroclaw_eval.mutate.edits import nudge_text
-from zeroclaw_eval.mutate.mutant import FileEdit, Mutant, describe_call, shown
-from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+from zeroclaw_eval.mutate.mutant import FileEdit, Mutant, argument_text, describe_call, shown
+from zeroclaw_eval.run.record import ModelStep, RunRecord, TurnRecord
 
 _NUMBER = re.compile(r"\d+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -107,8 +106,6 @@ def turn_order_mutants(record: RunRecord) -> Iterator[Mutant]:
         new_turns = [
             TurnRecord(t.index, t.user_input, answer) for t, answer in zip(turns, answers, strict=True)
         ]
-        if _same_calls(calls, record.calls) and new_turns[-1].response == turns[-1].response:
-            continue  # nothing a check reads changed: the two turns are alike to a grader
         before = _turn_words(record, first, second)
         yield Mutant(
             "alter_turn_order",
@@ -118,11 +115,6 @@ def turn_order_mutants(record: RunRecord) -> Iterator[Mutant]:
             replace(record, calls=calls, steps=steps, turns=new_turns),
             candidates=tuple(_order_candidates(record, first, second)),
         )
-
-
-def _same_calls(left: list[RecordedCall], right: list[RecordedCall]) -> bool:
-    key = [(c.name, c.arguments, c.result, c.success) for c in left]
-    return key == [(c.name, c.arguments, c.result, c.success) for c in right]
 
 
 def _turn_words(record: RunRecord, first: int, second: int) -> str:
@@ -141,7 +133,7 @@ def _order_candidates(record: RunRecord, first: int, second: int) -> Iterator[di
         index = seen.get(call.name, 0)
         seen[call.name] = index + 1
         if call.turn in (first, second):
-            arguments = call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
+            arguments = argument_text(call)
             yield {
                 "tool_arguments_contain": [
                     {"tool": call.name, "needle": needle_of(arguments), "call_index": index}

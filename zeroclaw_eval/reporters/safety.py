@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 import secrets
 
+from zeroclaw_eval.fixtures.json_scan import printable
+
 # Everything XML 1.0 forbids, plus the "discouraged" C1 controls and DEL that some
 # parsers (and junit-xml) drop silently.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
@@ -60,8 +62,9 @@ def visible(text: str, *, multiline: bool = True) -> str:
 def encodable(text: str) -> str:
     """`text` with each lone surrogate written as a visible `\\udXXX` escape: the one
     way every output writes what UTF-8 cannot encode (in a JSON string the escape is the
-    same string, so a JSON report reads back unchanged)."""
-    return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    same string, so a JSON report reads back unchanged). The rule is admission's, which
+    shows a rejected fixture's text the same way."""
+    return printable(text)
 
 
 def log_line(text: str) -> str:

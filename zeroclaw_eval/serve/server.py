@@ -154,11 +154,10 @@ class ReplayServer:
 
     def _finished(self, served: Served) -> bool:
         """Whether every scripted step of the case was served in this run (lock held)."""
-        turns = served.case.trace.turns
+        name = served.case.name
         steps = [
             (name, t, s)
-            for name in (served.case.name,)
-            for t, turn in enumerate(turns)
+            for t, turn in enumerate(served.case.trace.turns)
             for s in range(len(turn.steps or []))
         ]
         return bool(steps) and all(step in self._served for step in steps)
