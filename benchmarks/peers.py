@@ -134,6 +134,7 @@ def contenders(args: argparse.Namespace) -> tuple[list[Contender], list[str]]:
     if zeroclaw is None:
         notes.append(f"{ZEROCLAW}: skipped, no zeroclaw command (pip install -e . or give --zeroclaw)")
     else:
+        notes.append(compile_bytecode(zeroclaw))
         version = subprocess.run([zeroclaw, "--version"], capture_output=True, text=True, check=False)
 
         def run_zeroclaw(suite: Path, scratch: Scratch, exe: str = zeroclaw) -> list[str]:
@@ -178,6 +179,33 @@ wall = time.perf_counter() - started
 with open(sys.argv[1], "w") as out:
     json.dump({"exit": os.waitstatus_to_exitcode(status), "wall": wall, "kib": usage.ru_maxrss}, out)
 """
+
+
+def compile_bytecode(command: str) -> str:
+    """Compile the bytecode of the zeroclaw_eval package that the console script `command`
+    runs, as pip does when it installs a wheel; a line saying what was compiled.
+
+    An editable install under `PYTHONDONTWRITEBYTECODE=1` (CI images often set it) would
+    otherwise compile every module from source at every start, ~0.1 s that no installed
+    copy of the tool pays.
+    """
+    try:
+        with open(command, "rb") as script_file:
+            first = script_file.readline().decode("utf-8", "replace").strip()
+    except OSError:
+        return f"{command}: not a file; bytecode left as it is"
+    python = first[2:].strip() if first.startswith("#!") else sys.executable
+    where = subprocess.run(
+        [python, "-c", "import os, zeroclaw_eval; print(os.path.dirname(zeroclaw_eval.__file__))"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    folder = where.stdout.strip()
+    if where.returncode != 0 or not folder:
+        return f"{command}: zeroclaw_eval not found by {python}; bytecode left as it is"
+    subprocess.run([python, "-m", "compileall", "-q", folder], stdout=subprocess.DEVNULL, check=False)
+    return f"bytecode compiled: {folder}"
 
 
 def measured(command: list[str], timeout: float, errors: Path) -> tuple[int, float, int]:

@@ -11,7 +11,8 @@ measures them the same way):
 - table+json: `zeroclaw eval run --suite DIR --report json=FILE` (the table on stdout);
 - all outputs: the same plus `--report junit=... --report html=... --report github=...`.
 
-Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts.
+Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts. The
+package's bytecode is compiled first, as pip compiles an installed wheel's.
 `--before CMD` adds the same two zeroclaw runs with another zeroclaw command (the code
 before a change, say) to every round, so that before and after are measured together.
 
@@ -36,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 from peer_cases import write_suite
-from peers import measured
+from peers import compile_bytecode, measured
 
 HERE = Path(__file__).resolve().parent
 #: (what runs, cases) -> the most it may take, as a ratio to the floor on the same cases.
@@ -85,6 +86,7 @@ def main() -> None:
     if zeroclaw is None:
         sys.exit("no zeroclaw command: pip install -e . or give --zeroclaw")
     sizes = [int(size.replace("_", "")) for size in args.sizes.split(",")]
+    print(compile_bytecode(zeroclaw))  # as an installed copy starts; compile --before's code yourself
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(f"median of {args.repeat}; seed {args.seed}, 1% of the cases broken on purpose\n")
     rows: list[tuple[str, int, float, float, float]] = []

@@ -1,4 +1,5 @@
-"""`zeroclaw_eval.report.indented_json`: the same text as `json.dumps(indent=2)`, faster."""
+"""`zeroclaw_eval.report.indented_json`: the text of `json.dumps(indent=2)`, faster (floats
+in their shortest round-trip spelling, NaN and infinity as null)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,6 @@ VALUES: list[Any] = [
     -7,
     10**30,
     1.5,
-    1e-05,
     -0.0,
     "",
     "plain",
@@ -84,10 +84,28 @@ def test_a_dataclass_is_written_as_asdict_would_make_it() -> None:
     )
 
 
+def test_a_float_is_written_in_its_shortest_round_trip_form() -> None:
+    numbers = [1e-05, 1e16, 0.1, 5e-324, 1.7976931348623157e308, -0.0, 2.0]
+    text = dumps({"spent": numbers})
+    assert "0.00001" in text
+    assert json.loads(text) == {"spent": numbers}
+
+
 @pytest.mark.parametrize("number", [math.nan, math.inf, -math.inf])
-def test_a_number_json_cannot_hold_is_refused_as_json_dumps_refuses_it(number: float) -> None:
-    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
-        dumps({"spent": [number]})
+@pytest.mark.parametrize("beside", ["plain", "a" + LONE_SURROGATE])  # the fast path, and the other
+def test_a_number_json_cannot_hold_is_written_null_so_the_text_stays_json(number: float, beside: str) -> None:
+    text = dumps({"spent": [number, 1.5], "note": beside})
+    assert json.loads(text) == {"spent": [None, 1.5], "note": beside}
+
+
+def test_what_orjson_refuses_is_written_by_the_python_writer_with_the_same_text() -> None:
+    # A lone surrogate deep in a dataclass, beside a key that is not a string.
+    value = Outer("o" + LONE_SURROGATE, Inner("/a", 3), [Inner("/b")], {1: [Inner("/c", 2)]})
+    expected = json.dumps(
+        {**asdict(value), "extra": {"1": [asdict(Inner("/c", 2))]}}, indent=2, ensure_ascii=False
+    )
+    assert dumps(value) == expected
+    assert dumps(value, "\n  ") == expected.replace("\n", "\n  ")
 
 
 def test_a_value_json_cannot_write_is_refused_as_json_dumps_refuses_it() -> None:

@@ -55,3 +55,24 @@ def test_the_text_reads_back_as_the_same_report() -> None:
     report = every_status_report()
     again = report_from_dict(json.loads(json_report.render(report)))
     assert report_to_dict(again) == report_to_dict(report)
+
+
+def test_a_records_dataclasses_hold_only_their_fields_so_the_json_holds_nothing_else() -> None:
+    # The JSON writer (orjson) writes a dataclass's attributes; with slots, an attribute
+    # set outside the fields (a cache, a note) cannot exist to leak into a report.
+    from dataclasses import fields
+
+    report = every_status_report()
+    seen = {type(grade) for case in report.cases for grade in case.grades}
+    seen |= {type(grade.field) for case in report.cases for grade in case.grades}
+    seen |= {type(case.error) for case in report.cases if case.error is not None}
+    seen |= {type(problem) for case in report.cases for problem in case.problems}
+    for case in report.cases:
+        if case.record is not None:
+            record = case.record
+            seen |= {type(record), *map(type, record.turns), *map(type, record.steps)}
+            seen |= set(map(type, record.calls))
+    assert len(seen) >= 8
+    for kind in seen:
+        assert "__dict__" not in dir(kind), kind  # slots only
+        assert tuple(kind.__slots__) == tuple(f.name for f in fields(kind)), kind

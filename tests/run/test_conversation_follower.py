@@ -123,3 +123,34 @@ def test_a_message_nested_near_or_past_the_recursion_limit_is_followed_all_the_s
     follower = Follower(two_turns.trace, script)
     for messages in ([first], [first, CALL_1, RESULT_1], [first, CALL_1, RESULT_1, ANSWER_1, USER_2]):
         assert follower.follow(messages) == follow(two_turns.trace, script, messages)
+
+
+class _Role(str):
+    """A role that is a `str` by type but not by class."""
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        pytest.param("\ud800", id="lone-surrogate"),  # orjson refuses it: copied by plain_copy
+        pytest.param({1: "int key"}, id="int-key"),
+        pytest.param(10**30, id="big-int"),
+        pytest.param(float("nan"), id="nan"),  # never equal to itself: no resume
+        pytest.param((1, 2), id="tuple"),
+        pytest.param(_Role("x"), id="str-subclass"),
+    ],
+)
+def test_a_message_holding_what_json_copies_badly_is_followed_as_follow_says(
+    two_turns: Case, extra: Any
+) -> None:
+    first = {**USER_1, "metadata": extra}
+    messages: list[Any] = [first]
+    found = _same_as_follow(two_turns, [messages, [first, CALL_1, RESULT_1]])
+    assert found[-1] == Position(0, 1)
+    first["content"] = "Echo goodbye"  # changed after it was sent: every copy must see it
+    assert "the request has" in str(_same_as_follow(two_turns, [[first, CALL_1, RESULT_1]])[0][0])
+    follower = Follower(two_turns.trace, script_of(two_turns.trace))
+    sent = {**USER_1, "metadata": extra}
+    assert follower.follow([sent]) == Position(0, 0)
+    sent["content"] = "Echo goodbye"
+    assert "the request has" in str(_outcome(follower.follow, [sent, CALL_1, RESULT_1])[0])

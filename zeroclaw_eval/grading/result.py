@@ -12,7 +12,7 @@ RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET = "response", "tool", "request", "s
 CATEGORIES = (RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GradeResult:
     """The verdict of one declared check, with what was expected and what was found."""
 

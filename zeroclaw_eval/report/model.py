@@ -17,7 +17,7 @@ from zeroclaw_eval.run.record import RunRecord
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseError:
     """Why a case could not run to completion, and the fixture field it is about."""
 
@@ -156,7 +156,7 @@ class CaseReport:
         return totals
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ShardInfo:
     """Which part of a suite a sharded run ran (`--shard K/N`), and of which suite."""
 

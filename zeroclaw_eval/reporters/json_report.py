@@ -2,9 +2,9 @@
 time.
 
 The text is what `json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)`
-writes, but built by `report.indented_json` from the cases' own records (no deep copy,
-no pure-Python encoder) and in pieces, so a file output never holds the whole report
-in memory twice.
+writes (floats in their shortest round-trip spelling), but built by `report.indented_json`
+from the cases' own records (no deep copy, no pure-Python encoder) and in pieces, so a
+file output never holds the whole report in memory twice.
 """
 
 from __future__ import annotations

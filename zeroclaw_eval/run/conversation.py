@@ -20,7 +20,7 @@ from zeroclaw_eval.fixtures.json_text import quote
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.run.provider import ModelResponse, ToolCallRequest, ToolSpec
 from zeroclaw_eval.run.script import Script, script_of
-from zeroclaw_eval.run.sent import entry, message_text, plain_copy
+from zeroclaw_eval.run.sent import entry, message_text, plain_copies
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class Follower:
         for index in range(start, len(messages)):
             walk.take(index, messages[index])
         try:
-            self._seen = self._seen[:start] + [plain_copy(message) for message in messages[start:]]
+            self._seen = self._seen[:start] + plain_copies(messages[start:])
             self._walk = walk
         except (ValueError, RecursionError):  # no faithful copy to compare: walk the next one whole
             self._seen, self._walk = [], _Walk(self.trace, self.script)
@@ -107,8 +107,11 @@ class _Walk:
     def take(self, index: int, message: Any) -> None:
         """Walk one more message, the `index`-th of the request."""
         trace, script, turn, step, pending = self.trace, self.script, self.turn, self.step, self.pending
-        role = entry(message, "role")
-        where = f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
+        role = message.get("role") if isinstance(message, dict) else None  # `entry`, inlined: per message
+        if role == "tool" and type(role) is str and pending and pending[0].id == message.get("tool_call_id"):
+            del pending[0]  # the usual case, the result the first waiting call awaits: as below, sooner
+            return
+        where = _where(index, role)
         if role in ("system", "developer"):
             return
         if role == "user":
@@ -268,6 +271,11 @@ def _echoed_calls(
             f" the request echoes back {echoed}"
         )
     return list(scripted.tool_calls)
+
+
+def _where(index: int, role: Any) -> str:
+    """How a message is named in a divergence: its place in the request, and its role."""
+    return f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
 
 
 def _calls_at(turn: int, step: int) -> str:

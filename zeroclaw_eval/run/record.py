@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordedCall:
     """One tool dispatch as it crossed the tool boundary."""
 
@@ -25,7 +25,7 @@ class RecordedCall:
     success: bool
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelStep:
     """One provider request and its reply, as they crossed the provider boundary."""
 
@@ -43,7 +43,7 @@ class ModelStep:
     system_prompt: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class TurnRecord:
     """One user turn and the answer the agent returned for it (None if it never did)."""
 
@@ -52,7 +52,7 @@ class TurnRecord:
     response: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class RunRecord:
     """Everything one run of a case produced."""
 
