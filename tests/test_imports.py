@@ -33,6 +33,8 @@ HEAVY = (
     "zeroclaw_eval.reporters.registry",
     # The HTTP endpoint's wire formats: `serve --help` needs only its body limit.
     "zeroclaw_eval.run.openai_endpoint",
+    # The close-match search: only a misspelt name needs it.
+    "difflib",
 )
 
 #: Modules a replay of a suite with the default table output must not import: the HTTP
