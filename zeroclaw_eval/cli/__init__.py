@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+from typing import Any
 
 import click
 
@@ -30,11 +31,18 @@ from zeroclaw_eval.cli.vacuity import vacuity_command
 _GC_THRESHOLDS = (50_000, 20, 100)
 
 
-@click.group(context_settings=CONTEXT)
+class _Main(click.Group):
+    """The `zeroclaw` group: every invocation, `--help` included, tunes the collector first."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        _tune_gc()
+        return super().main(*args, **kwargs)
+
+
+@click.group(cls=_Main, context_settings=CONTEXT)
 @click.version_option(__version__, "-V", "--version", prog_name="zeroclaw-eval")
 def main() -> None:
     """zeroclaw: regression gate for tool-calling agents."""
-    _tune_gc()
 
 
 def _tune_gc() -> None:
