@@ -1,14 +1,20 @@
 """What `zeroclaw --help` imports: only what it needs to print the commands, so that it
 (and every command's start) stays quick. Each command imports its heavy modules when it
-runs; this checks, in a fresh interpreter, that none of them came in with the CLI."""
+runs; this checks, in a fresh interpreter, that none of them came in with the CLI, and
+that a plain replay leaves out what only an agent command, live mode or another output
+format needs."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.builders import PASSING, write_fixture
 
 #: Modules `zeroclaw --help` must not import: the validation library, the HTML and JUnit
 #: writers, the HTTP client, the event loop, RE2, and the package's own model layers
@@ -27,6 +33,24 @@ HEAVY = (
     "zeroclaw_eval.reporters.registry",
     # The HTTP endpoint's wire formats: `serve --help` needs only its body limit.
     "zeroclaw_eval.run.openai_endpoint",
+    # The close-match search: only a misspelt name needs it.
+    "difflib",
+)
+
+#: Modules a replay of a suite with the default table output must not import: the HTTP
+#: front an agent command talks to (a server, the wire formats it serves), the live
+#: provider and its HTTP client, the writers of the other formats, mutation testing.
+REPLAY_NEVER = (
+    "httpx",
+    "http.server",
+    "jinja2",
+    "junit_xml",
+    "zeroclaw_eval.run.http_front",
+    "zeroclaw_eval.run.openai_endpoint",
+    "zeroclaw_eval.run.live",
+    "zeroclaw_eval.reporters.html",
+    "zeroclaw_eval.reporters.junit",
+    "zeroclaw_eval.mutate.engine",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules
@@ -43,9 +67,9 @@ print(json.dumps({"code": code, "imported": [m for m in heavy if m in sys.module
 """
 
 
-def _imported(*argv: str) -> dict[str, object]:
+def _imported(*argv: str, watched: tuple[str, ...] = HEAVY) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(HEAVY), *argv],
+        [sys.executable, "-c", PROBE, json.dumps(watched), *argv],
         capture_output=True,
         text=True,
         check=True,
@@ -69,3 +93,37 @@ def test_the_probe_sees_a_heavy_module_when_a_command_runs_one() -> None:
     # The same probe, on a command that does import them: it would catch a regression.
     outcome = _imported("eval", "schema")
     assert "pydantic" in outcome["imported"]  # type: ignore[operator]
+
+
+def test_a_replay_imports_none_of_what_only_other_runs_need(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    write_fixture(suite, "echo_hello.json", PASSING)
+    # The runner is watched too: it shows that the run really happened.
+    outcome = _imported("eval", "run", "--suite", str(suite), watched=(*REPLAY_NEVER, "zeroclaw_eval.runner"))
+    assert outcome == {"code": 0, "imported": ["zeroclaw_eval.runner"]}
+
+
+def test_building_the_models_every_run_builds_parses_no_text() -> None:
+    # pydantic reads each default factory's signature when it builds a model, and a
+    # builtin's (`list`, `dict`) is parsed from its text by the tokenizer; a string
+    # annotation is compiled back into a type. Both would cost every run's start.
+    from zeroclaw_eval.config.settings import EvalSettings
+    from zeroclaw_eval.fixtures import model
+
+    fixture_models = [m for m in vars(model).values() if isinstance(m, type) and issubclass(m, model.Strict)]
+    models = [EvalSettings, *fixture_models]
+    factories = [f.default_factory for m in models for f in m.model_fields.values() if f.default_factory]
+    assert factories
+    assert all(inspect.isfunction(factory) for factory in factories)
+    annotations = [a for m in fixture_models for a in vars(m).get("__annotations__", {}).values()]
+    assert annotations
+    assert not any(isinstance(a, str) for a in annotations)
+
+
+def test_the_provider_model_is_built_only_for_a_provider() -> None:
+    # Only live mode validates a provider table: every other run skips building it.
+    probe = "from zeroclaw_eval.config.settings import ProviderSettings as P; print(P.__pydantic_complete__)"
+    built = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert built.stdout.strip() == "False"

@@ -21,7 +21,6 @@ error, a failed check) are *data* in the report, not exceptions that escape the 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -116,6 +115,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """The choice `word` most likely misspells, if any is close enough to suggest; else
     the one choice holding `word` as a `_`-separated part (`timeout`: `case_timeout_secs`),
     since a setting is often guessed by its last-remembered word, too short for difflib."""
+    import difflib  # here: every command imports this module, few ever suggest a name
+
     options = list(choices)
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
     if close:

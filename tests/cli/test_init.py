@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from zeroclaw_eval.cli import _GC_THRESHOLDS
 
 #: Runs `zeroclaw eval schema` as the console script does and prints the collector's
@@ -29,3 +31,30 @@ def test_a_command_runs_with_the_collector_run_less_often_than_pythons_default()
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"before": [700, 10, 10], "after": list(_GC_THRESHOLDS)}
     assert _GC_THRESHOLDS[0] > 700
+
+
+#: Runs the command (the arguments after `-c PROBE`) twice in one fresh interpreter and
+#: prints, from an exit handler registered before (so run after the command's own), how
+#: often the heap was frozen at exit (`gc.freeze` counted in place of the real one).
+EXIT_PROBE = """
+import atexit, gc, sys
+from zeroclaw_eval.cli import main
+frozen = []
+gc.freeze = lambda: frozen.append(1)
+atexit.register(lambda: print(len(frozen)))
+for _ in range(2):
+    try:
+        main(sys.argv[1:], prog_name="zeroclaw")
+    except SystemExit:
+        pass
+"""
+
+
+@pytest.mark.parametrize("argv", [("eval", "schema"), ("--help",)], ids=["eval schema", "--help"])
+def test_at_exit_the_collector_skips_the_heap_the_command_leaves_once(argv: tuple[str, ...]) -> None:
+    # The interpreter's last collections walk every object still alive (modules, models,
+    # the report): a sixth of a short run, spared by freezing them.
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_PROBE, *argv], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "1"

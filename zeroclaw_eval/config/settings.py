@@ -11,6 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from zeroclaw_eval.errors import ConfigError
 
 
+def _no_tools() -> list[str]:
+    # Not `list`: pydantic reads a default factory's signature, and a builtin's is parsed
+    # from its text, which costs a run's start-up more than the rest of this model.
+    return []
+
+
 class EvalSettings(BaseModel):
     """The `[eval]` table and its defaults."""
 
@@ -27,7 +33,7 @@ class EvalSettings(BaseModel):
     #: How the harness talks to that process: JSON lines, or one argument and stdout.
     agent_io: Literal["jsonl", "oneshot"] = "jsonl"
     live_provider: str = ""
-    live_allowed_tools: list[str] = Field(default_factory=list)
+    live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)
     max_tool_iterations: int = Field(default=10, ge=1)
     #: The largest fixture file admitted, in bytes (16 MiB, `fixtures.limits.DEFAULT_MAX_FIXTURE_BYTES`).
@@ -41,7 +47,8 @@ class ProviderSettings(BaseModel):
     that holds it.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+    # Built when first validated: only a configuration with providers pays for it.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False, defer_build=True)
 
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1)

@@ -41,7 +41,6 @@ from zeroclaw_eval.errors import ConfigError, RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
 from zeroclaw_eval.run.agent_process import LINE_LIMIT, TAIL_LINES, AgentProcess
-from zeroclaw_eval.run.http_front import HttpFront
 from zeroclaw_eval.run.toolbox import ToolBox
 
 IO_MODES = ("jsonl", "oneshot")
@@ -136,6 +135,10 @@ class CommandAgent:
         self._command = command
         self._case = case
         self._workspace = workspace
+        # Here, not at the top: the runner imports this module for `AgentCommand`, and a
+        # replay without an agent command must not load the HTTP server and wire formats.
+        from zeroclaw_eval.run.http_front import HttpFront
+
         self._front = HttpFront(context.provider, context.tools, context.loop, case.trace.model_name)
         self._process: AgentProcess | None = None
         self._answers: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
