@@ -493,8 +493,8 @@ def test_a_saved_report_with_a_huge_field_span_marks_only_the_source_it_has() ->
     case = CaseReport(
         "c.json", "c.json", "c", grades=[GradeResult("x", "tool", False, "d", far)], source="{\n}\n"
     )
-    from zeroclaw_eval.reporters.html import _lines_to_mark
+    from zeroclaw_eval.reporters.html_case import lines_to_mark
 
-    assert _lines_to_mark(case, 2) == {2: "failing"}
+    assert lines_to_mark(case, 2) == {2: "failing"}
     page = render(SuiteReport("s", "replay", [case]))
     assert page.count(' class="failing"><td class="n">') == 1

@@ -15,13 +15,16 @@ from pathlib import Path
 from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.files import write_atomic, write_atomic_pieces
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.reporters import json_report
 from zeroclaw_eval.reporters.registry import get_reporter
 from zeroclaw_eval.reporters.safety import encodable, stop_commands
 
 #: Formats whose output is meant for a human reading a CI log: they quote model text
 #: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
 LOG_FORMATS = frozenset({"table"})
+#: Built-in formats whose module also has `pieces(report)`, the text of its `render` in
+#: pieces: a file of one is written a piece at a time, so a large suite's output is never
+#: held whole, nor twice. (A plugin cannot take a built-in format's name.)
+STREAMED_FORMATS = frozenset({"json", "junit", "html"})
 
 
 def write_output(text: str, output: str) -> Path | None:
@@ -70,10 +73,10 @@ def render_report(
     wrapped in `::stop-commands::`.
     """
     reporter = get_reporter(fmt)
-    if reporter is json_report.render and output != "-":
-        # Written case by case: a large suite's report is never held whole, nor twice.
+    if fmt in STREAMED_FORMATS and output != "-":
+        pieces: Callable[[SuiteReport], Iterator[str]] = sys.modules[reporter.__module__].pieces
         target = Path(output)
-        write_atomic_pieces(target, _guarded(json_report.pieces(report), fmt, output))
+        write_atomic_pieces(target, _guarded(pieces(report), fmt, output))
         return target
     # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
     # are called as they expect.

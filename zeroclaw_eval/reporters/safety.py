@@ -98,11 +98,48 @@ def neutralize_markup(text: str) -> str:
     """Defuse workflow commands in finished XML or HTML by writing one character of each
     as a character reference: the document means exactly the same, but no line of it
     starts with `::` and no `##[` appears."""
-    # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
-    # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
-    return text.replace("##[", "#&#35;[")
+    neutral = MarkupNeutralizer()
+    return neutral.feed(text) + neutral.flush()
+
+
+class MarkupNeutralizer:
+    """`neutralize_markup` of a document written in pieces: what `feed` returns for each
+    piece in turn, then `flush`, joined, is `neutralize_markup` of the pieces joined.
+
+    A sequence may straddle two pieces, so the characters that could start one with the
+    next piece (a CR before its LF, a `#` or `##` before `[`) wait for it, and whether
+    the next piece starts a line (only blanks since the last line break) is carried over.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._line_start = True
+
+    def feed(self, piece: str) -> str:
+        """The neutralised text of `piece`, but for what it may share with the next one."""
+        text = self._held + piece
+        keep = 1 if text.endswith("\r") else min(len(text) - len(text.rstrip("#")), 2)
+        self._held = text[len(text) - keep :]
+        return self._neutralize(text[: len(text) - keep])
+
+    def flush(self) -> str:
+        """The neutralised text held back at the end of the document."""
+        text, self._held = self._held, ""
+        return self._neutralize(text)
+
+    def _neutralize(self, text: str) -> str:
+        # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
+        # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        first_break = text.find("\n")
+        if self._line_start:
+            text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
+        elif first_break >= 0:  # the text up to its first line break continues a line
+            text = text[:first_break] + _LINE_START_COMMAND.sub(r"\1&#58;", text[first_break:])
+        last_line = text[text.rfind("\n") + 1 :]
+        blank = not last_line or last_line.isspace()  # the same blanks as the pattern's
+        self._line_start = blank if first_break >= 0 else self._line_start and blank
+        return text.replace("##[", "#&#35;[")
 
 
 def neutralize_json(text: str) -> str:
