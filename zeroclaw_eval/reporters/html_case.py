@@ -14,20 +14,24 @@ from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
 from zeroclaw_eval.report.model import PASSED, CaseReport, RepeatStats
 from zeroclaw_eval.reporters.html_diff import diff_view
-from zeroclaw_eval.run.record import RunRecord, TurnRecord
 
 
 def text(value: object) -> str:
     """`value` as HTML text or a quoted attribute value: jinja2's autoescape (markupsafe's
     rule: `&`, `<`, `>`, `'` and `"` as references), so the cases read like the rest."""
     string = value if isinstance(value, str) else str(value)
-    return (
-        string.replace("&", "&amp;")
-        .replace(">", "&gt;")
-        .replace("<", "&lt;")
-        .replace("'", "&#39;")
-        .replace('"', "&#34;")
-    )
+    # Looking before replacing is cheaper: most text holds few of these characters.
+    if "&" in string:
+        string = string.replace("&", "&amp;")
+    if ">" in string:
+        string = string.replace(">", "&gt;")
+    if "<" in string:
+        string = string.replace("<", "&lt;")
+    if "'" in string:
+        string = string.replace("'", "&#39;")
+    if '"' in string:
+        string = string.replace('"', "&#34;")
+    return string
 
 
 def lines_to_mark(case: CaseReport, lines: int) -> dict[int, str]:
@@ -129,8 +133,7 @@ def case_html(index: int, case: CaseReport) -> str:
         out.append("      </ul>\n")
     if case.record is not None and case.record.turns:
         out.append('      <h3>Run</h3>\n      <ol class="timeline">\n')
-        for turn in case.record.turns:
-            _turn(out, turn, case.record)
+        _timeline(out, case)
         out.append("      </ol>\n")
     if case.source:
         _source(out, case, anchor, opened)
@@ -168,68 +171,75 @@ def _repeats(out: list[str], runs: RepeatStats, passed: bool) -> None:
     out.append(f'        <div class="meta">The checks below are those of {which}.</div>\n      </div>\n')
 
 
-def _turn(out: list[str], turn: TurnRecord, record: RunRecord) -> None:
-    """One turn of the timeline: the user's input, each model step with the calls it
+def _timeline(out: list[str], case: CaseReport) -> None:
+    """Each turn of the run: the user's input, each model step with the calls it
     requested (and their dispatch), calls the agent made on its own, the answer."""
-    calls = [call for call in record.calls if call.turn == turn.index]
-    out.append(
-        f'        <li>\n          <div class="event"><span class="who">turn {turn.index + 1} · user</span>'
-        f"{text(turn.user_input)}</div>\n"
-    )
-    for step in record.steps:
-        if step.turn != turn.index:
-            continue
-        # A report of format 2 did not record what was sent: say nothing rather than "nothing".
-        if step.sent_roles:
-            offered = ", ".join(map(str, step.offered_tools)) if step.offered_tools else "no tool"
-            out.append(
-                '          <div class="event sent"><span class="who">agent → model</span>'
-                f'<span class="meta">sent {text(", ".join(map(str, step.sent_roles)))}'
-                f" · offered {text(offered)}</span>\n"
-            )
-            if step.system_prompt is not None:
-                out.append(f'<pre class="system">{text(step.system_prompt)}</pre>')
-            out.append("          </div>\n")
+    record = case.record
+    if record is None:
+        return
+    for turn in record.turns:
+        calls = [call for call in record.calls if call.turn == turn.index]
         out.append(
-            '          <div class="event"><span class="who">model</span>'
-            f'<span class="meta">{text(step.input_tokens)} in'
-            f" / {text(step.output_tokens)} out tokens</span>\n"
+            "        <li>\n"
+            f'          <div class="event"><span class="who">turn {turn.index + 1} · user</span>'
+            f"{text(turn.user_input)}</div>\n"
         )
-        if step.content is not None:
-            out.append(f"<pre>{text(step.content)}</pre>")
-        out.append("          </div>\n")
-        for request in step.tool_calls:
-            dispatch = next((call for call in calls if call.call_id == request["id"]), None)
-            out.append(
-                f'          <div class="event"><span class="who">→ {text(request["name"])}</span>'
-                f'<span class="meta">call {text(request["id"])}</span>\n'
-                f"            <pre>{text(request['arguments'])}</pre>\n"
-            )
-            if dispatch is None:
-                out.append('<span class="meta">not dispatched</span>')
-            else:
-                calls.remove(dispatch)
+        for step in record.steps:
+            if step.turn != turn.index:
+                continue
+            # A report of format 2 did not record what was sent: say nothing rather than "nothing".
+            if step.sent_roles:
+                offered = ", ".join(map(str, step.offered_tools)) if step.offered_tools else "no tool"
                 out.append(
-                    f'            <span class="who {"ok" if dispatch.success else "bad"}">← '
-                    f"{'result' if dispatch.success else 'failed'}</span>\n"
-                    f"            <pre>{text(dispatch.result)}</pre>\n"
+                    '          <div class="event sent"><span class="who">agent → model</span>'
+                    f'<span class="meta">sent {text(", ".join(map(str, step.sent_roles)))}'
+                    f" · offered {text(offered)}</span>\n"
                 )
+                if step.system_prompt is not None:
+                    out.append(f'<pre class="system">{text(step.system_prompt)}</pre>')
+                out.append("          </div>\n")
+            out.append(
+                '          <div class="event"><span class="who">model</span>'
+                f'<span class="meta">{text(step.input_tokens)} in'
+                f" / {text(step.output_tokens)} out tokens</span>\n"
+            )
+            if step.content is not None:
+                out.append(f"<pre>{text(step.content)}</pre>")
             out.append("          </div>\n")
-    out.extend(
-        f'          <div class="event"><span class="who">→ {text(call.name)}'
-        " (dispatched by the agent on its own)</span>\n"
-        f"            <pre>{text(pretty_json(call.arguments))}</pre>\n"
-        f'            <span class="who {"ok" if call.success else "bad"}">← '
-        f"{'result' if call.success else 'failed'}</span>\n            <pre>{text(call.result)}</pre>\n"
-        "          </div>\n"
-        for call in calls
-    )
-    answer = (
-        f"<pre>{text(turn.response)}</pre>"
-        if turn.response is not None
-        else '<span class="meta">none (the turn did not finish)</span>'
-    )
-    out.append(f'          <div class="event"><span class="who">answer</span>{answer}</div>\n        </li>\n')
+            for request in step.tool_calls:
+                dispatch = next((call for call in calls if call.call_id == request["id"]), None)
+                out.append(
+                    f'          <div class="event"><span class="who">→ {text(request["name"])}</span>'
+                    f'<span class="meta">call {text(request["id"])}</span>\n'
+                    f"            <pre>{text(request['arguments'])}</pre>\n"
+                )
+                if dispatch is None:
+                    out.append('<span class="meta">not dispatched</span>')
+                else:
+                    calls.remove(dispatch)
+                    out.append(
+                        f'            <span class="who {"ok" if dispatch.success else "bad"}">← '
+                        f"{'result' if dispatch.success else 'failed'}</span>\n"
+                        f"            <pre>{text(dispatch.result)}</pre>\n"
+                    )
+                out.append("          </div>\n")
+        out.extend(
+            f'          <div class="event"><span class="who">→ {text(call.name)}'
+            " (dispatched by the agent on its own)</span>\n"
+            f"            <pre>{text(pretty_json(call.arguments))}</pre>\n"
+            f'            <span class="who {"ok" if call.success else "bad"}">← '
+            f"{'result' if call.success else 'failed'}</span>\n            <pre>{text(call.result)}</pre>\n"
+            "          </div>\n"
+            for call in calls
+        )
+        answer = (
+            f"<pre>{text(turn.response)}</pre>"
+            if turn.response is not None
+            else '<span class="meta">none (the turn did not finish)</span>'
+        )
+        out.append(
+            f'          <div class="event"><span class="who">answer</span>{answer}</div>\n        </li>\n'
+        )
 
 
 def _source(out: list[str], case: CaseReport, anchor: str, opened: str) -> None:

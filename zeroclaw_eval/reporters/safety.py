@@ -27,8 +27,11 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udff
 # The runner trims leading whitespace with .NET's TrimStart(), which also removes Unicode
 # spaces such as U+00A0, so any whitespace may stand before the `::`. Line breaks are
 # excluded (the runner splits lines first): `\s*` would let every line start of a run of
-# newlines scan the whole run again, which is quadratic.
-_LINE_START_COMMAND = re.compile(r"^([^\S\n]*):", re.MULTILINE)
+# newlines scan the whole run again, which is quadratic. A line is found by its line break,
+# a literal the regex engine looks for quickly (`^` in MULTILINE mode is tried at every
+# character), or at the start of the text.
+_COMMAND_AFTER_BREAK = re.compile(r"\n[^\S\n]*:")
+_COMMAND_AT_START = re.compile(r"[^\S\n]*:")
 # What a terminal (or a CI log viewer) would obey rather than show: C0 and C1 controls,
 # DEL, the Unicode line and paragraph separators, the bidirectional overrides and
 # isolates that reorder what is shown (Trojan Source), and lone surrogates.
@@ -130,16 +133,22 @@ class MarkupNeutralizer:
     def _neutralize(self, text: str) -> str:
         # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
         # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        first_break = text.find("\n")
-        if self._line_start:
-            text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
-        elif first_break >= 0:  # the text up to its first line break continues a line
-            text = text[:first_break] + _LINE_START_COMMAND.sub(r"\1&#58;", text[first_break:])
-        last_line = text[text.rfind("\n") + 1 :]
-        blank = not last_line or last_line.isspace()  # the same blanks as the pattern's
-        self._line_start = blank if first_break >= 0 else self._line_start and blank
+        if "\r" in text:  # rare: looking is cheaper than two replacements
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        start = _COMMAND_AT_START.match(text) if self._line_start else None
+        if start is not None:
+            text = _defused(start) + text[start.end() :]
+        text = _COMMAND_AFTER_BREAK.sub(_defused, text)
+        last_break = text.rfind("\n")
+        last_line = text[last_break + 1 :]
+        blank = not last_line or last_line.isspace()  # the same blanks as the patterns'
+        self._line_start = blank if last_break >= 0 else self._line_start and blank
         return text.replace("##[", "#&#35;[")
+
+
+def _defused(command: re.Match[str]) -> str:
+    """A line's blanks and `:` with the `:` as a character reference."""
+    return command.group()[:-1] + "&#58;"
 
 
 def neutralize_json(text: str) -> str:
