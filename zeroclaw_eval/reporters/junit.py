@@ -17,6 +17,7 @@ node over 10 MB; the JSON report keeps it whole.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
@@ -35,8 +36,15 @@ def _text(text: str) -> str:
 
 
 def _cdata(text: str) -> str:
-    """Safe text as an element's content (ElementTree's escaping)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Safe text as an element's content (ElementTree's escaping; looking before
+    replacing is cheaper, as most text holds none of these characters)."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
 
 
 def _attributes(pairs: list[tuple[str, str]]) -> str:
@@ -46,8 +54,14 @@ def _attributes(pairs: list[tuple[str, str]]) -> str:
 
 
 def _attribute(value: str) -> str:
-    quoted = _cdata(value).replace('"', "&quot;")
-    return quoted.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;")
+    value = _cdata(value)
+    for char, reference in _ATTRIBUTE_REFERENCES:
+        if char in value:
+            value = value.replace(char, reference)
+    return value
+
+
+_ATTRIBUTE_REFERENCES = (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
 
 
 def _element(tag: str, pairs: list[tuple[str, str]], content: str = "") -> str:
@@ -107,11 +121,12 @@ def _outcome(tag: str, kind: str, message: str, body: str) -> str:
 
 
 def _testcase(case: CaseReport, classname: str) -> str:
+    failing = not case.passed  # a passing case has no line, failure, error or transcript
     pairs = [("name", _text(case.model_name or case.name))]
     if case.duration_ms:
         pairs.append(("time", "%f" % (case.duration_ms / 1000)))
     pairs += [("classname", _text(classname)), ("file", _text(case.path))]
-    line = first_failing_line(case)
+    line = first_failing_line(case) if failing else None
     if line:
         pairs.append(("line", str(line)))
     pairs = [(name, value) for name, value in pairs if value or name == "name"]
@@ -119,9 +134,10 @@ def _testcase(case: CaseReport, classname: str) -> str:
     properties = _case_properties(case)
     if properties:
         children.append(_properties(properties))
-    children.extend(_outcome("failure", *failure) for failure in _failures(case))
-    children.extend(_outcome("error", *error) for error in _errors(case))
-    if case.record is not None and not case.passed:
+    if failing:
+        children.extend(_outcome("failure", *failure) for failure in _failures(case))
+        children.extend(_outcome("error", *error) for error in _errors(case))
+    if case.record is not None and failing:
         turns = [
             f"turn {t.index + 1}: {t.user_input}\n  -> "
             + (t.response if t.response is not None else "(no answer: the turn did not finish)")
@@ -173,18 +189,21 @@ def pieces(report: SuiteReport) -> Iterator[str]:
         f'<?xml version="1.0" encoding="utf-8"?>\n<testsuites{everything}>'
         f"<testsuite{_attributes([*suite, tests, ('time', time)])}>{_properties(properties)}"
     )
+    classes: dict[str, str] = {}  # by folder: most cases share a few
     for case in cases:
-        yield neutral.feed(_testcase(case, _classname(case, report)))
+        folder = posixpath.dirname(case.path)
+        if folder not in classes:
+            classes[folder] = _classname(folder, report)
+        yield neutral.feed(_testcase(case, classes[folder]))
     yield neutral.feed("</testsuite></testsuites>\n") + neutral.flush()
 
 
-def _classname(case: CaseReport, report: SuiteReport) -> str:
-    """The case's folder, dotted: evals/regression -> evals.regression; ../shared/x ->
-    shared.x (no empty or dot parts). A run may name several folders or single files,
-    so each case is classed by its own folder; one in the working directory itself is
-    classed by that folder's name."""
-    folder = PurePosixPath(case.path).parent
-    parts = [part for part in folder.parts if part not in ("/", ".", "..")]
+def _classname(folder: str, report: SuiteReport) -> str:
+    """A case's folder (its path up to the last slash), dotted: evals/regression ->
+    evals.regression; ../shared/x -> shared.x (no empty or dot parts). A run may name
+    several folders or single files, so each case is classed by its own folder; one in
+    the working directory itself is classed by that folder's name."""
+    parts = [part for part in PurePosixPath(folder).parts if part not in ("/", ".", "..")]
     return ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
 
 
