@@ -7,6 +7,7 @@ are made.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 from collections.abc import Callable, Iterator
@@ -21,10 +22,10 @@ from zeroclaw_eval.reporters.safety import encodable, stop_commands
 #: Formats whose output is meant for a human reading a CI log: they quote model text
 #: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
 LOG_FORMATS = frozenset({"table"})
-#: Built-in formats whose module also has `pieces(report)`, the text of its `render` in
-#: pieces: a file of one is written a piece at a time, so a large suite's output is never
-#: held whole, nor twice. (A plugin cannot take a built-in format's name.)
-STREAMED_FORMATS = frozenset({"json", "junit", "html"})
+#: Built-in formats, by their module, that also have `pieces(report)`: the text of
+#: `render` in pieces. A file of one is written a piece at a time, so a large suite's
+#: output is never held whole, nor twice. (A plugin cannot take a built-in format's name.)
+STREAMED_FORMATS = {"json": "json_report", "junit": "junit", "html": "html"}
 
 
 def write_output(text: str, output: str) -> Path | None:
@@ -74,7 +75,8 @@ def render_report(
     """
     reporter = get_reporter(fmt)
     if fmt in STREAMED_FORMATS and output != "-":
-        pieces: Callable[[SuiteReport], Iterator[str]] = sys.modules[reporter.__module__].pieces
+        module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED_FORMATS[fmt]}")
+        pieces: Callable[[SuiteReport], Iterator[str]] = module.pieces
         target = Path(output)
         write_atomic_pieces(target, _guarded(pieces(report), fmt, output))
         return target

@@ -21,9 +21,12 @@ import secrets
 
 from zeroclaw_eval.fixtures.json_scan import printable
 
-# Everything XML 1.0 forbids, plus the "discouraged" C1 controls and DEL that some
-# parsers (and junit-xml) drop silently.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+# Everything XML 1.0 forbids, plus the "discouraged" C1 controls, DEL and noncharacters
+# (the last two code points of every plane) that some parsers (and junit-xml) drop silently.
+_NONCHARACTERS = "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+_NOT_XML = re.compile(
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef{_NONCHARACTERS}]"
+)
 # The runner trims leading whitespace with .NET's TrimStart(), which also removes Unicode
 # spaces such as U+00A0, so any whitespace may stand before the `::`. Line breaks are
 # excluded (the runner splits lines first): `\s*` would let every line start of a run of
