@@ -19,6 +19,8 @@ from zeroclaw_eval.reporters.html_diff import diff_view
 def text(value: object) -> str:
     """`value` as HTML text or a quoted attribute value: jinja2's autoescape (markupsafe's
     rule: `&`, `<`, `>`, `'` and `"` as references), so the cases read like the rest."""
+    if type(value) is int:  # token counts, line numbers: nothing to escape
+        return str(value)
     string = value if isinstance(value, str) else str(value)
     # Looking before replacing is cheaper: most text holds few of these characters.
     if "&" in string:
@@ -187,42 +189,45 @@ def _timeline(out: list[str], case: CaseReport) -> None:
         for step in record.steps:
             if step.turn != turn.index:
                 continue
+            sent = ""
             # A report of format 2 did not record what was sent: say nothing rather than "nothing".
             if step.sent_roles:
                 offered = ", ".join(map(str, step.offered_tools)) if step.offered_tools else "no tool"
-                out.append(
+                system = (
+                    ""
+                    if step.system_prompt is None
+                    else f'<pre class="system">{text(step.system_prompt)}</pre>'
+                )
+                sent = (
                     '          <div class="event sent"><span class="who">agent → model</span>'
                     f'<span class="meta">sent {text(", ".join(map(str, step.sent_roles)))}'
-                    f" · offered {text(offered)}</span>\n"
+                    f" · offered {text(offered)}</span>\n{system}          </div>\n"
                 )
-                if step.system_prompt is not None:
-                    out.append(f'<pre class="system">{text(step.system_prompt)}</pre>')
-                out.append("          </div>\n")
+            content = "" if step.content is None else f"<pre>{text(step.content)}</pre>"
             out.append(
-                '          <div class="event"><span class="who">model</span>'
+                f'{sent}          <div class="event"><span class="who">model</span>'
                 f'<span class="meta">{text(step.input_tokens)} in'
-                f" / {text(step.output_tokens)} out tokens</span>\n"
+                f" / {text(step.output_tokens)} out tokens</span>\n{content}          </div>\n"
             )
-            if step.content is not None:
-                out.append(f"<pre>{text(step.content)}</pre>")
-            out.append("          </div>\n")
             for request in step.tool_calls:
-                dispatch = next((call for call in calls if call.call_id == request["id"]), None)
+                dispatch = None
+                for call in calls:
+                    if call.call_id == request["id"]:
+                        dispatch = call
+                        calls.remove(call)
+                        break
+                dispatched = (
+                    '<span class="meta">not dispatched</span>'
+                    if dispatch is None
+                    else f'            <span class="who {"ok" if dispatch.success else "bad"}">← '
+                    f"{'result' if dispatch.success else 'failed'}</span>\n"
+                    f"            <pre>{text(dispatch.result)}</pre>\n"
+                )
                 out.append(
                     f'          <div class="event"><span class="who">→ {text(request["name"])}</span>'
                     f'<span class="meta">call {text(request["id"])}</span>\n'
-                    f"            <pre>{text(request['arguments'])}</pre>\n"
+                    f"            <pre>{text(request['arguments'])}</pre>\n{dispatched}          </div>\n"
                 )
-                if dispatch is None:
-                    out.append('<span class="meta">not dispatched</span>')
-                else:
-                    calls.remove(dispatch)
-                    out.append(
-                        f'            <span class="who {"ok" if dispatch.success else "bad"}">← '
-                        f"{'result' if dispatch.success else 'failed'}</span>\n"
-                        f"            <pre>{text(dispatch.result)}</pre>\n"
-                    )
-                out.append("          </div>\n")
         out.extend(
             f'          <div class="event"><span class="who">→ {text(call.name)}'
             " (dispatched by the agent on its own)</span>\n"
