@@ -531,6 +531,7 @@ def test_the_page_written_to_a_file_a_case_at_a_time_is_the_whole_page(tmp_path:
 
     report = _compared_report()
     report.history = [HistoryPoint(1, 4)]
+    report.suite += " \ud800"  # a lone surrogate, which the writer escapes
     target = tmp_path / "eval.html"
     render_report(report, "html", str(target))
     page = render(report)

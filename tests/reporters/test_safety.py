@@ -24,6 +24,7 @@ from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.safety import (
     MarkupNeutralizer,
     encodable,
+    encoded,
     log_line,
     neutralize_json,
     neutralize_markup,
@@ -212,6 +213,12 @@ def test_encodable_writes_lone_surrogates_as_escapes_that_read_back_in_json() ->
     assert encodable("a\ud800b\udcffc 東京") == "a\\ud800b\\udcffc 東京"
     text = json.dumps({"k": "a\ud800b"}, ensure_ascii=False)
     assert json.loads(encodable(text)) == {"k": "a\ud800b"}
+
+
+@pytest.mark.parametrize("text", ["a\ud800b\udcffc 東京", "\udbff\udfff", "plain", ""])
+def test_encoded_is_the_encodable_text_in_utf8(text: str) -> None:
+    # Files are written with `encoded`, in one pass: the same bytes as `encodable`'s text.
+    assert encoded(text) == encodable(text).encode("utf-8")
 
 
 def test_shorten_cuts_with_an_ellipsis_and_says_how_much_was_cut() -> None:

@@ -64,12 +64,15 @@ _CASES_SLOT = "<!--zeroclaw-eval: the cases-->"
 
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
-    """The whole page as one string."""
-    return "".join(pieces(report))
+    """The whole page as one string; a lone surrogate (a model's broken text) is written
+    as a visible escape."""
+    return encodable("".join(pieces(report)))
 
 
 def pieces(report: SuiteReport) -> Iterator[str]:
-    """The text of `render`, in pieces: the page's head, each case, the end."""
+    """The text of `render`, in pieces: the page's head, each case, the end. A lone
+    surrogate is left for the writer to escape (`encoded`), which saves a pass over a
+    page of tens of megabytes."""
     script = _script()
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     shell = (
@@ -95,12 +98,11 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     assert slot, "the template has no cases slot"
     assert script_slot, "the template has no script slot"
     # Workflow commands are defused in the document, whose text may be a model's; the
-    # script goes in untouched, so that it still matches its CSP hash. A lone surrogate
-    # (a model's broken text) is written as a visible escape.
+    # script goes in untouched, so that it still matches its CSP hash.
     neutral = MarkupNeutralizer()
-    yield neutral.feed(encodable(head))
+    yield neutral.feed(head)
     for index, case in enumerate(report.cases):
-        yield neutral.feed(encodable(case_html(index, case)))
+        yield neutral.feed(case_html(index, case))
     yield neutral.feed(middle) + neutral.flush()
     yield script
     yield neutral.feed(tail) + neutral.flush()

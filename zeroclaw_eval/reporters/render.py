@@ -17,7 +17,7 @@ from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.files import write_atomic, write_atomic_pieces
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import get_reporter
-from zeroclaw_eval.reporters.safety import encodable, stop_commands
+from zeroclaw_eval.reporters.safety import encodable, encoded, stop_commands
 
 #: Formats whose output is meant for a human reading a CI log: they quote model text
 #: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
@@ -33,7 +33,7 @@ def write_output(text: str, output: str) -> Path | None:
     file written, if any."""
     # Text from a custom agent, or a plugin's output, may hold a lone surrogate, which
     # UTF-8 cannot encode: it is written as a visible escape instead.
-    data = encodable(text).encode("utf-8")
+    data = encoded(text)
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -94,11 +94,12 @@ def render_report(
 
 
 def _guarded(pieces: Iterator[str], fmt: str, output: str) -> Iterator[bytes]:
-    """`pieces` as UTF-8, a reporter's exception made a `ReporterError` (writing them
-    leaves nothing then, as for any reporter that raises)."""
+    """`pieces` as UTF-8 (a lone surrogate as its visible escape), a reporter's exception
+    made a `ReporterError` (writing them leaves nothing then, as for any reporter that
+    raises)."""
     try:
         for piece in pieces:
-            yield piece.encode("utf-8")
+            yield encoded(piece)
     except Exception as exc:
         raise _failed(fmt, output, exc) from exc
 

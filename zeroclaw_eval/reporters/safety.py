@@ -73,6 +73,12 @@ def encodable(text: str) -> str:
     return printable(text)
 
 
+def encoded(text: str) -> bytes:
+    """`encodable(text)` as UTF-8, in one pass (a lone surrogate's `\\udXXX` escape is
+    what `backslashreplace` writes): how the outputs are written."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def log_line(text: str) -> str:
     """`text` as part of one line of a CI log or terminal: control characters and line
     breaks visible (so nothing after it can start a workflow command), `##[` defused."""
