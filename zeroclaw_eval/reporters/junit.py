@@ -121,11 +121,12 @@ def _outcome(tag: str, kind: str, message: str, body: str) -> str:
 
 
 def _testcase(case: CaseReport, classname: str) -> str:
+    """The `<testcase>` of `case`, classed `classname` (XML-safe already)."""
     failing = not case.passed  # a passing case has no line, failure, error or transcript
     pairs = [("name", _text(case.model_name or case.name))]
     if case.duration_ms:
         pairs.append(("time", "%f" % (case.duration_ms / 1000)))
-    pairs += [("classname", _text(classname)), ("file", _text(case.path))]
+    pairs += [("classname", classname), ("file", _text(case.path))]
     line = first_failing_line(case) if failing else None
     if line:
         pairs.append(("line", str(line)))
@@ -193,7 +194,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     for case in cases:
         folder = posixpath.dirname(case.path)
         if folder not in classes:
-            classes[folder] = _classname(folder, report)
+            classes[folder] = _text(_classname(folder, report))
         yield neutral.feed(_testcase(case, classes[folder]))
     yield neutral.feed("</testsuite></testsuites>\n") + neutral.flush()
 
