@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import html
@@ -340,6 +341,18 @@ def test_the_page_script_is_inserted_whole_after_the_text_is_defused() -> None:
     assert "<script>" + script + "</script>" in page
 
 
+def _static_case_markup() -> str:
+    """Every string constant of the case markup's source (f-strings' literal parts too)."""
+    from zeroclaw_eval.reporters import html_case
+
+    tree = ast.parse(Path(html_case.__file__).read_text(encoding="utf-8"))
+    return "".join(
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
+
+
 def test_the_static_css_and_script_hold_nothing_the_runner_would_execute() -> None:
     # The script goes into the page untouched (its CSP hash must match); the CSS is
     # defused with the rest, where a line starting with ':' would change its meaning.
@@ -347,7 +360,7 @@ def test_the_static_css_and_script_hold_nothing_the_runner_would_execute() -> No
 
     environment = _environment()
     template = environment.loader.get_source(environment, "report.html.j2")[0]
-    for static in (_script(), template):
+    for static in (_script(), template, _static_case_markup()):
         assert "##[" not in static
         assert not [line for line in static.splitlines() if line.lstrip().startswith(":")]
 
@@ -493,8 +506,35 @@ def test_a_saved_report_with_a_huge_field_span_marks_only_the_source_it_has() ->
     case = CaseReport(
         "c.json", "c.json", "c", grades=[GradeResult("x", "tool", False, "d", far)], source="{\n}\n"
     )
-    from zeroclaw_eval.reporters.html import _lines_to_mark
+    from zeroclaw_eval.reporters.html_case import lines_to_mark
 
-    assert _lines_to_mark(case, 2) == {2: "failing"}
+    assert lines_to_mark(case, 2) == {2: "failing"}
     page = render(SuiteReport("s", "replay", [case]))
     assert page.count(' class="failing"><td class="n">') == 1
+
+
+@pytest.mark.parametrize(
+    "value", [HOSTILE, "<a href='x' title=\"y\">&amp;</a>", "", 42, 1.5, None, True], ids=repr
+)
+def test_the_case_markup_escapes_as_the_templates_autoescape_does(value: object) -> None:
+    # The cases are written in Python, the page around them by jinja2: one escaping.
+    from markupsafe import escape
+
+    from zeroclaw_eval.reporters.html_case import text
+
+    assert text(value) == str(escape(value))
+
+
+def test_the_page_written_to_a_file_a_case_at_a_time_is_the_whole_page(tmp_path: Path) -> None:
+    from zeroclaw_eval.reporters import render_report
+    from zeroclaw_eval.reporters.safety import neutralize_markup
+
+    report = _compared_report()
+    report.history = [HistoryPoint(1, 4)]
+    report.suite += " \ud800"  # a lone surrogate, which the writer escapes
+    target = tmp_path / "eval.html"
+    render_report(report, "html", str(target))
+    page = render(report)
+    assert target.read_bytes() == page.encode("utf-8")
+    # Defused piece by piece, the page is as defused as when it was defused whole.
+    assert neutralize_markup(page) == page

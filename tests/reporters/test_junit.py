@@ -224,6 +224,21 @@ def test_hostile_names_and_messages_are_kept_as_text() -> None:
     assert "bad ]]> <![CDATA[ & </error>" in error.text
 
 
+def test_tabs_line_breaks_and_other_scripts_in_attributes_read_back_as_they_were() -> None:
+    # The XML is written here, not by a library: an attribute's raw tab or line break would
+    # read back as a space, so each is written as a character reference.
+    name = "a\tb\nc 東京 é ✓"
+    case = CaseReport("x.json", "dir\tx/é.json", name, id="T\t1\n2")
+    root, junit = read(render(SuiteReport("s\n2", "replay", [case])))
+    testcase = case_named(root, name)
+    assert testcase.get("file") == "dir\tx/é.json"
+    assert the_suite(junit)[0].name == name
+    assert [(p.get("name"), p.get("value")) for p in testcase.iter("property")] == [("id", "T\t1\n2")]
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert suite.get("name") == "s\n2"
+
+
 def test_no_line_can_start_a_workflow_command_yet_the_text_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

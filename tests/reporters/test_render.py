@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -109,22 +110,45 @@ render = Unreadable()
     assert target.read_text(encoding="utf-8") == "rendered\n"
 
 
-def test_a_json_file_failing_half_way_is_a_reporter_error_and_keeps_the_old_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+STREAMED = {"json": "json_report", "junit": "junit", "html": "html"}
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMED))
+def test_a_streamed_file_failing_half_way_is_a_reporter_error_and_keeps_the_old_file(
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The JSON report is written a case at a time: a failure after the first piece must
+    # These formats are written a case at a time: a failure after the first piece must
     # still leave nothing, as for a reporter that raises before returning its text.
-    from zeroclaw_eval.reporters import json_report
+    module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED[fmt]}")
 
     def half_then_fail(report: object) -> Iterator[str]:
-        yield '{\n  "format_version": 6,'
+        yield "the head of the output"
         raise ValueError("Out of range float values are not JSON compliant: nan")
 
-    target = tmp_path / "eval.json"
+    target = tmp_path / "eval.out"
     target.write_text("old report", encoding="utf-8")
-    monkeypatch.setattr(json_report, "pieces", half_then_fail)
-    with pytest.raises(ReporterError, match="the json reporter failed, nothing was written to") as raised:
-        render_report(every_status_report(), "json", str(target))
+    monkeypatch.setattr(module, "pieces", half_then_fail)
+    with pytest.raises(ReporterError, match=f"the {fmt} reporter failed, nothing was written to") as raised:
+        render_report(every_status_report(), fmt, str(target))
     assert isinstance(raised.value.__cause__, ValueError)
     assert target.read_text(encoding="utf-8") == "old report"
     assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMED))
+def test_a_streamed_format_is_never_rendered_whole_into_a_file(
+    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A 10,000-case page or JUnit file held whole (and again as bytes) was most of a
+    # run's memory: a file gets the pieces, as they are made.
+    module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED[fmt]}")
+    report = every_status_report()
+    whole = module.render(report)
+
+    def refuse(report: object, *, color: bool = False) -> str:
+        raise AssertionError("rendered whole")
+
+    monkeypatch.setattr(module, "render", refuse)
+    target = tmp_path / "eval.out"
+    render_report(report, fmt, str(target))
+    assert target.read_bytes() == whole.encode("utf-8")

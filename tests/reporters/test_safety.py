@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -21,7 +22,9 @@ from tests.reports import every_status_report
 from zeroclaw_eval.reporters import builtin_names, get_reporter
 from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.safety import (
+    MarkupNeutralizer,
     encodable,
+    encoded,
     log_line,
     neutralize_json,
     neutralize_markup,
@@ -33,7 +36,9 @@ from zeroclaw_eval.reporters.safety import (
 )
 
 
-@pytest.mark.parametrize("char", list(XML_ILLEGAL + "\ud800\udfff\ufdd0"), ids=lambda c: f"U+{ord(c):04X}")
+@pytest.mark.parametrize(
+    "char", list(XML_ILLEGAL + "\ud800\udfff\ufdd0\U0001fffe\U0010ffff"), ids=lambda c: f"U+{ord(c):04X}"
+)
 def test_xml_safe_makes_each_illegal_character_visible(char: str) -> None:
     assert xml_safe(f"a{char}b") == f"a#x{ord(char):02X}b"
 
@@ -107,6 +112,38 @@ def test_neutralize_markup_defuses_a_command_behind_any_whitespace_the_runner_tr
     assert survivors == []
 
 
+def _in_pieces(document: str, cuts: list[int]) -> str:
+    """`document` neutralised a piece at a time, cut at `cuts`."""
+    neutral = MarkupNeutralizer()
+    bounds = [0, *cuts, len(document)]
+    return "".join(neutral.feed(document[a:b]) for a, b in itertools.pairwise(bounds)) + neutral.flush()
+
+
+#: Every sequence the runner reads, each of which could straddle two pieces of a page.
+STRADDLING = (
+    "<pre>a : kept\r\n::error::crlf\r::error::cr\n \u3000::warning::blanks\n##[error]x ###[y #\n:</pre>\n"
+)
+
+
+@pytest.mark.parametrize("document", [STRADDLING, f"<pre>{HOSTILE}</pre>"], ids=["straddling", "hostile"])
+def test_neutralize_markup_in_pieces_equals_the_whole_wherever_the_pieces_break(document: str) -> None:
+    # A page is written a piece at a time: a CR LF, a `##[` or a line's blanks and `::`
+    # cut in two must be found as in the whole document.
+    whole = neutralize_markup(document)
+    assert command_lines(whole) == []
+    assert "##[" not in whole
+    for cut in range(len(document) + 1):
+        assert _in_pieces(document, [cut]) == whole, cut
+    assert _in_pieces(document, list(range(1, len(document)))) == whole  # a character at a time
+
+
+def test_neutralize_markup_in_pieces_is_linear_on_a_long_run_of_blanks() -> None:
+    document = "<a>\n" + " " * 200_000 + "::error::x</a>"
+    neutral = _in_pieces(document, list(range(1, len(document), 7)))
+    assert neutral == neutralize_markup(document)
+    assert command_lines(neutral) == []
+
+
 def test_neutralize_json_keeps_the_document_equal_and_defuses_commands() -> None:
     data = {
         "##[error]key": ["##[warning]value", "::error file=x.py::forged\n::add-mask::s"],
@@ -176,6 +213,12 @@ def test_encodable_writes_lone_surrogates_as_escapes_that_read_back_in_json() ->
     assert encodable("a\ud800b\udcffc 東京") == "a\\ud800b\\udcffc 東京"
     text = json.dumps({"k": "a\ud800b"}, ensure_ascii=False)
     assert json.loads(encodable(text)) == {"k": "a\ud800b"}
+
+
+@pytest.mark.parametrize("text", ["a\ud800b\udcffc 東京", "\udbff\udfff", "plain", ""])
+def test_encoded_is_the_encodable_text_in_utf8(text: str) -> None:
+    # Files are written with `encoded`, in one pass: the same bytes as `encodable`'s text.
+    assert encoded(text) == encodable(text).encode("utf-8")
 
 
 def test_shorten_cuts_with_an_ellipsis_and_says_how_much_was_cut() -> None:

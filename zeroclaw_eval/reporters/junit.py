@@ -1,29 +1,31 @@
-"""The `junit` format: JUnit XML through the junit-xml package.
+"""The `junit` format: JUnit XML, written a testcase at a time.
 
 One `<testsuite>` per suite, one `<testcase>` per fixture, one `<failure>` per failed
 check, `<error>` for a run error or a rejected fixture. `file`/`line` on each testcase
 point at the first failing field (mikepenz/action-junit-report and
-EnricoMi/publish-unit-test-result-action read them). junit-xml has been unmaintained
-since 2020 and neither escapes illegal characters reliably (it strips C0 controls and
+EnricoMi/publish-unit-test-result-action read them). The elements and attributes are
+those the junit-xml package writes, in its order, plus per-testcase `<properties>`; the
+document is written here rather than by junit-xml, which builds an ElementTree of the
+whole suite before writing any of it (most of the time and memory of a 10,000-case
+report), and neither escapes illegal characters reliably (it strips C0 controls and
 lets lone surrogates through as references that make the XML ill-formed) nor
-pretty-prints safely (minidom writes raw newlines into attributes before Python 3.13),
-so text is made XML-safe here and the output is not pretty-printed. Every text is also
-cut at `XML_TEXT_LIMIT` characters, with a note, since lxml (and so junitparser) refuses
-a text node over 10 MB; the JSON report keeps it whole.
+pretty-prints safely. So text is made XML-safe here (`xml_safe`), escaped as
+ElementTree escapes it, and not pretty-printed. Every text is also cut at
+`XML_TEXT_LIMIT` characters, with a note, since lxml (and so junitparser) refuses a text
+node over 10 MB; the JSON report keeps it whole.
 """
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Iterator
 from pathlib import PurePosixPath
-from xml.etree import ElementTree
-
-from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.reporters.safety import XML_TEXT_LIMIT, neutralize_markup, one_line, shorten, xml_safe
+from zeroclaw_eval.reporters.safety import XML_TEXT_LIMIT, MarkupNeutralizer, one_line, shorten, xml_safe
 
 _CUT_NOTE = " [{cut} characters cut: JUnit readers refuse a text over 10 MB; the JSON report has it whole]"
 
@@ -31,6 +33,46 @@ _CUT_NOTE = " [{cut} characters cut: JUnit readers refuse a text over 10 MB; the
 def _text(text: str) -> str:
     """`text` as XML can hold it, and no longer than a JUnit reader accepts."""
     return shorten(xml_safe(text), XML_TEXT_LIMIT, _CUT_NOTE)
+
+
+def _cdata(text: str) -> str:
+    """Safe text as an element's content (ElementTree's escaping; looking before
+    replacing is cheaper, as most text holds none of these characters)."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _attributes(pairs: list[tuple[str, str]]) -> str:
+    """Attributes holding safe text; line breaks and tabs as references, so that a value
+    reads back as it was (ElementTree's escaping)."""
+    return "".join(f' {name}="{_attribute(value)}"' for name, value in pairs)
+
+
+def _attribute(value: str) -> str:
+    value = _cdata(value)
+    for char, reference in _ATTRIBUTE_REFERENCES:
+        if char in value:
+            value = value.replace(char, reference)
+    return value
+
+
+_ATTRIBUTE_REFERENCES = (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
+
+
+def _element(tag: str, pairs: list[tuple[str, str]], content: str = "") -> str:
+    """`<tag …>content</tag>`, or `<tag … />` when empty (content is markup already)."""
+    return f"<{tag}{_attributes(pairs)}>{content}</{tag}>" if content else f"<{tag}{_attributes(pairs)} />"
+
+
+def _properties(pairs: list[tuple[str, str]]) -> str:
+    """`<properties>` of `<property name value>` pairs, each value made XML-safe."""
+    items = "".join(_element("property", [("name", name), ("value", _text(value))]) for name, value in pairs)
+    return f"<properties>{items}</properties>"
 
 
 def _at(case: CaseReport, field: FieldRef) -> str:
@@ -42,28 +84,12 @@ def first_failing_line(case: CaseReport) -> int | None:
     return next((f.field.line for f in case.failures() if f.field.line is not None), None)
 
 
-def _testcase(case: CaseReport, classname: str) -> TestCase:
-    transcript = ""
-    if case.record is not None and not case.passed:
-        turns = [
-            f"turn {t.index + 1}: {t.user_input}\n  -> "
-            + (t.response if t.response is not None else "(no answer: the turn did not finish)")
-            for t in case.record.turns
-        ]
-        transcript = "\n".join(turns)
-    testcase = TestCase(
-        name=_text(case.model_name or case.name),
-        classname=_text(classname),
-        elapsed_sec=case.duration_ms / 1000,
-        file=_text(case.path),
-        line=first_failing_line(case),
-        stdout=_text(transcript) or None,
-        allow_multiple_subelements=True,
-    )
+def _errors(case: CaseReport) -> list[tuple[str, str, str]]:
+    """The `<error>`s of `case` as (type, message, body): each rejection, the run error."""
+    errors = []
     for problem in case.problems:
-        text = f"rejected: {problem.what()}"
-        message, body = _message_and_body(text, f"at {_at(case, problem.field)}")
-        testcase.add_error_info(message, body, "rejected")
+        where = f"at {_at(case, problem.field)}"
+        errors.append(("rejected", *_message_and_body(f"rejected: {problem.what()}", where)))
     if case.error is not None:
         details = [f"at {_at(case, case.error.field)}"]
         if case.error.traceback:
@@ -73,13 +99,55 @@ def _testcase(case: CaseReport, classname: str) -> TestCase:
         if case.failed_grades:
             details.append("checks graded on the partial run that failed:")
             details.extend(f"{g.check_id}: {g.detail}\n{_grade_details(case, g)}" for g in case.failed_grades)
-        message, body = _message_and_body(f"run error: {case.error.message}", *details)
-        testcase.add_error_info(message, body, "run_error")
-        return testcase
-    for grade in case.failed_grades:
-        message, body = _message_and_body(f"{grade.check_id}: {grade.detail}", _grade_details(case, grade))
-        testcase.add_failure_info(message, body, _text(grade.category))
-    return testcase
+        errors.append(("run_error", *_message_and_body(f"run error: {case.error.message}", *details)))
+    return errors
+
+
+def _failures(case: CaseReport) -> list[tuple[str, str, str]]:
+    """The `<failure>`s of `case` as (type, message, body): one per failed check."""
+    if case.error is not None:
+        return []
+    return [
+        (_text(g.category), *_message_and_body(f"{g.check_id}: {g.detail}", _grade_details(case, g)))
+        for g in case.failed_grades
+    ]
+
+
+def _outcome(tag: str, kind: str, message: str, body: str) -> str:
+    pairs = [("type", kind or tag)]
+    if message:
+        pairs.append(("message", message))
+    return _element(tag, pairs, _cdata(body)) if message or body else ""
+
+
+def _testcase(case: CaseReport, classname: str) -> str:
+    """The `<testcase>` of `case`, classed `classname` (XML-safe already)."""
+    failing = not case.passed  # a passing case has no line, failure, error or transcript
+    pairs = [("name", _text(case.model_name or case.name))]
+    if case.duration_ms:
+        pairs.append(("time", "%f" % (case.duration_ms / 1000)))
+    pairs += [("classname", classname), ("file", _text(case.path))]
+    line = first_failing_line(case) if failing else None
+    if line:
+        pairs.append(("line", str(line)))
+    pairs = [(name, value) for name, value in pairs if value or name == "name"]
+    children = []
+    properties = _case_properties(case)
+    if properties:
+        children.append(_properties(properties))
+    if failing:
+        children.extend(_outcome("failure", *failure) for failure in _failures(case))
+        children.extend(_outcome("error", *error) for error in _errors(case))
+    if case.record is not None and failing:
+        turns = [
+            f"turn {t.index + 1}: {t.user_input}\n  -> "
+            + (t.response if t.response is not None else "(no answer: the turn did not finish)")
+            for t in case.record.turns
+        ]
+        transcript = _text("\n".join(turns))
+        if transcript:
+            children.append(f"<system-out>{_cdata(transcript)}</system-out>")
+    return _element("testcase", pairs, "".join(children))
 
 
 def _message_and_body(text: str, *details: str) -> tuple[str, str]:
@@ -98,52 +166,52 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
 
 def render(report: SuiteReport, *, color: bool = False) -> str:
     """The report as one JUnit `<testsuites>` document."""
-    # evals/regression -> evals.regression; ../shared/x -> shared.x (no empty or dot parts).
-    properties = {
-        "mode": _text(report.mode),
-        "suite": _text(report.suite),
-        "tool_version": _text(report.tool_version),
-    }
+    return "".join(pieces(report))
+
+
+def pieces(report: SuiteReport) -> Iterator[str]:
+    """The text of `render`, in pieces: the suite's head, each testcase, the end."""
+    cases = report.cases
+    errors = sum(1 for case in cases if case.problems or case.error is not None)
+    failures = sum(1 for case in cases if case.error is None and case.failed_grades)
+    # The sum junit-xml writes: of each testcase's time in seconds, in order.
+    time = str(sum(case.duration_ms / 1000 for case in cases if case.duration_ms))
+    counts = [("errors", str(errors)), ("failures", str(failures))]
+    suite = [("disabled", "0"), *counts, ("name", _text(report.suite)), ("skipped", "0")]
+    properties = [("mode", report.mode), ("suite", report.suite), ("tool_version", report.tool_version)]
     if report.baseline is not None:
-        properties["zeroclaw.baseline"] = _text(report.baseline.path)
-        properties["zeroclaw.baseline_digest"] = report.baseline.digest
-    suite = TestSuite(
-        name=_text(report.suite),
-        test_cases=[_testcase(case, _classname(case, report)) for case in report.cases],
-        properties=properties,
+        properties.append(("zeroclaw.baseline", report.baseline.path))
+        properties.append(("zeroclaw.baseline_digest", report.baseline.digest))
+    tests = ("tests", str(len(cases)))
+    # junit-xml sums the suites' times again, as floats.
+    everything = _attributes([("disabled", "0"), *counts, tests, ("time", str(float(time)))])
+    neutral = MarkupNeutralizer()
+    yield neutral.feed(
+        f'<?xml version="1.0" encoding="utf-8"?>\n<testsuites{everything}>'
+        f"<testsuite{_attributes([*suite, tests, ('time', time)])}>{_properties(properties)}"
     )
-    xml = _with_properties(to_xml_report_string([suite], prettyprint=False), report)
-    return neutralize_markup('<?xml version="1.0" encoding="utf-8"?>\n' + xml + "\n")
+    classes: dict[str, str] = {}  # by folder: most cases share a few
+    for case in cases:
+        folder = posixpath.dirname(case.path)
+        if folder not in classes:
+            classes[folder] = _text(_classname(folder, report))
+        yield neutral.feed(_testcase(case, classes[folder]))
+    yield neutral.feed("</testsuite></testsuites>\n") + neutral.flush()
 
 
-def _classname(case: CaseReport, report: SuiteReport) -> str:
-    """The case's folder, dotted: evals/regression -> evals.regression; ../shared/x ->
-    shared.x (no empty or dot parts). A run may name several folders or single files,
-    so each case is classed by its own folder; one in the working directory itself is
-    classed by that folder's name."""
-    folder = PurePosixPath(case.path).parent
-    parts = [part for part in folder.parts if part not in ("/", ".", "..")]
+def _classname(folder: str, report: SuiteReport) -> str:
+    """A case's folder (its path up to the last slash), dotted: evals/regression ->
+    evals.regression; ../shared/x -> shared.x (no empty or dot parts). A run may name
+    several folders or single files, so each case is classed by its own folder; one in
+    the working directory itself is classed by that folder's name."""
+    parts = [part for part in PurePosixPath(folder).parts if part not in ("/", ".", "..")]
     return ".".join(parts) or PurePosixPath(report.root.replace("\\", "/")).name or "suite"
 
 
-def _with_properties(xml: str, report: SuiteReport) -> str:
-    """Each testcase gets `<properties>` (as pytest's record_property writes them), which
-    junit-xml cannot write itself: `id` for a fixture with an id, and
-    `zeroclaw.baseline_change` (`new_failure`, `fixed`, …) in a run compared with a baseline."""
-    wanted = [_case_properties(case) for case in report.cases]
-    if not any(wanted):
-        return xml
-    root = ElementTree.fromstring(xml)
-    for testcase, pairs in zip(root.iter("testcase"), wanted, strict=True):
-        if pairs:
-            properties = ElementTree.Element("properties")
-            for name, value in pairs:
-                ElementTree.SubElement(properties, "property", {"name": name, "value": _text(value)})
-            testcase.insert(0, properties)
-    return ElementTree.tostring(root, encoding="unicode")
-
-
 def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
+    """Each testcase's `<properties>` (as pytest's record_property writes them): `id`
+    for a fixture with an id, and `zeroclaw.baseline_change` (`new_failure`, `fixed`, …)
+    in a run compared with a baseline."""
     pairs = []
     if case.id:
         pairs.append(("id", case.id))

@@ -7,6 +7,7 @@ are made.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 from collections.abc import Callable, Iterator
@@ -15,13 +16,16 @@ from pathlib import Path
 from zeroclaw_eval.errors import ReporterError
 from zeroclaw_eval.files import write_atomic, write_atomic_pieces
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.reporters import json_report
 from zeroclaw_eval.reporters.registry import get_reporter
-from zeroclaw_eval.reporters.safety import encodable, stop_commands
+from zeroclaw_eval.reporters.safety import encodable, encoded, stop_commands
 
 #: Formats whose output is meant for a human reading a CI log: they quote model text
 #: verbatim, so in a GitHub Actions log they are fenced off from the command parser.
 LOG_FORMATS = frozenset({"table"})
+#: Built-in formats, by their module, that also have `pieces(report)`: the text of
+#: `render` in pieces. A file of one is written a piece at a time, so a large suite's
+#: output is never held whole, nor twice. (A plugin cannot take a built-in format's name.)
+STREAMED_FORMATS = {"json": "json_report", "junit": "junit", "html": "html"}
 
 
 def write_output(text: str, output: str) -> Path | None:
@@ -29,7 +33,7 @@ def write_output(text: str, output: str) -> Path | None:
     file written, if any."""
     # Text from a custom agent, or a plugin's output, may hold a lone surrogate, which
     # UTF-8 cannot encode: it is written as a visible escape instead.
-    data = encodable(text).encode("utf-8")
+    data = encoded(text)
     if output == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -70,10 +74,11 @@ def render_report(
     wrapped in `::stop-commands::`.
     """
     reporter = get_reporter(fmt)
-    if reporter is json_report.render and output != "-":
-        # Written case by case: a large suite's report is never held whole, nor twice.
+    if fmt in STREAMED_FORMATS and output != "-":
+        module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED_FORMATS[fmt]}")
+        pieces: Callable[[SuiteReport], Iterator[str]] = module.pieces
         target = Path(output)
-        write_atomic_pieces(target, _guarded(json_report.pieces(report), fmt, output))
+        write_atomic_pieces(target, _guarded(pieces(report), fmt, output))
         return target
     # Verbosity is an extra a format may offer; plugins written for `(report, *, color)`
     # are called as they expect.
@@ -89,11 +94,12 @@ def render_report(
 
 
 def _guarded(pieces: Iterator[str], fmt: str, output: str) -> Iterator[bytes]:
-    """`pieces` as UTF-8, a reporter's exception made a `ReporterError` (writing them
-    leaves nothing then, as for any reporter that raises)."""
+    """`pieces` as UTF-8 (a lone surrogate as its visible escape), a reporter's exception
+    made a `ReporterError` (writing them leaves nothing then, as for any reporter that
+    raises)."""
     try:
         for piece in pieces:
-            yield piece.encode("utf-8")
+            yield encoded(piece)
     except Exception as exc:
         raise _failed(fmt, output, exc) from exc
 

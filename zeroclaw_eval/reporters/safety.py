@@ -21,14 +21,24 @@ import secrets
 
 from zeroclaw_eval.fixtures.json_scan import printable
 
-# Everything XML 1.0 forbids, plus the "discouraged" C1 controls and DEL that some
-# parsers (and junit-xml) drop silently.
+# Everything XML 1.0 forbids, plus the "discouraged" C1 controls, DEL and noncharacters
+# (the last two code points of every plane) that some parsers (and junit-xml) drop silently.
+# Those beyond the first plane have a pattern of their own: in one class with the rest they
+# make the regex engine five times slower on every text.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
+_ASTRAL_NONCHARACTER = re.compile(
+    "["
+    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0x10000, 0x110000, 0x10000))
+    + "]"
+)
 # The runner trims leading whitespace with .NET's TrimStart(), which also removes Unicode
 # spaces such as U+00A0, so any whitespace may stand before the `::`. Line breaks are
 # excluded (the runner splits lines first): `\s*` would let every line start of a run of
-# newlines scan the whole run again, which is quadratic.
-_LINE_START_COMMAND = re.compile(r"^([^\S\n]*):", re.MULTILINE)
+# newlines scan the whole run again, which is quadratic. A line is found by its line break,
+# a literal the regex engine looks for quickly (`^` in MULTILINE mode is tried at every
+# character), or at the start of the text.
+_COMMAND_AFTER_BREAK = re.compile(r"\n[^\S\n]*:")
+_COMMAND_AT_START = re.compile(r"[^\S\n]*:")
 # What a terminal (or a CI log viewer) would obey rather than show: C0 and C1 controls,
 # DEL, the Unicode line and paragraph separators, the bidirectional overrides and
 # isolates that reorder what is shown (Trojan Source), and lone surrogates.
@@ -67,6 +77,12 @@ def encodable(text: str) -> str:
     return printable(text)
 
 
+def encoded(text: str) -> bytes:
+    """`encodable(text)` as UTF-8, in one pass (a lone surrogate's `\\udXXX` escape is
+    what `backslashreplace` writes): how the outputs are written."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def log_line(text: str) -> str:
     """`text` as part of one line of a CI log or terminal: control characters and line
     breaks visible (so nothing after it can start a workflow command), `##[` defused."""
@@ -77,7 +93,12 @@ def xml_safe(text: str) -> str:
     """`text` with line ends normalised and every character XML cannot hold made visible
     as `#xNN` (as pytest does), so nothing is silently dropped."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _NOT_XML.sub(lambda m: f"#x{ord(m.group()):02X}", text)
+    text = _NOT_XML.sub(_visible_in_xml, text)
+    return text if text.isascii() else _ASTRAL_NONCHARACTER.sub(_visible_in_xml, text)
+
+
+def _visible_in_xml(char: re.Match[str]) -> str:
+    return f"#x{ord(char.group()):02X}"
 
 
 def shorten(text: str, limit: int, note: str = "") -> str:
@@ -98,11 +119,54 @@ def neutralize_markup(text: str) -> str:
     """Defuse workflow commands in finished XML or HTML by writing one character of each
     as a character reference: the document means exactly the same, but no line of it
     starts with `::` and no `##[` appears."""
-    # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
-    # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _LINE_START_COMMAND.sub(r"\1&#58;", text)
-    return text.replace("##[", "#&#35;[")
+    neutral = MarkupNeutralizer()
+    return neutral.feed(text) + neutral.flush()
+
+
+class MarkupNeutralizer:
+    """`neutralize_markup` of a document written in pieces: what `feed` returns for each
+    piece in turn, then `flush`, joined, is `neutralize_markup` of the pieces joined.
+
+    A sequence may straddle two pieces, so the characters that could start one with the
+    next piece (a CR before its LF, a `#` or `##` before `[`) wait for it, and whether
+    the next piece starts a line (only blanks since the last line break) is carried over.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""
+        self._line_start = True
+
+    def feed(self, piece: str) -> str:
+        """The neutralised text of `piece`, but for what it may share with the next one."""
+        text = self._held + piece
+        keep = 1 if text.endswith("\r") else min(len(text) - len(text.rstrip("#")), 2)
+        self._held = text[len(text) - keep :]
+        return self._neutralize(text[: len(text) - keep])
+
+    def flush(self) -> str:
+        """The neutralised text held back at the end of the document."""
+        text, self._held = self._held, ""
+        return self._neutralize(text)
+
+    def _neutralize(self, text: str) -> str:
+        # The runner also ends a line at a lone carriage return. XML and HTML parsers read a
+        # CR LF or a lone CR as LF anyway, so making them LF keeps the meaning.
+        if "\r" in text:  # rare: looking is cheaper than two replacements
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        start = _COMMAND_AT_START.match(text) if self._line_start else None
+        if start is not None:
+            text = _defused(start) + text[start.end() :]
+        text = _COMMAND_AFTER_BREAK.sub(_defused, text)
+        last_break = text.rfind("\n")
+        last_line = text[last_break + 1 :]
+        blank = not last_line or last_line.isspace()  # the same blanks as the patterns'
+        self._line_start = blank if last_break >= 0 else self._line_start and blank
+        return text.replace("##[", "#&#35;[")
+
+
+def _defused(command: re.Match[str]) -> str:
+    """A line's blanks and `:` with the `:` as a character reference."""
+    return command.group()[:-1] + "&#58;"
 
 
 def neutralize_json(text: str) -> str:
