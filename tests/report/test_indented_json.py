@@ -128,3 +128,24 @@ def test_a_whole_report_is_written_as_json_dumps_writes_its_dict() -> None:
 
     shape = report_to_dict(every_status_report())
     assert dumps(shape) == json.dumps(shape, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+@pytest.mark.parametrize(("levels", "cut"), [(300, False), (400, True), (5_000, True)])
+def test_a_value_nested_past_what_the_writers_recurse_through_is_cut_not_a_crash(
+    levels: int, cut: bool
+) -> None:
+    # 300: past orjson's limit, written whole by the Python writer; deeper: past that too.
+    from zeroclaw_eval.report.indented_json import TOO_DEEP
+
+    deep: Any = "bottom"
+    for _ in range(levels):
+        deep = [deep]
+    text = dumps(Outer("o", Inner("/a"), extra={"arguments": deep}), "\n  ")
+    read = json.loads(text)
+    assert read["name"] == "o"
+    inner = read["extra"]["arguments"]
+    depth = 0
+    while isinstance(inner, list):
+        inner, depth = inner[0], depth + 1
+    assert inner == (TOO_DEEP if cut else "bottom")
+    assert (depth < levels) is cut
