@@ -57,7 +57,7 @@ def test_the_hook_is_a_manifest_entry_pre_commit_reads(hook: dict[str, Any]) -> 
 def test_the_entry_is_an_installed_script_and_a_command(hook: dict[str, Any]) -> None:
     script, *words = shlex.split(hook["entry"])
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["scripts"][script] == "zeroclaw_eval.cli:main"
+    assert pyproject["project"]["scripts"][script] == "zeroclaw_eval.cli:entry"  # which runs main
     command: click.Command | None = main
     context = click.Context(main)
     for word in words:

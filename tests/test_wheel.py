@@ -50,8 +50,8 @@ def test_wheel_holds_the_templates_the_type_marker_the_license_and_both_scripts(
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     scripts = archive.read(entry_points).decode("utf-8")
-    assert "zeroclaw = zeroclaw_eval.cli:main" in scripts
-    assert "zeroclaw-eval = zeroclaw_eval.cli:main" in scripts
+    assert "zeroclaw = zeroclaw_eval.cli:entry" in scripts
+    assert "zeroclaw-eval = zeroclaw_eval.cli:entry" in scripts
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
     assert f"Version: {zeroclaw_eval.__version__}" in archive.read(metadata).decode("utf-8")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -33,28 +34,37 @@ def test_a_command_runs_with_the_collector_run_less_often_than_pythons_default()
     assert _GC_THRESHOLDS[0] > 700
 
 
-#: Runs the command (the arguments after `-c PROBE`) twice in one fresh interpreter and
-#: prints, from an exit handler registered before (so run after the command's own), how
-#: often the heap was frozen at exit (`gc.freeze` counted in place of the real one).
+#: Runs the command (the arguments after `-c PROBE -`) as the console script does
+#: (`entry`) or as a host program would (`main`), as `HOW` says, and prints, from an
+#: exit handler registered before (so run after the command's own), how often the heap
+#: was frozen at exit (`gc.freeze` counted in place of the real one).
 EXIT_PROBE = """
-import atexit, gc, sys
-from zeroclaw_eval.cli import main
+import atexit, gc, os, sys
+from zeroclaw_eval import cli
 frozen = []
 gc.freeze = lambda: frozen.append(1)
 atexit.register(lambda: print(len(frozen)))
-for _ in range(2):
-    try:
-        main(sys.argv[1:], prog_name="zeroclaw")
-    except SystemExit:
-        pass
+sys.argv = ["zeroclaw", *sys.argv[2:]]
+try:
+    cli.entry() if os.environ["HOW"] == "entry" else cli.main()
+except SystemExit:
+    pass
 """
 
 
 @pytest.mark.parametrize("argv", [("eval", "schema"), ("--help",)], ids=["eval schema", "--help"])
-def test_at_exit_the_collector_skips_the_heap_the_command_leaves_once(argv: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(("how", "frozen"), [("entry", "1"), ("main", "0")])
+def test_at_exit_the_console_script_skips_the_heap_the_command_leaves(
+    argv: tuple[str, ...], how: str, frozen: str
+) -> None:
     # The interpreter's last collections walk every object still alive (modules, models,
-    # the report): a sixth of a short run, spared by freezing them.
+    # the report): a sixth of a short run, spared by freezing them. A process that calls
+    # `main` itself (a host program, a test runner) keeps its own exit collection.
     done = subprocess.run(
-        [sys.executable, "-c", EXIT_PROBE, *argv], capture_output=True, text=True, check=True
+        [sys.executable, "-c", EXIT_PROBE, "-", *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HOW": how},
     )
-    assert done.stdout.strip().splitlines()[-1] == "1"
+    assert done.stdout.strip().splitlines()[-1] == frozen

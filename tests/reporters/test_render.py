@@ -152,3 +152,33 @@ def test_a_streamed_format_is_never_rendered_whole_into_a_file(
     target = tmp_path / "eval.out"
     render_report(report, fmt, str(target))
     assert target.read_bytes() == whole.encode("utf-8")
+
+
+@pytest.mark.parametrize("levels", [990, 3_000])
+def test_tool_arguments_nested_past_what_json_recurses_through_are_cut_in_every_format(
+    tmp_path: Path, levels: int
+) -> None:
+    # What a live model can send (a fixture cannot: admission bounds its JSON at 64
+    # levels); decoded as the tool box decodes it, then recorded and shown by every format.
+    from lxml import etree
+
+    from zeroclaw_eval.fixtures.location import FieldRef
+    from zeroclaw_eval.grading.result import TOOL, GradeResult
+    from zeroclaw_eval.report.model import CaseReport, SuiteReport
+    from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+
+    deep: object = 1
+    for _ in range(levels):
+        deep = {"a": deep}
+    text = '{"a":' * levels + "1" + "}" * levels
+    step = ModelStep(0, None, [{"id": "c", "name": "echo", "arguments": text}], 1, 1)
+    calls = [RecordedCall(0, "c", "echo", deep, "r", True)]
+    record = RunRecord([TurnRecord(0, "hi", "x")], [step], calls, 1.0)
+    grade = GradeResult("tool_x", TOOL, False, "d", FieldRef("/x", 1, 1, 1, 1), "n", [deep])
+    case = CaseReport("a.json", "a.json", "m", [grade], record=record, source="{}\n")
+    report = SuiteReport("s", "live", [case], 1.0, "1", "/r")
+    for fmt in ("json", "html", "junit"):
+        render_report(report, fmt, str(tmp_path / f"out.{fmt}"))
+    json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    etree.parse(str(tmp_path / "out.junit"))
+    assert "levels deep: not written" in (tmp_path / "out.html").read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from zeroclaw_eval.fixtures.limits import MAX_DEPTH
+from zeroclaw_eval.fixtures.limits import clamped
 
 _INFINITY = float("inf")
 #: Each dataclass met so far: its field names in declaration order (as `asdict`), each
@@ -91,32 +91,8 @@ def dumps(value: Any, newline: str = "\n") -> str:
         try:
             return _written(value, newline)
         except RecursionError:  # nested past what either writer recurses through
-            return _written(_clamped(value, MAX_DEPTH), newline)
+            return _written(clamped(value), newline)
     return text if newline == "\n" else text.replace("\n", newline)
-
-
-#: What stands in for a value nested deeper than a report writes (see `_clamped`).
-TOO_DEEP = f"(nested more than {MAX_DEPTH} levels deep: not written)"
-
-
-def _clamped(value: Any, room: int) -> Any:
-    """`value` with whatever lies more than `room` containers down replaced by `TOO_DEEP`.
-
-    A live model or an agent command can send tool arguments nested hundreds of levels
-    deep (a fixture cannot: admission bounds its free JSON at `MAX_DEPTH`); the report
-    that records them must still be written, and a reader must still parse it.
-    """
-    kind = type(value)
-    names = None if kind in (dict, list, tuple) else _field_names(kind)
-    if kind not in (dict, list, tuple) and names is None:
-        return value
-    if room == 0:
-        return TOO_DEEP
-    if kind is dict:
-        return {key: _clamped(item, room - 1) for key, item in value.items()}
-    if names is None:
-        return [_clamped(item, room - 1) for item in value]
-    return {name: _clamped(getattr(value, name), room - 1) for name, _ in names}
 
 
 def _written(value: Any, newline: str) -> str:

@@ -58,9 +58,13 @@ def plain_copies(values: list[Any]) -> list[Any]:
     """`[plain_copy(value) for value in values]`, through orjson's compiled writer and
     reader when it can; what it cannot write goes to `plain_copy`, which says why.
 
-    A copy made by orjson compares unequal to what is not plain data (an enum or a UUID
-    it writes as its value, a tuple it makes a list, NaN it makes null), as the
-    conversation matcher's resume check needs: only plain data resumes a walk.
+    What orjson converts rather than refuses mostly compares unequal to its copy (a UUID
+    written as text, a tuple made a list, NaN made null), so such a message is walked
+    again. One exception: an enum that is also a `str` or `int` is copied as its value
+    and compares equal to it by that type's own equality, which is what the walk read
+    from it too (plain `plain_copy` refused it); an agent's enum that redefines `__eq__`
+    could pass for a copy it is not, as any object in this process could patch the
+    harness itself.
     """
     try:
         copied: list[Any] = orjson.loads(orjson.dumps(values, option=_PLAIN_ONLY))
