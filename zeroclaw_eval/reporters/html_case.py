@@ -14,6 +14,7 @@ from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
 from zeroclaw_eval.report.model import PASSED, CaseReport, RepeatStats
 from zeroclaw_eval.reporters.html_diff import diff_view
+from zeroclaw_eval.reporters.safety import referenced
 
 
 def text(value: object) -> str:
@@ -21,19 +22,10 @@ def text(value: object) -> str:
     rule: `&`, `<`, `>`, `'` and `"` as references), so the cases read like the rest."""
     if type(value) is int:  # token counts, line numbers: nothing to escape
         return str(value)
-    string = value if isinstance(value, str) else str(value)
-    # Looking before replacing is cheaper: most text holds few of these characters.
-    if "&" in string:
-        string = string.replace("&", "&amp;")
-    if ">" in string:
-        string = string.replace(">", "&gt;")
-    if "<" in string:
-        string = string.replace("<", "&lt;")
-    if "'" in string:
-        string = string.replace("'", "&#39;")
-    if '"' in string:
-        string = string.replace('"', "&#34;")
-    return string
+    return referenced(value if isinstance(value, str) else str(value), _HTML_REFERENCES)
+
+
+_HTML_REFERENCES = (("&", "&amp;"), (">", "&gt;"), ("<", "&lt;"), ("'", "&#39;"), ('"', "&#34;"))
 
 
 def lines_to_mark(case: CaseReport, lines: int) -> dict[int, str]:

@@ -25,7 +25,14 @@ from zeroclaw_eval.fixtures.json_text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.reporters.safety import XML_TEXT_LIMIT, MarkupNeutralizer, one_line, shorten, xml_safe
+from zeroclaw_eval.reporters.safety import (
+    XML_TEXT_LIMIT,
+    MarkupNeutralizer,
+    one_line,
+    referenced,
+    shorten,
+    xml_safe,
+)
 
 _CUT_NOTE = " [{cut} characters cut: JUnit readers refuse a text over 10 MB; the JSON report has it whole]"
 
@@ -36,15 +43,8 @@ def _text(text: str) -> str:
 
 
 def _cdata(text: str) -> str:
-    """Safe text as an element's content (ElementTree's escaping; looking before
-    replacing is cheaper, as most text holds none of these characters)."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "<" in text:
-        text = text.replace("<", "&lt;")
-    if ">" in text:
-        text = text.replace(">", "&gt;")
-    return text
+    """Safe text as an element's content (ElementTree's escaping)."""
+    return referenced(text, _CONTENT_REFERENCES)
 
 
 def _attributes(pairs: list[tuple[str, str]]) -> str:
@@ -54,14 +54,17 @@ def _attributes(pairs: list[tuple[str, str]]) -> str:
 
 
 def _attribute(value: str) -> str:
-    value = _cdata(value)
-    for char, reference in _ATTRIBUTE_REFERENCES:
-        if char in value:
-            value = value.replace(char, reference)
-    return value
+    return referenced(value, _ATTRIBUTE_REFERENCES)
 
 
-_ATTRIBUTE_REFERENCES = (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;"))
+_CONTENT_REFERENCES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+_ATTRIBUTE_REFERENCES = (
+    *_CONTENT_REFERENCES,
+    ('"', "&quot;"),
+    ("\r", "&#13;"),
+    ("\n", "&#10;"),
+    ("\t", "&#09;"),
+)
 
 
 def _element(tag: str, pairs: list[tuple[str, str]], content: str = "") -> str:

@@ -101,6 +101,16 @@ def _visible_in_xml(char: re.Match[str]) -> str:
     return f"#x{ord(char.group()):02X}"
 
 
+def referenced(text: str, references: tuple[tuple[str, str], ...]) -> str:
+    """`text` with each character `references` names replaced by its reference, in their
+    order (`&` first); each is looked for before it is replaced, which is cheaper: most
+    text holds none of them."""
+    for char, reference in references:
+        if char in text:
+            text = text.replace(char, reference)
+    return text
+
+
 def shorten(text: str, limit: int, note: str = "") -> str:
     """`text` cut to `limit` characters, its last an ellipsis, followed by `note` (which
     may say `{cut}`: how many characters were left out); unchanged when it fits."""
