@@ -8,6 +8,7 @@ tokenizer (as a browser's) and with lxml.html.
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 
 import lxml.etree
 import lxml.html
@@ -105,3 +106,23 @@ def check_html(page: str) -> None:
         if isinstance(element.tag, str):
             assert MARKER not in element.tag, element.tag
             assert not [a for a in element.attrib if a.startswith("on") or MARKER in a], element.attrib
+
+
+#: `--report` for every file format, each into `out.FORMAT` of the working directory.
+EVERY_FILE_OUTPUT = tuple(
+    arg for fmt in ("json", "junit", "html", "github") for arg in ("--report", f"{fmt}=out.{fmt}")
+)
+
+
+def under_actions(folder: Path, summary: Path) -> dict[str, str]:
+    """The environment of a step under GitHub Actions, its workspace `folder`."""
+    return {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": str(folder)}
+
+
+def check_outputs(folder: Path) -> None:
+    """The files `EVERY_FILE_OUTPUT` wrote into `folder`, each against its format's promise."""
+    for fmt in ("json", "junit", "html"):
+        check_file((folder / f"out.{fmt}").read_bytes().decode("utf-8"))
+    check_junit((folder / "out.junit").read_bytes())
+    check_html((folder / "out.html").read_bytes().decode("utf-8"))
+    check_annotations((folder / "out.github").read_bytes().decode("utf-8"))

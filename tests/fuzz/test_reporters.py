@@ -13,12 +13,12 @@ from hypothesis import given
 
 from tests.fuzz.budget import share
 from tests.fuzz.outputs import (
+    EVERY_FILE_OUTPUT,
     check_annotations,
-    check_file,
-    check_html,
-    check_junit,
     check_log,
     check_no_terminal_escapes,
+    check_outputs,
+    under_actions,
 )
 from tests.fuzz.reports import REPORTS
 from tests.invoke import invoke
@@ -30,15 +30,6 @@ FORMATS = ["table", "json", "junit", "html", "github"]
 
 def test_the_fuzzed_formats_are_every_built_in_one() -> None:
     assert set(FORMATS) <= set(reporter_names())
-
-
-def check_outputs(folder: Path) -> None:
-    """The files `render_outputs` wrote, each against its format's promise."""
-    for fmt in ("json", "junit", "html"):
-        check_file((folder / f"out.{fmt}").read_bytes().decode("utf-8"))
-    check_junit((folder / "out.junit").read_bytes())
-    check_html((folder / "out.html").read_bytes().decode("utf-8"))
-    check_annotations((folder / "out.github").read_bytes().decode("utf-8"))
 
 
 @share(0.3)
@@ -62,17 +53,14 @@ def test_render_under_github_actions_keeps_the_log_safe(report: SuiteReport) -> 
         saved = folder / "report.json"
         render_report(report, "json", str(saved))
         summary = folder / "summary.md"
-        reports = [
-            arg for fmt in ("json", "junit", "html", "github") for arg in ("--report", f"{fmt}=out.{fmt}")
-        ]
         result = invoke(
             "eval",
             "render",
             str(saved),
             "--no-color",
-            *reports,
+            *EVERY_FILE_OUTPUT,
             cwd=folder,
-            env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": name},
+            env=under_actions(folder, summary),
         )
         assert result.code == 0, result.stderr[-2000:]
         check_log(result.stdout)

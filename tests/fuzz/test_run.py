@@ -17,12 +17,12 @@ from tests.fuzz.budget import share
 from tests.fuzz.hostile import hostile_text
 from tests.fuzz.mutations import FILE_NAMES
 from tests.fuzz.outputs import (
+    EVERY_FILE_OUTPUT,
     check_annotations,
-    check_file,
-    check_html,
-    check_junit,
     check_log,
     check_no_terminal_escapes,
+    check_outputs,
+    under_actions,
 )
 from tests.invoke import invoke
 
@@ -77,9 +77,6 @@ def test_a_hostile_run_reports_harmlessly_in_every_format(fixture: dict[str, Any
         with open(os.path.join(suite, name), "wb") as stream:
             stream.write(json.dumps(fixture, indent=2).encode("utf-8"))
         summary = folder / "summary.md"
-        reports = [
-            arg for fmt in ("json", "junit", "html", "github") for arg in ("--report", f"{fmt}=out.{fmt}")
-        ]
         result = invoke(
             "eval",
             "run",
@@ -87,17 +84,13 @@ def test_a_hostile_run_reports_harmlessly_in_every_format(fixture: dict[str, Any
             "suite",
             "--no-color",
             "--no-progress",
-            *reports,
+            *EVERY_FILE_OUTPUT,
             cwd=folder,
-            env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_WORKSPACE": root},
+            env=under_actions(folder, summary),
         )
         assert result.code in (0, 1), result.stderr[-2000:]
         check_log(result.stdout)
         check_no_terminal_escapes(result.stdout)
         check_annotations(result.stderr)
-        for fmt in ("json", "junit", "html"):
-            check_file((folder / f"out.{fmt}").read_bytes().decode("utf-8"))
-        check_junit((folder / "out.junit").read_bytes())
-        check_html((folder / "out.html").read_bytes().decode("utf-8"))
-        check_annotations((folder / "out.github").read_bytes().decode("utf-8"))
+        check_outputs(folder)
         summary.read_bytes().decode("utf-8")
