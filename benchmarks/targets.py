@@ -14,7 +14,9 @@ measures them the same way):
 Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts. The
 package's bytecode is compiled first, as pip compiles an installed wheel's.
 `--before CMD` adds the same two zeroclaw runs with another zeroclaw command (the code
-before a change, say) to every round, so that before and after are measured together.
+before a change, say) to every round, so that before and after are measured together;
+`--jobs N` adds them with `--jobs N` (worker processes). The targets are checked on the
+runs without either.
 
 Prints the medians, each run's ratio to the floor and the target it must meet: table+json
 at most 3x the floor at 1,000 cases and 2.5x at 10,000; all outputs at most 4x at 10,000;
@@ -46,12 +48,15 @@ RATIO_TARGETS = {("table+json", 1000): 3.0, ("table+json", 10000): 2.5, ("all ou
 START_TARGET = 0.25
 
 
-def commands(zeroclaw: str, suite: Path, out: Path, before: str | None) -> dict[str, list[str]]:
+def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: int) -> dict[str, list[str]]:
     found = {"floor": [sys.executable, str(HERE / "peer_floor.py"), str(suite), str(out / "verdict.json")]}
-    for label, command in (("", zeroclaw), ("before: ", before)):
+    variants = [("", zeroclaw, []), ("before: ", before, [])]
+    if jobs > 1:
+        variants.append((f"-j {jobs}: ", zeroclaw, ["--jobs", str(jobs)]))
+    for label, command, extra in variants:
         if command is None:
             continue
-        run = [command, "eval", "run", "--suite", str(suite), "--report", f"json={out / 'eval.json'}"]
+        run = [command, "eval", "run", "--suite", str(suite), "--report", f"json={out / 'eval.json'}", *extra]
         every = ["--report", f"junit={out / 'eval.xml'}", "--report", f"html={out / 'eval.html'}"]
         found[f"{label}table+json"] = run
         found[f"{label}all outputs"] = [*run, *every, "--report", f"github={out / 'github.txt'}"]
@@ -80,6 +85,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated suites [0]")
     parser.add_argument("--zeroclaw", help="the zeroclaw command [next to this Python, else on PATH]")
     parser.add_argument("--before", help="another zeroclaw command to measure alongside, for comparison")
+    parser.add_argument(
+        "--jobs", type=int, default=0, help="also measure the zeroclaw runs with --jobs N (N > 1) [no]"
+    )
     args = parser.parse_args()
     zeroclaw = args.zeroclaw or shutil.which("zeroclaw", path=str(Path(sys.executable).parent))
     zeroclaw = zeroclaw or shutil.which("zeroclaw")
@@ -100,7 +108,7 @@ def main() -> None:
             write_suite(suite, size, args.seed, 0.01)
             out = work / f"out_{size}"
             out.mkdir()
-            runs = commands(zeroclaw, suite, out, args.before)
+            runs = commands(zeroclaw, suite, out, args.before, args.jobs)
             results: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in runs}
             for _ in range(args.repeat):  # round by round, every command once
                 for name, command in runs.items():

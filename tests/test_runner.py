@@ -241,15 +241,22 @@ def test_a_workspace_clean_up_that_fails_is_a_run_error_of_its_case_and_the_run_
     assert plain.passed
 
 
+#: The test process: the one a user running the suite signals.
+RUN_PID = os.getpid()
+
+
 class SignalsItself(ReferenceAgent):
-    """The reference loop, except that on the input "stop" it sends its own process
-    `signal_name` and then blocks, as a run a user interrupts mid-case."""
+    """The reference loop, except that on the input "stop" it sends the run's process
+    `signal_name` and then blocks, as a run a user interrupts mid-case. In a worker
+    process (`jobs` > 1) it signals the worker too, as a terminal's Ctrl-C reaches every
+    process of the group: the worker must leave the signal to the run."""
 
     signal_name = "SIGTERM"
 
     async def run_turn(self, user_input: str) -> str:
         if user_input == "stop":
-            os.kill(os.getpid(), getattr(signal, self.signal_name))
+            for pid in {os.getpid(), RUN_PID}:
+                os.kill(pid, getattr(signal, self.signal_name))
             await asyncio.sleep(600)
         return await super().run_turn(user_input)
 
@@ -289,7 +296,7 @@ def test_a_signal_stops_the_run_cleanly_with_a_report_of_the_finished_cases(
     if jobs == 1:  # b is cancelled mid-case, d never starts; a rejection is always reported
         assert shown == [("a_done.json", "passed"), ("c_rejected.json", "rejected")]
         assert report.not_run == 2
-    else:  # a and b start together; d may have started too when a finished first
+    else:  # a and b start together (in two worker processes); d may have run after a
         assert ("c_rejected.json", "rejected") in shown
         assert "b_stop.json" not in [case for case, _ in shown]
         assert len(report.cases) + report.not_run == 4

@@ -13,8 +13,9 @@ The packages are the stages of that flow, in the order data moves through them:
     reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations
     cli/        the `zeroclaw` command: options in, outputs written, exit code out
 
-`runner` ties the first four together for a case or a suite; `serve/` puts fixtures'
-scripted steps behind an OpenAI-compatible HTTP endpoint; `config/` reads the settings;
+`runner` ties the first four together for a case or a suite (in forked workers with
+`jobs`); `serve/` puts fixtures' scripted steps behind an OpenAI-compatible HTTP
+endpoint; `config/` reads the settings;
 `pytest_plugin` makes each fixture a pytest item (opt-in); `errors` holds the one
 exception hierarchy. Imports flow one way: a package imports only from the packages
 before it in that list (`runner` after `report`, `serve` after `run`, `cli` last), which
@@ -35,7 +36,7 @@ _EXPORTS = {
     # Running cases.
     "run_suite": "zeroclaw_eval.runner",
     "run_case": "zeroclaw_eval.runner",
-    "RunOptions": "zeroclaw_eval.runner",
+    "RunOptions": "zeroclaw_eval.runner.options",
     "LiveOptions": "zeroclaw_eval.config.settings",
     "load_config": "zeroclaw_eval.config.load",
     # Fixtures.
@@ -135,7 +136,8 @@ if TYPE_CHECKING:
     )
     from zeroclaw_eval.run.record import RecordedCall as RecordedCall, RunRecord as RunRecord
     from zeroclaw_eval.run.tools import ToolOutcome as ToolOutcome
-    from zeroclaw_eval.runner import RunOptions as RunOptions, run_case as run_case, run_suite as run_suite
+    from zeroclaw_eval.runner import run_case as run_case, run_suite as run_suite
+    from zeroclaw_eval.runner.options import RunOptions as RunOptions
     from zeroclaw_eval.serve.server import ReplayServer as ReplayServer
 
 

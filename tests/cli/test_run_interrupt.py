@@ -53,8 +53,9 @@ def blocking_project(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize(("name", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_signal_mid_case_writes_partial_reports_and_leaves_nothing_behind(
-    blocking_project: Path, tmp_path: Path, name: str, code: int
+    blocking_project: Path, tmp_path: Path, name: str, code: int, jobs: str
 ) -> None:
     temp = tmp_path / "temp"  # the child's temp folder: its workspaces go there
     temp.mkdir()
@@ -62,7 +63,7 @@ def test_a_signal_mid_case_writes_partial_reports_and_leaves_nothing_behind(
     environment = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
     environment.update(TMPDIR=str(temp), ZC_TEST_BLOCKED=str(blocked), NO_COLOR="1")
     command = [console_script(), "eval", "run", "--format", "json", "--output", "reports/eval.json"]
-    command += ["--report", "html=reports/eval.html", "--report", "junit=reports/eval.xml"]
+    command += ["--report", "html=reports/eval.html", "--report", "junit=reports/eval.xml", "--jobs", jobs]
     with subprocess.Popen(
         command,
         cwd=blocking_project,
@@ -70,24 +71,34 @@ def test_a_signal_mid_case_writes_partial_reports_and_leaves_nothing_behind(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a command a terminal runs
     ) as process:
         deadline = time.monotonic() + 60  # a bound on waiting, not a timed assertion
         while not blocked.exists() and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert blocked.exists(), process.communicate(timeout=30)
         assert os.listdir(temp), "the blocked case runs in a workspace"
-        process.send_signal(getattr(signal, name))
+        # To the whole group, as Ctrl-C in a terminal reaches the workers of --jobs 2 too.
+        os.killpg(process.pid, getattr(signal, name))
         stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == code, stderr
     assert "Aborted!" not in stdout + stderr
     assert "Traceback" not in stderr
-    assert f"Interrupted by {name}: 1 case finished, 2 not run" in stderr
     assert os.listdir(temp) == []  # the cancelled case removed its workspace
     reports = blocking_project / "reports"
     assert sorted(os.listdir(reports)) == ["eval.html", "eval.json", "eval.xml"]  # no .tmp sibling
     data = json.loads((reports / "eval.json").read_text(encoding="utf-8"))
-    assert (data["interrupted"], data["exit_code"], data["not_run"]) == (name, code, 2)
-    assert [(case["name"], case["status"]) for case in data["cases"]] == [("a_done.json", "passed")]
+    finished = [(case["name"], case["status"]) for case in data["cases"]]
+    if jobs == "1":  # b is cancelled mid-case, c never starts
+        assert f"Interrupted by {name}: 1 case finished, 2 not run" in stderr
+        assert finished == [("a_done.json", "passed")]
+    else:  # a and b start together in two workers; c may have run after a
+        assert finished in (
+            [("a_done.json", "passed")],
+            [("a_done.json", "passed"), ("c_later.json", "passed")],
+        )
+        assert f"Interrupted by {name}: {len(finished)} case" in stderr
+    assert (data["interrupted"], data["exit_code"], data["not_run"]) == (name, code, 3 - len(finished))
     html = (reports / "eval.html").read_text(encoding="utf-8")
     assert html != "stale from an earlier run"  # no fresh JSON beside a stale page
     assert "a_done.json" in html

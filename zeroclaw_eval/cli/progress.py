@@ -8,12 +8,14 @@ start a workflow command in a GitHub Actions log nor drive the terminal.
 from __future__ import annotations
 
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.reporters.safety import log_line
 from zeroclaw_eval.reporters.table import MARKS
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.runner.options import Fixture
 
 
 class Progress:
@@ -31,7 +33,7 @@ class Progress:
         """How many cases will finish, once the selection is known."""
         self._total = total
 
-    def __call__(self, fixture: Case | RejectedFixture, report: CaseReport) -> None:
+    def __call__(self, fixture: Fixture, report: CaseReport) -> None:
         """Count one finished case and show it."""
         self._done += 1
         self._failed += not report.passed

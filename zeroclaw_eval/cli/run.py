@@ -25,10 +25,10 @@ from zeroclaw_eval.errors import UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
     from zeroclaw_eval.config.settings import LiveOptions
-    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
     from zeroclaw_eval.run.tools import Tool
     from zeroclaw_eval.runner import CaseDone
+    from zeroclaw_eval.runner.options import Fixture
 
 
 @click.command("run", context_settings=CONTEXT)
@@ -56,7 +56,8 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
-    help="Cases to run at once (live mode waits on the network; the report keeps fixture order).",
+    help="Cases to run at once, the report in fixture order: replayed cases run in N worker"
+    " processes (forked, on Linux), live cases and agent commands N at a time in one process.",
 )
 @click.option(
     "--repeat",
@@ -257,7 +258,7 @@ def _case_hooks(
     if shown is None and record_dir is None:
         return None, None
 
-    def done(fixture: Case | RejectedFixture, report: CaseReport) -> None:
+    def done(fixture: Fixture, report: CaseReport) -> None:
         if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
             from zeroclaw_eval.run.capture import write_captured_fixture
 

@@ -1,0 +1,215 @@
+"""Run cases: each fixture through the stages (admit, run, grade, report), in isolation.
+
+The only module below the CLI that imports every stage. A failure inside one case (a
+rejected fixture, a divergence from the script, an agent that raises, a timeout) is data
+in that case's report; the suite always runs to the end. Only a configuration that
+fails every case alike stops it: an agent factory that cannot make an agent raises
+`AgentLoadError`, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval._version import __version__
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.selection import select
+from zeroclaw_eval.fixtures.sharding import shard_files, suite_digest
+from zeroclaw_eval.fixtures.suite import display_path, fixture_files, shown_path
+from zeroclaw_eval.report.model import CaseReport, ShardInfo, SuiteReport
+from zeroclaw_eval.report.repeats import combine
+from zeroclaw_eval.report.scrub import scrub_case
+from zeroclaw_eval.run.interrupt import cancel_on_signals
+from zeroclaw_eval.run.project_tools import toolset
+from zeroclaw_eval.run.workers import Shared, forkable, in_workers
+from zeroclaw_eval.runner.case import rejected, run_one
+from zeroclaw_eval.runner.options import (
+    CaseDone,
+    Fixture,
+    Run,
+    RunOptions,
+    Settle,
+    Stop,
+    refuse_live_agent_cmd,
+)
+
+__all__ = ["CaseDone", "RunOptions", "refuse_live_agent_cmd", "run_case", "run_suite"]
+
+
+def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -> SuiteReport:
+    """Load and run a suite (a folder), or the fixtures and folders `suite` lists; the
+    report lists cases in the order of their files."""
+    options = options or RunOptions()
+    started = time.perf_counter()
+    targets = [suite] if isinstance(suite, Path) else list(suite)
+    tools = toolset(options.tools)
+    known = None if options.agent_cmd is not None else frozenset(tools)
+    files = fixture_files(targets)
+    shard = None
+    if options.shard is not None:
+        digest = suite_digest(files)
+        shard = ShardInfo(options.shard.index, options.shard.count, digest, len(files))
+        files = shard_files(files, options.shard)
+    # Without -k each fixture is loaded when its turn comes, and only its report outlives
+    # it: a large suite is never held whole. -k reads every fixture's names first.
+    run = Run(options, tools, known)
+    selected: list[Fixture] = list(files)
+    if options.keyword is not None:
+        selected = [*select([_loaded(path, run) for path in files], options.keyword)]
+    if options.on_selected is not None:
+        options.on_selected(len(selected))
+    cases = asyncio.run(_run_all(selected, run))
+    duration = (time.perf_counter() - started) * 1000
+    label = " ".join(display_path(target) for target in targets)
+    return SuiteReport(
+        label,
+        options.mode,
+        cases,
+        duration,
+        __version__,
+        os.getcwd(),
+        deselected=len(files) - len(selected),
+        not_run=run.stop.not_run,
+        interrupted=run.stop.interrupted,
+        shard=shard,
+    )
+
+
+async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
+    """Run one admitted case in a fresh workspace with a fresh agent, and grade it.
+
+    In live mode (`options.live`) the case runs against the configured provider inside
+    the live sandbox; otherwise its scripted steps are replayed.
+    """
+    options = options or RunOptions()
+    run = Run(replace(options, maxfail=None), toolset(options.tools))
+    return (await _run_all([case], run))[0]
+
+
+async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
+    options = run.options
+    if options.live is None:
+        return await _run_each(fixtures, run)
+    from zeroclaw_eval.run.live import live_provider  # only live mode pays for httpx
+
+    async with live_provider(options.live, connections=max(options.jobs, 1) * 2) as provider:
+        return await _run_each(fixtures, replace(run, live=provider))
+
+
+async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
+    options = run.options
+    reports: list[CaseReport | None] = [None] * len(fixtures)
+    settled = [False] * len(fixtures)  # reported, or left out past --maxfail
+
+    def settle(index: int, fixture: Fixture, report: CaseReport | None) -> None:
+        settled[index] = True
+        if report is not None:
+            reports[index] = report
+            if options.on_case_done is not None:
+                options.on_case_done(fixture, report)
+
+    def take(results: Sequence[tuple[int, CaseReport | None]]) -> bool:
+        for index, report in results:  # a worker's chunk, counted here as if run here
+            run.stop.count(report)
+            settle(index, fixtures[index], report)
+        return run.stopped()
+
+    async def every() -> None:
+        if len(fixtures) > 1 and _forks(options):
+            await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
+        else:
+            await _each(fixtures, run, settle)
+
+    if not options.stop_on_signals:
+        await every()
+    else:
+        work = asyncio.ensure_future(every())
+        with cancel_on_signals(work.cancel) as caught:
+            try:
+                await work
+            except asyncio.CancelledError:
+                if caught.signal is None:
+                    raise
+        if caught.signal is not None:
+            run.stop.interrupted = caught.signal
+            for index, fixture in enumerate(fixtures):
+                if settled[index]:
+                    continue
+                if isinstance(loaded := _loaded(fixture, run), RejectedFixture):  # always reported
+                    reports[index] = rejected(loaded)
+                else:
+                    run.stop.not_run += 1  # never started, or cancelled before it finished
+    # Fixture order, whatever finished first.
+    return [report for report in reports if report is not None]
+
+
+async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
+    options = run.options
+
+    async def one(index: int, fixture: Fixture) -> None:
+        fixture = _loaded(fixture, run)
+        # A rejected fixture costs nothing to report, and must always be: past --maxfail
+        # only cases that would have to run are left out.
+        report: CaseReport | None = None
+        if isinstance(fixture, RejectedFixture):
+            report = rejected(fixture)
+        elif not run.stopped():
+            attempts = [await run_one(fixture, run, shown_path(fixture.path)) for _ in range(options.repeat)]
+            report = combine(attempts, options.min_pass_rate)
+            if options.live is not None:
+                report = scrub_case(report, [options.live.api_key])
+        run.stop.count(report)
+        settle(index, fixture, report)
+
+    if options.jobs <= 1:
+        for index, fixture in enumerate(fixtures):  # no task per case when serial
+            await one(index, fixture)
+        return
+    slots = asyncio.Semaphore(options.jobs)
+
+    async def bounded(index: int, fixture: Fixture) -> None:
+        async with slots:
+            await one(index, fixture)
+
+    await asyncio.gather(*(bounded(index, fixture) for index, fixture in enumerate(fixtures)))
+
+
+def _forks(options: RunOptions) -> bool:
+    # Replayed cases with an in-process agent are CPU work: worker processes share it out.
+    # Live mode and agent commands wait on the network and on processes instead, which
+    # tasks in one process overlap well, and live mode's one provider is not forked.
+    return options.jobs > 1 and options.live is None and options.agent_cmd is None and forkable()
+
+
+async def _chunk(
+    fixtures: list[Fixture], run: Run, chunk: range, shared: Shared, put: Callable[[Any], None]
+) -> None:
+    """A worker's share: the cases of `chunk` one after another, each report `put` with its
+    index (None for a case left out). The workers count failures together, so `maxfail`
+    stops all of them as soon as it is reached, as it stops the tasks of one process."""
+    maxfail = run.options.maxfail
+
+    def halted() -> bool:
+        return shared.stopping or (maxfail is not None and shared.count >= maxfail)
+
+    def settle(index: int, _: Fixture, report: CaseReport | None) -> None:
+        if report is not None and not report.passed:
+            shared.add()
+        put((chunk[index], report))
+
+    mine = replace(run, options=replace(run.options, jobs=1, on_case_done=None), stop=Stop(), halted=halted)
+    await _each([fixtures[i] for i in chunk], mine, settle)
+
+
+def _loaded(fixture: Fixture, run: Run) -> Case | RejectedFixture:
+    if not isinstance(fixture, Path):
+        return fixture
+    return load_fixture(fixture, run.known, max_bytes=run.options.max_fixture_bytes)
