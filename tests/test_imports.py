@@ -49,6 +49,8 @@ REPLAY_NEVER = (
     "zeroclaw_eval.reporters.html",
     "zeroclaw_eval.reporters.junit",
     "zeroclaw_eval.mutate.engine",
+    "multiprocessing",  # only --jobs N forks workers
+    "zeroclaw_eval.run.workers",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.fixtures.admission import load_fixture
@@ -29,7 +29,6 @@ from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.interrupt import cancel_on_signals
 from zeroclaw_eval.run.project_tools import toolset
-from zeroclaw_eval.run.workers import Shared, forkable, in_workers
 from zeroclaw_eval.runner.case import rejected, run_one
 from zeroclaw_eval.runner.options import (
     CaseDone,
@@ -40,6 +39,9 @@ from zeroclaw_eval.runner.options import (
     Stop,
     refuse_live_agent_cmd,
 )
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.run.workers import Shared
 
 __all__ = ["CaseDone", "RunOptions", "refuse_live_agent_cmd", "run_case", "run_suite"]
 
@@ -124,6 +126,8 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
 
     async def every() -> None:
         if len(fixtures) > 1 and _forks(options):
+            from zeroclaw_eval.run.workers import in_workers  # only --jobs pays for multiprocessing
+
             await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
         else:
             await _each(fixtures, run, settle)
@@ -186,7 +190,11 @@ def _forks(options: RunOptions) -> bool:
     # Replayed cases with an in-process agent are CPU work: worker processes share it out.
     # Live mode and agent commands wait on the network and on processes instead, which
     # tasks in one process overlap well, and live mode's one provider is not forked.
-    return options.jobs > 1 and options.live is None and options.agent_cmd is None and forkable()
+    if options.jobs <= 1 or options.live is not None or options.agent_cmd is not None:
+        return False
+    from zeroclaw_eval.run.workers import forkable
+
+    return forkable()
 
 
 async def _chunk(
