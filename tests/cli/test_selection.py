@@ -256,6 +256,35 @@ def test_maxfail_holds_with_jobs(cli: Runner, suite: Path, jobs: str) -> None:
     assert result["not_run"] >= 1
 
 
+def test_jobs_auto_is_one_per_cpu_this_process_may_use(
+    cli: Runner, suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zeroclaw_eval.runner
+
+    asked: list[int] = []
+    real = zeroclaw_eval.runner.run_suite
+
+    def spy(targets: Any, options: Any) -> Any:
+        asked.append(options.jobs)
+        return real(targets, options)
+
+    monkeypatch.setattr(zeroclaw_eval.runner, "run_suite", spy)
+    # Three CPUs allowed (a container's share, say), whatever the machine has.
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 2, 5}, raising=False)
+    for spelling, jobs in (("auto", 3), ("AUTO", 3), ("2", 2), (" 4 ", 4)):
+        result = cli("eval", "run", "--jobs", spelling, "--format", "json", cwd=suite)
+        assert result.code == 1, result.stderr  # two cases fail, as in one process
+        assert asked.pop() == jobs
+        assert names(result) == sorted(names(result))
+
+
+@pytest.mark.parametrize("spelling", ["0", "-1", "many", "²", "1.5", ""])
+def test_jobs_must_be_a_count_or_auto(cli: Runner, suite: Path, spelling: str) -> None:
+    result = cli("eval", "run", "--jobs", spelling, cwd=suite)
+    assert result.code == 2
+    assert f"{spelling!r} is neither a count of at least 1 nor 'auto'" in result.stderr
+
+
 def test_one_file_named_several_ways_runs_once(cli: Runner, suite: Path) -> None:
     name = "evals/regression/a_echo_ok.json"
     spellings = [name, f"./{name}", str(suite / name), "evals/../evals/regression/a_echo_ok.json"]

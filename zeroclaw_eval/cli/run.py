@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -31,6 +32,25 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     from zeroclaw_eval.runner.options import Fixture
 
 
+def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """`--jobs`: a count of at least 1, or `auto` for one per CPU this process may use."""
+    text = value.strip()
+    if text.lower() == "auto":
+        return usable_cpus()
+    if text.isascii() and text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise click.BadParameter(f"{value!r} is neither a count of at least 1 nor 'auto'", ctx, param)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (at least 1): its affinity, which a container or
+    `taskset` narrows, rather than every CPU of the machine."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on macOS and Windows: every CPU counts
+        return max(1, os.cpu_count() or 1)
+
+
 @click.command("run", context_settings=CONTEXT)
 @paths_argument
 @suite_option()
@@ -53,11 +73,13 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
 @click.option(
     "--jobs",
     "-j",
-    type=click.IntRange(min=1),
-    default=1,
+    callback=_jobs,
+    default="1",
     show_default=True,
+    metavar="N|auto",
     help="Cases to run at once, the report in fixture order: replayed cases run in N worker"
-    " processes (forked, on Linux), live cases and agent commands N at a time in one process.",
+    " processes (forked, on Linux), live cases and agent commands N at a time in one process;"
+    " auto: one per CPU this process may use.",
 )
 @click.option(
     "--repeat",
@@ -145,6 +167,7 @@ def run_command(
       zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
       zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
       zeroclaw eval run --agent-cmd "node agent.mjs" --jobs 4
+      zeroclaw eval run --jobs auto
       zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
       zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
