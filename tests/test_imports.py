@@ -51,6 +51,7 @@ REPLAY_NEVER = (
     "zeroclaw_eval.mutate.engine",
     "multiprocessing",  # only --jobs N forks workers
     "zeroclaw_eval.run.workers",
+    "zeroclaw_eval.run.worker",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules

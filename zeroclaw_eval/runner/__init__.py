@@ -24,7 +24,7 @@ from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.selection import select
 from zeroclaw_eval.fixtures.sharding import shard_files, suite_digest
 from zeroclaw_eval.fixtures.suite import display_path, fixture_files, shown_path
-from zeroclaw_eval.report.model import CaseReport, ShardInfo, SuiteReport
+from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.report.scrub import scrub_case
 from zeroclaw_eval.run.interrupt import cancel_on_signals
@@ -41,7 +41,7 @@ from zeroclaw_eval.runner.options import (
 )
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.run.workers import Shared
+    from zeroclaw_eval.run.workers import Board
 
 __all__ = ["CaseDone", "RunOptions", "refuse_live_agent_cmd", "run_case", "run_suite"]
 
@@ -119,7 +119,11 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
                 options.on_case_done(fixture, report)
 
     def take(results: Sequence[tuple[int, CaseReport | None]]) -> bool:
-        for index, report in results:  # a worker's chunk, counted here as if run here
+        for index, report in results:  # a worker's chunk, counted here in fixture order
+            if run.stopped() and report is not None and report.status != REJECTED:
+                # Run by a worker that could not yet know of the failures before it: in
+                # one process it would not have started, and so it is not run here.
+                report = None
             run.stop.count(report)
             settle(index, fixtures[index], report)
         return run.stopped()
@@ -198,23 +202,15 @@ def _forks(options: RunOptions) -> bool:
 
 
 async def _chunk(
-    fixtures: list[Fixture], run: Run, chunk: range, shared: Shared, put: Callable[[Any], None]
+    fixtures: list[Fixture], run: Run, chunk: range, board: Board, put: Callable[[Any], None]
 ) -> None:
     """A worker's share: the cases of `chunk` one after another, each report `put` with its
-    index (None for a case left out). The workers count failures together, so `maxfail`
-    stops all of them as soon as it is reached, as it stops the tasks of one process."""
-    maxfail = run.options.maxfail
-
-    def halted() -> bool:
-        return shared.stopping or (maxfail is not None and shared.count >= maxfail)
-
-    def settle(index: int, _: Fixture, report: CaseReport | None) -> None:
-        if report is not None and not report.passed:
-            shared.add()
-        put((chunk[index], report))
-
-    mine = replace(run, options=replace(run.options, jobs=1, on_case_done=None), stop=Stop(), halted=halted)
-    await _each([fixtures[i] for i in chunk], mine, settle)
+    index (None for a case left out). Its failures count on the board, so a worker stops
+    as soon as the failures before its case, in fixture order, reach `maxfail`; the
+    parent then cuts the report where one process would have stopped."""
+    options = replace(run.options, jobs=1, on_case_done=None)
+    mine = replace(run, options=options, stop=Stop(board=board))
+    await _each([fixtures[i] for i in chunk], mine, lambda i, _, report: put((chunk[i], report)))
 
 
 def _loaded(fixture: Fixture, run: Run) -> Case | RejectedFixture:

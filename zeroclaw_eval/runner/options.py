@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import UsageError
@@ -19,10 +20,13 @@ from zeroclaw_eval.run.project_tools import ProjectTool
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.tools import Tool
 
+if TYPE_CHECKING:
+    from zeroclaw_eval.run.workers import Board
+
 #: A fixture as the runner holds it: admitted, rejected, or a path not yet read.
 Fixture = Case | RejectedFixture | Path
-#: Called as each case finishes, with the fixture: loaded, or its path when the case ran
-#: in a worker process (`--jobs N` in replay).
+#: Called as each case finishes, with the fixture as this process holds it: loaded, or
+#: still its path when a worker process read it and ran the case (`--jobs N` in replay).
 CaseDone = Callable[[Fixture, CaseReport], None]
 #: Where the per-case loop puts a finished case (None: left out past `maxfail`).
 Settle = Callable[[int, Fixture, "CaseReport | None"], None]
@@ -92,14 +96,15 @@ class Run:
     live: Provider | None = None
     #: Cases that did not pass so far (for `maxfail`), and those never started.
     stop: Stop = field(default_factory=lambda: Stop())
-    #: In a worker process: whether the parent's run stopped starting cases.
-    halted: Callable[[], bool] | None = None
 
     def stopped(self) -> bool:
-        """Whether no more cases start: `maxfail` reached here, or the parent halted."""
+        """Whether no more cases start: `maxfail` reached (counting every worker's
+        failures, in a worker), or, in a worker, the parent asked that none start."""
         maxfail = self.options.maxfail
-        reached = maxfail is not None and self.stop.failed >= maxfail
-        return reached or (self.halted is not None and self.halted())
+        board = self.stop.board
+        return (maxfail is not None and self.stop.failures >= maxfail) or (
+            board is not None and board.stopping
+        )
 
 
 @dataclass
@@ -109,9 +114,20 @@ class Stop:
     #: The signal that stopped the run, if one did.
     interrupted: str | None = None
 
+    #: In a worker process: the board where its failures are counted with every other
+    #: worker's, and where the parent says when to stop.
+    board: Board | None = None
+
     def count(self, report: CaseReport | None) -> None:
         """Count a settled case: None is one left out past `maxfail`."""
         if report is None:
             self.not_run += 1
         elif not report.passed:
             self.failed += 1
+            if self.board is not None:
+                self.board.add()
+
+    @property
+    def failures(self) -> int:
+        """Cases that did not pass so far: in every worker, in a worker process."""
+        return self.board.count if self.board is not None else self.failed
