@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import AbstractAsyncContextManager
+
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.suite import shown_path
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
-from zeroclaw_eval.run.case_run import case_run
-from zeroclaw_eval.runner.options import Run
+from zeroclaw_eval.run.case_run import CaseRun, case_run
+from zeroclaw_eval.run.provider import Provider
+from zeroclaw_eval.run.tools import Tool
+from zeroclaw_eval.runner.options import Run, RunOptions
 
 
 def rejected(fixture: RejectedFixture) -> CaseReport:
@@ -18,21 +23,29 @@ def rejected(fixture: RejectedFixture) -> CaseReport:
     return CaseReport(fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text)
 
 
+def run_with(
+    case: Case, options: RunOptions, tools: Mapping[str, Tool], live: Provider | None = None
+) -> AbstractAsyncContextManager[CaseRun]:
+    """`case` run in a fresh workspace as `options` ask, through the agent or agent command
+    they name (the runner's cases and mutation testing's replays alike)."""
+    return case_run(
+        case,
+        options.agent_factory,
+        agent_cmd=options.agent_cmd,
+        case_timeout_secs=options.case_timeout_secs,
+        max_tool_iterations=options.max_tool_iterations,
+        tools=tools,
+        live=live,
+        live_allowed=options.live.allowed_tools if options.live is not None else (),
+    )
+
+
 async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     """Run `case` once and grade it; `shown` is its path as reports show it."""
     trace = case.trace
     options = run.options
     try:
-        async with case_run(
-            case,
-            options.agent_factory,
-            agent_cmd=options.agent_cmd,
-            case_timeout_secs=options.case_timeout_secs,
-            max_tool_iterations=options.max_tool_iterations,
-            tools=run.tools,
-            live=run.live,
-            live_allowed=options.live.allowed_tools if options.live is not None else (),
-        ) as done:
+        async with run_with(case, options, run.tools, run.live) as done:
             record, workspace, error = done.record, done.workspace, done.error
             grades = grade(trace.expects, record, workspace)
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
