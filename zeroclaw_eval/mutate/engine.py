@@ -37,6 +37,7 @@ from zeroclaw_eval.run.project_tools import toolset
 from zeroclaw_eval.run.record import RunRecord
 from zeroclaw_eval.run.workspace import Workspace
 from zeroclaw_eval.runner import RunOptions
+from zeroclaw_eval.runner.options import nameable_tools
 
 
 def mutate_suite(
@@ -47,7 +48,7 @@ def mutate_suite(
     options = options or RunOptions()
     started = time.perf_counter()
     targets = [suite] if isinstance(suite, Path) else list(suite)
-    known = None if options.agent_cmd is not None else frozenset(toolset(options.tools))
+    known = nameable_tools(options, toolset(options.tools))
     limit = options.max_fixture_bytes
     loaded = [load_fixture(path, known, max_bytes=limit) for path in fixture_files(targets)]
     fixtures = select(loaded, options.keyword)

@@ -37,6 +37,7 @@ from zeroclaw_eval.runner.options import (
     RunOptions,
     Settle,
     Stop,
+    nameable_tools,
     refuse_live_agent_cmd,
 )
 
@@ -53,7 +54,7 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
     started = time.perf_counter()
     targets = [suite] if isinstance(suite, Path) else list(suite)
     tools = toolset(options.tools)
-    known = None if options.agent_cmd is not None else frozenset(tools)
+    known = nameable_tools(options, tools)
     files = fixture_files(targets)
     shard = None
     if options.shard is not None:

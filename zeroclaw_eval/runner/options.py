@@ -74,6 +74,12 @@ class RunOptions:
         check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
 
 
+def nameable_tools(options: RunOptions, tools: Mapping[str, Tool]) -> frozenset[str] | None:
+    """The tools a fixture may name: those of the run (built-in and the project's), or any
+    name at all (None) for an agent command, which runs tools of its own."""
+    return None if options.agent_cmd is not None else frozenset(tools)
+
+
 def refuse_live_agent_cmd(live: bool, agent_cmd: AgentCommand | None) -> None:
     """Live mode is not offered for an agent command: `UsageError` when both are asked for."""
     if live and agent_cmd is not None:
