@@ -52,6 +52,7 @@ REPLAY_NEVER = (
     "multiprocessing",  # only --jobs N forks workers
     "zeroclaw_eval.run.workers",
     "zeroclaw_eval.run.worker",
+    "zeroclaw_eval.run.pool",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules

@@ -64,7 +64,10 @@ class Board:
         struct.pack_into("<q", self._memory, offset, mine + 1)
 
 
-def serve(board: Board, work: Work, tasks: int, results: int) -> None:
+def serve(board: Board, work: Work, tasks: int, results: int, parent: int) -> None:
+    """The worker's life: chunks from `tasks` until its end, results to `results`;
+    `parent` is the pid of the process that forked it, read before the fork (a parent
+    that died just after would otherwise be mistaken for init)."""
     # The parent owns the signals: SIGINT from a terminal reaches the whole process group,
     # and the parent answers it with `Board.stop(cancel=True)`, which the worker watches;
     # a worker that died of the signal instead would leave its case's workspace behind.
@@ -74,7 +77,6 @@ def serve(board: Board, work: Work, tasks: int, results: int) -> None:
         signal.set_wakeup_fd(-1)  # the inherited one belongs to the parent's event loop
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, _ignore)
-    parent = os.getppid()
     loop = asyncio.new_event_loop()
     with os.fdopen(tasks, "rb", buffering=0) as incoming:
         while True:
@@ -123,8 +125,10 @@ def _watched(loop: asyncio.AbstractEventLoop, work: Awaitable[None], board: Boar
 
 def _pickled_error(exc: Exception) -> bytes:
     try:
-        return pickle.dumps(exc, pickle.HIGHEST_PROTOCOL)
-    except Exception:  # an exception that cannot be pickled: its words still can
+        blob = pickle.dumps(exc, pickle.HIGHEST_PROTOCOL)
+        pickle.loads(blob)  # one that pickles but cannot be rebuilt from its arguments
+        return blob
+    except Exception:  # an exception that cannot travel: its words still can
         return pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"), pickle.HIGHEST_PROTOCOL)
 
 

@@ -131,7 +131,7 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
 
     async def every() -> None:
         if len(fixtures) > 1 and _forks(options):
-            from zeroclaw_eval.run.workers import in_workers  # only --jobs pays for multiprocessing
+            from zeroclaw_eval.run.workers import in_workers  # only --jobs pays for the pool
 
             await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
         else:
