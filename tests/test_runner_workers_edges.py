@@ -109,10 +109,31 @@ def test_after_a_signal_the_chunk_being_awaited_does_not_drop_every_later_one(
     assert len(names) + report.not_run == 8
 
 
-def test_after_a_signal_past_maxfail_not_run_is_not_counted_twice(tmp_path: Path, private_tmp: Path) -> None:
+class FailsOnceStopRuns(StopsLater):
+    """ "after stop" waits until "stop" has begun in the other worker: failing earlier
+    could reach maxfail before that worker starts its case, and no signal would come."""
+
+    marker: Path
+
+    async def run_turn(self, user_input: str) -> str:
+        if user_input == "stop":
+            self.marker.touch()
+        elif user_input == "after stop":
+            for _ in range(1000):
+                if self.marker.exists():
+                    break
+                await asyncio.sleep(0.01)
+        return await super().run_turn(user_input)
+
+
+def test_after_a_signal_past_maxfail_not_run_is_not_counted_twice(
+    tmp_path: Path, private_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # maxfail 1: c0 fails, c1 is left out (not run: 1); c2 stops the run; c1 counts once.
+    monkeypatch.setattr(FailsOnceStopRuns, "marker", tmp_path / "stop-began", raising=False)
     suite = tmp_path / "suite"
-    write_fixture(suite, "c0_fails.json", FAILING)
+    fails = scripted_fixture([("after stop", [text_step("hello")])], {"response_contains": ["goodbye"]})
+    write_fixture(suite, "c0_fails.json", fails)
     write_fixture(suite, "c1_passes.json", PASSING)
     stop = scripted_fixture([("stop", [text_step("never")])], {"response_contains": ["never"]})
     write_fixture(suite, "c2_stop.json", stop)
@@ -121,7 +142,7 @@ def test_after_a_signal_past_maxfail_not_run_is_not_counted_twice(tmp_path: Path
     previous = signal.getsignal(signal.SIGTERM)
     try:
         report = run_suite(
-            suite, RunOptions(agent_factory=StopsLater, jobs=2, stop_on_signals=True, maxfail=1)
+            suite, RunOptions(agent_factory=FailsOnceStopRuns, jobs=2, stop_on_signals=True, maxfail=1)
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
