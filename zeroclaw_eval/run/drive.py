@@ -10,16 +10,15 @@ of here. The one exception is an agent factory that cannot make an agent
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
-from collections.abc import Awaitable, Iterable, Mapping
-from typing import TypeVar
+from collections.abc import Iterable, Mapping
 
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.run.agent import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.run.agent_call import make_agent, run_turn, user_traceback
+from zeroclaw_eval.run.deadline import within
 from zeroclaw_eval.run.doubles import with_doubles
 from zeroclaw_eval.run.provider import Provider
 from zeroclaw_eval.run.record import RunRecord, TurnRecord
@@ -29,8 +28,6 @@ from zeroclaw_eval.run.sandbox import case_toolbox, denial_error
 from zeroclaw_eval.run.toolbox import ToolBox
 from zeroclaw_eval.run.tools import BUILTIN_TOOLS, Tool
 from zeroclaw_eval.run.workspace import Workspace
-
-T = TypeVar("T")
 
 #: How long an agent's `aclose()` may take before the run goes on without it.
 CLOSE_TIMEOUT_SECS = 15.0
@@ -120,7 +117,7 @@ async def _turns(
         turn_record = TurnRecord(index, turn.user_input)
         record.turns.append(turn_record)
         try:
-            answer = await _within(run_turn(agent, turn.user_input), case_timeout_secs)
+            answer = await within(run_turn(agent, turn.user_input), case_timeout_secs)
         except asyncio.TimeoutError:
             return RunError(
                 f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
@@ -152,14 +149,6 @@ async def _turns(
 
 def _denied(index: int, toolbox: ToolBox) -> RunError | None:
     return denial_error(index, toolbox.denials[0]) if toolbox.denials else None
-
-
-async def _within(awaitable: Awaitable[T], seconds: float) -> T:
-    """Await with a time limit; `asyncio.timeout` spares the task `wait_for` creates."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(seconds):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, seconds)  # pragma: no cover - Python 3.10
 
 
 async def _close(agent: object) -> None:
