@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.run.record import ModelStep, RunRecord
-from zeroclaw_eval.run.sent import sent_roles, system_prompt
+from zeroclaw_eval.run.sent import roles_and_system_prompt
 
 
 class RecordingProvider:
@@ -31,9 +31,8 @@ class RecordingProvider:
             self.late += 1
             raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
-        roles = sent_roles(messages)
+        roles, system = roles_and_system_prompt(messages)
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
-        system = system_prompt(messages)
         response = await self._inner.complete(messages, tools)
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
         step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)

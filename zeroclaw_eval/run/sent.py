@@ -113,19 +113,30 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
     return results
 
 
+def roles_and_system_prompt(messages: list[Any]) -> tuple[list[str], str | None]:
+    """The role of each message, in order (`?` for a message without one), and the text
+    of the system and developer messages joined (None when there are none): what a
+    record keeps of every request, read in one pass."""
+    roles: list[str] = []
+    texts: list[str] = []
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if not isinstance(role, str):
+            roles.append("?")
+            continue
+        roles.append(role)
+        if role == "system" or role == "developer":
+            text = message_text(message.get("content"))
+            if text is not None:
+                texts.append(text)
+    return roles, "\n".join(texts) if texts else None
+
+
 def sent_roles(messages: list[Any]) -> list[str]:
     """The role of each message, in order (`?` for a message without one)."""
-    # `entry` inlined: this runs for every message of every request.
-    roles = [message.get("role") if isinstance(message, dict) else None for message in messages]
-    return [role if isinstance(role, str) else "?" for role in roles]
+    return roles_and_system_prompt(messages)[0]
 
 
 def system_prompt(messages: list[Any]) -> str | None:
     """The text of the system and developer messages, joined; None when there are none."""
-    texts = [
-        message_text(message.get("content"))
-        for message in messages
-        if isinstance(message, dict) and message.get("role") in ("system", "developer")
-    ]
-    found = [text for text in texts if text is not None]
-    return "\n".join(found) if found else None
+    return roles_and_system_prompt(messages)[1]
