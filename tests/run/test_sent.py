@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval.run.sent import FedBack, fed_back, message_text, sent_roles, system_prompt
+from zeroclaw_eval.run.sent import FedBack, fed_back, message_text, roles_and_system_prompt
 
 CALLS = {
     "role": "assistant",
@@ -47,9 +47,8 @@ def test_fields_of_the_wrong_type_are_skipped_not_raised_on() -> None:
         "not a message",
     ]
     assert fed_back(odd) == [FedBack("c2", "", "", '{"nested": 1}')]
-    assert sent_roles(odd) == ["assistant", "tool", "tool", "?"]
-    assert (
-        system_prompt([{"role": "system", "content": 3}, {"role": "developer", "content": "be brief"}])
-        == "be brief"
-    )
+    assert roles_and_system_prompt(odd)[0] == ["assistant", "tool", "tool", "?"]
+    assert roles_and_system_prompt(
+        [{"role": "system", "content": 3}, {"role": "developer", "content": "be brief"}]
+    ) == (["system", "developer"], "be brief")
     assert message_text([{"type": "image_url"}]) is None

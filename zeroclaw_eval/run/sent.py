@@ -130,13 +130,3 @@ def roles_and_system_prompt(messages: list[Any]) -> tuple[list[str], str | None]
             if text is not None:
                 texts.append(text)
     return roles, "\n".join(texts) if texts else None
-
-
-def sent_roles(messages: list[Any]) -> list[str]:
-    """The role of each message, in order (`?` for a message without one)."""
-    return roles_and_system_prompt(messages)[0]
-
-
-def system_prompt(messages: list[Any]) -> str | None:
-    """The text of the system and developer messages, joined; None when there are none."""
-    return roles_and_system_prompt(messages)[1]

@@ -19,7 +19,7 @@ from zeroclaw_eval.fixtures.suite import display_path
 from zeroclaw_eval.run.conversation import check_offered
 from zeroclaw_eval.run.openai_endpoint import Endpoint, Reply, WireRequest, error_reply
 from zeroclaw_eval.run.replay import OWN_TOOLS_HINT
-from zeroclaw_eval.run.sent import fed_back, sent_roles, system_prompt
+from zeroclaw_eval.run.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
 
@@ -99,11 +99,12 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
 
 
 def _what_was_sent(request: WireRequest) -> dict[str, Any]:
+    roles, system = roles_and_system_prompt(request.messages)
     return {
         "model": request.model,
         "stream": request.stream,
-        "sent_roles": sent_roles(request.messages),
-        "system_prompt": system_prompt(request.messages),
+        "sent_roles": roles,
+        "system_prompt": system,
         "offered_tools": [spec.name for spec in request.tools],
         "tool_results": [
             {"call_id": r.call_id, "name": r.name, "content": r.content} for r in fed_back(request.messages)
