@@ -48,12 +48,35 @@ class OwnInit:
         self.total = left + right
 
 
+@dataclass
+class KeywordOnly:
+    """Its field is no positional argument of `__init__`."""
+
+    name: str
+    count: int = field(default=0, kw_only=True)
+
+
+class Subclassed(Plain):
+    """A subclass's own `__init__` in place of the one dataclasses wrote."""
+
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__(first + second)
+
+
 def test_dataclasses_the_class_cannot_rebuild_are_pickled_as_pickle_does() -> None:
-    values = [Plain("a", [1, 2]), Checked(3), OwnInit(2, 5), {"key": (Plain("b"), 1.5)}]
+    values = [
+        Plain("a", [1, 2]),
+        Checked(3),
+        OwnInit(2, 5),
+        {"key": (Plain("b"), 1.5)},
+        KeywordOnly("k", count=4),
+        Subclassed("x", "y"),
+    ]
     back = pickle.loads(pickled(values))
     assert back == values
     assert back[1].doubled == 6
     assert back[2].total == 7
+    assert (back[4].count, back[5].name) == (4, "xy")
 
 
 def test_a_plain_dataclass_travels_as_its_class_and_values() -> None:

@@ -133,8 +133,9 @@ def pickled(value: Any) -> bytes:
 
 
 #: Per class: the names of its fields when the class can be rebuilt by calling it with
-#: their values (a dataclass with its generated `__init__`, every field an argument, no
-#: `__post_init__`); () when it cannot, and is pickled as pickle does by default.
+#: their values in order (a dataclass with the `__init__` dataclasses wrote, every field
+#: a positional argument, no `__post_init__`); () when it cannot, and is pickled as
+#: pickle does by default.
 _REBUILT: dict[type, tuple[str, ...]] = {}
 
 
@@ -142,12 +143,20 @@ def _rebuilt_fields(kind: type) -> tuple[str, ...]:
     names = _REBUILT.get(kind)
     if names is None:
         names = ()
-        if dataclasses.is_dataclass(kind) and kind.__dataclass_params__.init:  # type: ignore[attr-defined]
+        if dataclasses.is_dataclass(kind) and _generated_init(kind):
             found = dataclasses.fields(kind)
-            if all(f.init for f in found) and not hasattr(kind, "__post_init__"):
+            positional = all(f.init and not f.kw_only for f in found)
+            if positional and not hasattr(kind, "__post_init__"):
                 names = tuple(f.name for f in found)
         _REBUILT[kind] = names
     return names
+
+
+def _generated_init(kind: type) -> bool:
+    # dataclasses compiles the `__init__` it writes from source text (its code comes from
+    # "<string>"), and keeps one the class (or a subclass) wrote itself.
+    code = getattr(getattr(kind, "__init__", None), "__code__", None)
+    return code is not None and code.co_filename == "<string>"
 
 
 class _Pickler(pickle.Pickler):
