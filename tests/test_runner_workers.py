@@ -289,6 +289,33 @@ def _no_agent(context: AgentContext) -> Agent:
     raise ValueError("no agent today")
 
 
+class BlocksTheLoop(ReferenceAgent):
+    """An async agent that blocks its worker's event loop on the second case of a run."""
+
+    async def run_turn(self, user_input: str) -> str:
+        if "blocks" in user_input:
+            time.sleep(30)
+        return await super().run_turn(user_input)
+
+
+def test_a_turn_that_blocks_a_workers_loop_times_out_as_in_one_process(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    for n in range(4):
+        data = scripted_fixture(
+            [("blocks" if n == 1 else "fine", [text_step("fine")])], {"response_contains": ["fine"]}
+        )
+        write_fixture(suite, f"case_{n}.json", data)
+    started = time.monotonic()
+    report = run_suite(suite, RunOptions(agent_factory=BlocksTheLoop, jobs=2, case_timeout_secs=0.3))
+    assert time.monotonic() - started < 10  # not the 30 s the turn blocks for
+    assert [case.error.message if case.error else "passed" for case in report.cases] == [
+        "passed",
+        "turn 1 timed out after 0.3s (case_timeout_secs)",
+        "passed",
+        "passed",
+    ]
+
+
 def test_an_agent_factory_that_fails_fails_the_run_as_in_one_process(tmp_path: Path) -> None:
     suite = _suite(tmp_path, cases=4)
     with pytest.raises(AgentLoadError) as alone:

@@ -1,14 +1,17 @@
-"""`run.deadline.within`: a turn's time limit, armed only when the turn waits."""
+"""`run.deadline`: a turn's time limit, armed only when the turn waits, and enforced on a
+turn that blocks the event loop inside `bounded_blocking`."""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+import threading
 import time
 
 import pytest
 
-from zeroclaw_eval.run.deadline import within
+from zeroclaw_eval.run.deadline import bounded_blocking, within
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10 uses asyncio.wait_for")
 
@@ -113,3 +116,125 @@ def test_a_turn_may_catch_the_timeout_and_still_answer() -> None:
         return "never"
 
     assert asyncio.run(within(stubborn(), 0.05)) == "answered anyway"
+
+
+needs_timer = pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer (Windows)")
+
+
+async def _blocks() -> str:
+    time.sleep(30)
+    return "never"
+
+
+@needs_timer
+def test_inside_bounded_blocking_a_turn_that_blocks_the_loop_times_out() -> None:
+    started = time.monotonic()
+    with bounded_blocking(), pytest.raises(asyncio.TimeoutError):
+        asyncio.run(within(_blocks(), 0.1))
+    assert time.monotonic() - started < 5
+    # The handler found is back, and no timer is left to fire later.
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@needs_timer
+def test_a_step_that_ends_in_time_leaves_no_timer_running() -> None:
+    async def quick() -> str:
+        await asyncio.sleep(0)
+        return "quick"
+
+    async def main() -> tuple[str, tuple[float, float]]:
+        answer = await within(quick(), 0.2)
+        return answer, signal.getitimer(signal.ITIMER_REAL)
+
+    with bounded_blocking():
+        assert asyncio.run(main()) == ("quick", (0.0, 0.0))
+        time.sleep(0.3)  # past the deadline: a timer left armed would have fired by now
+
+
+@needs_timer
+def test_someone_elses_sigalrm_handler_is_left_alone() -> None:
+    fired: list[int] = []
+
+    def theirs(number: int, frame: object) -> None:
+        fired.append(number)
+
+    previous = signal.signal(signal.SIGALRM, theirs)
+    try:
+        with bounded_blocking():
+            assert signal.getsignal(signal.SIGALRM) is theirs
+            assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+            async def quick() -> str:
+                await asyncio.sleep(0)
+                return "quick"
+
+            # Unbounded, as without the block: the timer is the other handler's to use.
+            assert asyncio.run(within(quick(), 0.1)) == "quick"
+            assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert fired == []
+        assert signal.getsignal(signal.SIGALRM) is theirs
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
+@needs_timer
+def test_a_timer_already_running_is_left_alone() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 30.0)
+    try:
+        with bounded_blocking():
+            assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+@needs_timer
+def test_outside_the_main_thread_nothing_is_installed() -> None:
+    seen: list[object] = []
+
+    def elsewhere() -> None:
+        with bounded_blocking():
+            seen.append(signal.getsignal(signal.SIGALRM))
+
+    thread = threading.Thread(target=elsewhere)
+    thread.start()
+    thread.join()
+    assert seen == [signal.SIG_DFL]
+
+
+@needs_timer
+def test_overlapping_blocks_keep_the_handler_until_the_last_one_ends() -> None:
+    # Concurrent cases enter and leave their blocks in any order.
+    first, second = bounded_blocking(), bounded_blocking()
+    first.__enter__()
+    installed = signal.getsignal(signal.SIGALRM)
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert signal.getsignal(signal.SIGALRM) is installed is not signal.SIG_DFL
+    with pytest.raises(asyncio.TimeoutError):  # still bounded
+        asyncio.run(within(_blocks(), 0.1))
+    second.__exit__(None, None, None)
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+
+
+@needs_timer
+def test_the_overrun_passes_an_except_exception_and_a_nested_turn_ends_at_the_outer_limit() -> None:
+    caught: list[str] = []
+
+    async def inner() -> str:
+        try:
+            time.sleep(30)
+        except Exception:  # an agent's broad handler must not swallow the overrun
+            caught.append("inner")
+        return "never"
+
+    async def outer() -> str:
+        # A turn that runs another under its own, longer limit: the outer step's timer
+        # is the one running, so the outer limit ends them both.
+        return await within(inner(), 60.0)
+
+    started = time.monotonic()
+    with bounded_blocking(), pytest.raises(asyncio.TimeoutError):
+        asyncio.run(within(outer(), 0.1))
+    assert time.monotonic() - started < 5
+    assert caught == []

@@ -4,6 +4,7 @@ error, never a crash."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import threading
 import time
@@ -14,12 +15,20 @@ from typing import Any
 import pytest
 
 from tests.agents import RaisingAgent
-from tests.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
+from tests.builders import (
+    admit_case,
+    run_replay,
+    scripted_fixture,
+    text_step,
+    tool_call,
+    tools_step,
+    write_fixture,
+)
 from zeroclaw_eval.errors import AgentLoadError
 from zeroclaw_eval.report.model import CaseReport
-from zeroclaw_eval.run.agent import Agent, AgentContext
+from zeroclaw_eval.run.agent import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.run.provider import Message
-from zeroclaw_eval.runner import RunOptions, run_case
+from zeroclaw_eval.runner import RunOptions, run_case, run_suite
 
 
 def test_script_with_unconsumed_steps_is_a_run_error(tmp_path: Path) -> None:
@@ -163,6 +172,92 @@ def test_a_blocking_synchronous_agent_is_bounded_by_the_case_timeout(tmp_path: P
     assert time.perf_counter() - started < 2
     assert report.error is not None
     assert report.error.message == "turn 1 timed out after 0.1s (case_timeout_secs)"
+
+
+class SleepingAsyncAgent:
+    """An async agent that blocks the event loop: a blocking call, never an await."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        time.sleep(30)
+        return "too late"
+
+
+class SpinningAsyncAgent(SleepingAsyncAgent):
+    """Blocks the loop in pure Python: nothing to be interrupted but the bytecode."""
+
+    async def run_turn(self, user_input: str) -> str:
+        while True:
+            pass
+
+
+class SwallowingAsyncAgent(SleepingAsyncAgent):
+    """Catches the first overrun (an `except BaseException` of its own), and answers."""
+
+    async def run_turn(self, user_input: str) -> str:
+        try:
+            time.sleep(30)
+        except BaseException:
+            pass
+        return "answered after the limit"
+
+
+class LateWaitingAsyncAgent(SleepingAsyncAgent):
+    """Blocks past the limit, swallows the overrun, then awaits something slow."""
+
+    async def run_turn(self, user_input: str) -> str:
+        try:
+            time.sleep(30)
+        except BaseException:
+            pass
+        await asyncio.sleep(30)
+        return "never"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11) or not hasattr(signal, "setitimer"), reason="SIGALRM timer")
+@pytest.mark.parametrize(
+    "agent", [SleepingAsyncAgent, SpinningAsyncAgent, SwallowingAsyncAgent, LateWaitingAsyncAgent]
+)
+def test_an_async_agent_that_blocks_the_loop_is_bounded_by_the_case_timeout(
+    tmp_path: Path, agent: type
+) -> None:
+    data = scripted_fixture([("first", [text_step("too late")])], {"response_contains": ["late"]})
+    started = time.perf_counter()
+    report = run_replay(admit_case(tmp_path, data), agent_factory=agent, case_timeout_secs=0.2)
+    assert time.perf_counter() - started < 5  # not the 30 s it blocks for
+    assert report.error is not None
+    assert report.error.message == "turn 1 timed out after 0.2s (case_timeout_secs)"
+    assert report.error.field.pointer == "/turns/0"
+    # Nothing of the timer is left behind for the caller.
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11) or not hasattr(signal, "setitimer"), reason="SIGALRM timer")
+def test_the_next_case_runs_unbothered_after_a_blocked_one(tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    write_fixture(
+        suite, "a_blocked.json", scripted_fixture([("first", [text_step("x")])], {"response_contains": ["x"]})
+    )
+    write_fixture(
+        suite,
+        "b_fine.json",
+        scripted_fixture([("first", [text_step("fine")])], {"response_contains": ["fine"]}),
+    )
+
+    class BlocksOnce(SleepingAsyncAgent):
+        async def run_turn(self, user_input: str) -> str:
+            if not blocked:  # the first case's turn
+                blocked.append(True)
+                time.sleep(30)
+            return await ReferenceAgent(self.context).run_turn(user_input)
+
+    blocked: list[bool] = []
+    report = run_suite(suite, RunOptions(agent_factory=BlocksOnce, case_timeout_secs=0.2))
+    assert [case.error is not None for case in report.cases] == [True, False]
+    assert report.cases[1].passed
 
 
 def test_sync_from_the_event_loop_itself_says_to_await(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.agent import AgentFactory
 from zeroclaw_eval.run.command_agent import AgentCommand, command_agent_factory
+from zeroclaw_eval.run.deadline import bounded_blocking
 from zeroclaw_eval.run.drive import drive
 from zeroclaw_eval.run.isolation import case_workspace
 from zeroclaw_eval.run.provider import Provider
@@ -51,16 +52,17 @@ async def case_run(
         if agent_cmd is not None and workspace is not None:
             factory = command_agent_factory(agent_cmd, case, workspace.root)
         record = RunRecord()
-        error = await drive(
-            case,
-            record,
-            workspace,
-            factory,
-            case_timeout_secs=case_timeout_secs,
-            max_tool_iterations=max_tool_iterations,
-            tools=tools,
-            live=live,
-            live_allowed=live_allowed,
-            external=agent_cmd is not None,
-        )
+        with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
+            error = await drive(
+                case,
+                record,
+                workspace,
+                factory,
+                case_timeout_secs=case_timeout_secs,
+                max_tool_iterations=max_tool_iterations,
+                tools=tools,
+                live=live,
+                live_allowed=live_allowed,
+                external=agent_cmd is not None,
+            )
         yield CaseRun(record, workspace, error)

@@ -1,4 +1,5 @@
-"""A turn's time limit, armed only when the turn waits.
+"""A turn's time limit: armed only when the turn waits, and enforced on a turn that
+blocks the event loop too.
 
 asyncio can end a coroutine only where it suspends: code that runs without awaiting
 anything cannot be interrupted by `asyncio.timeout`, which fires at the next suspension.
@@ -7,38 +8,168 @@ the built-in tools run at once), and arming a timer for it cost a timer handle p
 the loop's heap and cancelled again per turn; in a serial replay the loop never runs, so
 the cancelled handles were never even popped. So the turn is started here directly, and
 only if it suspends is the rest awaited under the same deadline, counted from the start.
+
+An async agent that blocks (`time.sleep`, a blocking HTTP client, a loop that never
+awaits) never suspends at all, and no asyncio timer can end it. Inside
+`bounded_blocking()` each step of a turn (the code between two suspensions, run by
+`within` itself) also runs under a real-time interval timer: when the deadline passes
+mid-step, SIGALRM raises `_TurnOverrun` into whatever code is running, as
+pytest-timeout's signal method does, again each second until the step ends, and the
+turn then ends in `TimeoutError` like one that timed out waiting. Only the turn's own
+steps are covered: a task the agent starts runs outside them, and the code running when
+the timer fired might be another case's, which must not be the one to fail. A signal
+handler can be set only in the main thread, and the timer is left alone when someone
+else uses SIGALRM (pytest-timeout, say) or on a system without `setitimer` (Windows);
+there, as on Python 3.10, a blocking async turn is bounded only where it next suspends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+import threading
 import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+#: Seconds between repeats of `_TurnOverrun` while a step that caught it keeps running.
+REPEAT_SECS = 1.0
+
+
+class _TurnOverrun(BaseException):
+    """Raised into a turn that ran past its time limit without suspending. A
+    `BaseException`, as `KeyboardInterrupt` is, so that an agent's `except Exception`
+    lets it through."""
+
+
+@dataclass
+class _Alarm:
+    """The process's one SIGALRM timer, while `bounded_blocking` holds it."""
+
+    owner: int | None = None  # the thread that holds it (the main thread), or nobody
+    depth: int = 0  # bounded_blocking blocks open (cases running at once overlap them)
+    previous: Any = None  # the SIGALRM handler to put back
+    armed: object | None = None  # the step running under the timer, if one is
+    fired: bool = False  # the running step has been told it overran
+
+
+_ALARM = _Alarm()
+
+
+@contextmanager
+def bounded_blocking() -> Iterator[None]:
+    """While inside, `within` ends a turn that blocks past its deadline (see the module).
+    Blocks may nest and overlap (concurrent cases): the first one installs the SIGALRM
+    handler, the last one to end puts back the handler it found. A no-op outside the
+    main thread, where SIGALRM is already someone's, or where there is no interval timer."""
+    if _ALARM.owner is None:
+        previous = _take_alarm()
+        if previous is None:
+            yield
+            return
+        _ALARM.owner, _ALARM.previous = threading.get_ident(), previous
+    elif _ALARM.owner != threading.get_ident():  # another thread's run: not ours to bound
+        yield
+        return
+    _ALARM.depth += 1
+    try:
+        yield
+    finally:
+        _ALARM.depth -= 1
+        if _ALARM.depth == 0:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, _ALARM.previous)
+            _ALARM.owner, _ALARM.previous, _ALARM.armed, _ALARM.fired = None, None, None, False
+
+
+def _take_alarm() -> Any:
+    """Install the overrun handler and return the handler it replaced; None (nothing
+    installed) when SIGALRM cannot or should not be ours."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL:
+        return None  # someone else's handler
+    if signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0):
+        return None  # someone else's timer is running
+    return signal.signal(signal.SIGALRM, _on_alarm)
+
+
+def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
+    if _ALARM.armed is not None:  # a signal that arrives after its step ended is dropped
+        _ALARM.fired = True
+        raise _TurnOverrun
+
 
 async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
     """The result of `coroutine`, which must finish within `seconds` of now; raises
-    `TimeoutError` (`asyncio.TimeoutError`) at its first suspension past that."""
+    `TimeoutError` (`asyncio.TimeoutError`) at its first suspension past that, or,
+    inside `bounded_blocking`, when a step of it blocks past that."""
     if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10 has no timeout_at
         return await asyncio.wait_for(coroutine, seconds)
-    deadline = asyncio.get_running_loop().time() + seconds
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    step = _BoundedStep(deadline, loop.time) if _ALARM.owner == threading.get_ident() else None
     try:
-        waiting = coroutine.send(None)
-    except StopIteration as done:  # finished without suspending: no limit could apply
-        return done.value
-    async with asyncio.timeout_at(deadline):
-        return await _resumed(coroutine, waiting)
+        try:
+            waiting = coroutine.send(None) if step is None else step(coroutine.send, None)
+        except StopIteration as done:  # finished without suspending: no asyncio timer needed
+            return done.value
+        async with asyncio.timeout_at(deadline):
+            return await _resumed(coroutine, waiting, step)
+    except _TurnOverrun:
+        if step is not None:
+            step.disarm()  # the signal may have come in the step's last lines, before it did
+        coroutine.close()
+        raise TimeoutError("the turn blocked past its time limit") from None
+
+
+class _BoundedStep:
+    """Advances a coroutine one step (`send` or `throw` of a value) under the interval
+    timer; a step that overran the deadline ends in `_TurnOverrun`, even when the
+    coroutine caught the one raised into it and went on."""
+
+    def __init__(self, deadline: float, now: Callable[[], float]) -> None:
+        self._deadline = deadline
+        self._now = now
+
+    def __call__(self, advance: Callable[[Any], Any], value: Any) -> Any:
+        if _ALARM.armed is not None:  # a step inside a step (a nested run): the outer timer covers it
+            return advance(value)
+        _ALARM.fired = False
+        signal.setitimer(signal.ITIMER_REAL, max(self._deadline - self._now(), 0.001), REPEAT_SECS)
+        _ALARM.armed = self
+        try:
+            result = advance(value)
+        except StopIteration:
+            if _ALARM.fired:  # it caught the overrun and finished late: still too late
+                raise _TurnOverrun from None
+            raise
+        finally:
+            self.disarm()
+        if _ALARM.fired:  # it caught the overrun and went on to wait: ended here
+            raise _TurnOverrun
+        return result
+
+    def disarm(self) -> None:
+        """Stop the timer if this step armed it (idempotent)."""
+        if _ALARM.armed is self:
+            _ALARM.armed = None
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @types.coroutine
-def _resumed(coroutine: Coroutine[Any, Any, T], waiting: Any) -> Generator[Any, Any, T]:
+def _resumed(
+    coroutine: Coroutine[Any, Any, T], waiting: Any, step: _BoundedStep | None
+) -> Generator[Any, Any, T]:
     """The rest of `coroutine`, suspended on `waiting`: what `yield from` does, from a
     coroutine already started. Each value it yields goes to the task that awaits this, and
-    what the task sends or throws back goes to `coroutine`."""
+    what the task sends or throws back goes to `coroutine` (one bounded step each, when
+    `step` is given)."""
     while True:
         try:
             sent = yield waiting
@@ -47,11 +178,11 @@ def _resumed(coroutine: Coroutine[Any, Any, T], waiting: Any) -> Generator[Any, 
             raise
         except BaseException as exc:  # the task's cancellation, most often
             try:
-                waiting = coroutine.throw(exc)
+                waiting = coroutine.throw(exc) if step is None else step(coroutine.throw, exc)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
         else:
             try:
-                waiting = coroutine.send(sent)
+                waiting = coroutine.send(sent) if step is None else step(coroutine.send, sent)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]

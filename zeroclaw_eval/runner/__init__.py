@@ -27,6 +27,7 @@ from zeroclaw_eval.fixtures.suite import display_path, fixture_files, shown_path
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.report.scrub import scrub_case
+from zeroclaw_eval.run.deadline import bounded_blocking
 from zeroclaw_eval.run.interrupt import cancel_on_signals
 from zeroclaw_eval.run.project_tools import toolset
 from zeroclaw_eval.runner.case import rejected, run_one
@@ -130,12 +131,15 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
         return run.stopped()
 
     async def every() -> None:
-        if len(fixtures) > 1 and _forks(options):
-            from zeroclaw_eval.run.workers import in_workers  # only --jobs pays for the pool
+        # Installed once for the suite (each case's own block is then a counter), and
+        # inherited by forked workers.
+        with bounded_blocking():
+            if len(fixtures) > 1 and _forks(options):
+                from zeroclaw_eval.run.workers import in_workers  # only --jobs pays for the pool
 
-            await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
-        else:
-            await _each(fixtures, run, settle)
+                await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
+            else:
+                await _each(fixtures, run, settle)
 
     if not options.stop_on_signals:
         await every()
