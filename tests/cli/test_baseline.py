@@ -158,6 +158,7 @@ def test_fail_on_new_failures_needs_a_baseline(compared: Path) -> None:
         ('{"format_version": 5}', "is not a zeroclaw-eval JSON report"),
         ("[1, 2]", "is not a zeroclaw-eval JSON report"),
         (b"\xff\xfe", "is not a JSON report"),
+        ("[" * 100_000, "is not a JSON report: objects and arrays are nested too deep to parse"),
     ],
 )
 def test_a_bad_baseline_is_refused_before_any_case_runs(
@@ -235,6 +236,7 @@ def test_only_the_newest_runs_of_a_long_history_are_kept(compared: Path) -> None
         '{"passed": true, "total": 4}',
         '{"passed": 1.5, "total": 4}',
         '{"passed": "<script>", "total": 4}',
+        "[" * 100_000,  # deeper than the parser recurses
     ],
 )
 def test_a_history_line_that_is_not_a_run_is_refused_at_its_line(compared: Path, line: str) -> None:

@@ -26,6 +26,7 @@ def test_render_reproduces_what_the_run_wrote(repo: Path, fmt: str) -> None:
         ("{not json", "is not a JSON report"),
         ('{"format_version": 999, "cases": []}', "unsupported report format_version 999"),
         ("[1, 2]", "is not a zeroclaw-eval JSON report"),
+        ("[" * 100_000, "is not a JSON report: objects and arrays are nested too deep to parse"),
     ],
 )
 def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None, words: str) -> None:
@@ -34,6 +35,7 @@ def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None
     result = invoke("eval", "render", "report.json", cwd=tmp_path)
     assert result.code == 2
     assert words in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_a_fixture_name_of_undecodable_bytes_reaches_every_output(tmp_path: Path) -> None:

@@ -132,6 +132,12 @@ def test_response_that_is_not_json_fails_every_pointer() -> None:
         assert "response is not JSON" in result.detail
 
 
+def test_a_response_nested_deeper_than_json_parses_is_not_json_not_a_crash() -> None:
+    grades = run_grades({"response_json": {"/a": 1}}, record_of('{"a":' * 5_000 + "1" + "}" * 5_000))
+    assert not grades['response_json["/a"]'].passed
+    assert "response is not JSON" in grades['response_json["/a"]'].detail
+
+
 def test_response_json_pointer_with_non_ascii_digit_does_not_raise() -> None:
     # A grader never raises: "/items/²" names no array element, so the check fails.
     grades = run_grades({"response_json": {"/items/\u00b2": 3}}, record_of('{"items": [1, 2, 3]}'))

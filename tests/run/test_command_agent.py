@@ -55,6 +55,7 @@ def test_a_command_that_cannot_be_is_a_usage_error(text: str, io: str, words: st
         ('{"level": "warn", "error": "timeout, retrying"}', None),  # nor a structured log's error
         ('{"turn": 0}', None),
         ("{broken", None),
+        ('{"answer":' * 5_000 + '"x"' + "}" * 5_000, None),  # too deep to parse: output
         (
             '{"answer": 3}',
             ("protocol", "the agent's answer line has an answer of type int; it must be a string"),

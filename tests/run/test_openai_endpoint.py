@@ -83,6 +83,7 @@ def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> N
     ("api", "sent", "words"),
     [
         (CHAT, b"[1, 2]", "not a JSON object"),
+        (CHAT, b'{"a":' * 5_000 + b"1" + b"}" * 5_000, "not a JSON object"),  # deeper than json recurses
         (CHAT, b'{"messages": []}', "names no model"),
         (CHAT, body(messages="hi"), "no messages list"),
         (RESPONSES, body(input=5), "input must be a string or a list of items"),

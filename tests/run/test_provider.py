@@ -22,6 +22,7 @@ from zeroclaw_eval.run.provider import ToolCallRequest, ToolSpec, decode_argumen
         ('"just text"', '"just text"'),
         ('{"x": NaN}', '{"x": NaN}'),  # not valid JSON, so not an object either
         ('{"x": 1e999}', '{"x": 1e999}'),
+        ('{"a":' * 5_000 + "1" + "}" * 5_000, '{"a":' * 5_000 + "1" + "}" * 5_000),  # too deep to parse
     ],
 )
 def test_argument_text_is_the_object_it_holds_else_the_raw_text(text: str, received: Any) -> None:

@@ -24,6 +24,7 @@ from zeroclaw_eval.run.tool_results import inferred_success
         ('{"error": null, "value": 3}', True),
         ('{"errors_seen": 0}', True),
         ("{not json", True),
+        ('{"a":' * 5_000 + "1" + "}" * 5_000, True),  # too deep to parse: not an error field
         ("The error rate is 2%", True),  # only the opening counts
         ("errorless run", True),
     ],

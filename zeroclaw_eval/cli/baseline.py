@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.json_text import loads_untrusted
 
 if TYPE_CHECKING:
     from zeroclaw_eval.report.baseline import HistoryPoint
@@ -109,8 +110,6 @@ def plan_comparison(baseline: Path | None, fail_on: str, history: Path | None) -
 def read_history(path: Path) -> list[HistoryPoint]:
     """The newest `HISTORY_POINTS` runs of a pass-rate history, oldest first; a line that
     is not one is a usage error at its line (blank lines are skipped)."""
-    import json
-
     try:
         lines = path.read_text(encoding="utf-8").split("\n")
     except (OSError, ValueError) as exc:
@@ -121,7 +120,7 @@ def read_history(path: Path) -> list[HistoryPoint]:
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
+            entry = loads_untrusted(line)
         except ValueError as exc:
             raise UsageError(f"--history {path}:{number}: not JSON ({exc}); expected {_SHAPE}") from None
         point = _point(entry)

@@ -3,11 +3,11 @@ usage error, never a traceback, whatever the file holds."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.json_text import loads_untrusted
 
 if TYPE_CHECKING:
     from zeroclaw_eval.report.model import SuiteReport
@@ -29,7 +29,7 @@ def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[Su
     except OSError as exc:
         raise UsageError(f"{role}cannot read {path}: {exc.strerror or exc}") from None
     try:
-        parsed = json.loads(data)
+        parsed = loads_untrusted(data)
     except ValueError as exc:  # not UTF-8, or not JSON
         raise UsageError(f"{role}{path} is not a JSON report: {exc}{tail}") from None
     try:

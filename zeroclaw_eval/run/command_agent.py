@@ -39,6 +39,7 @@ from pathlib import Path
 
 from zeroclaw_eval.errors import ConfigError, RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json_text import loads_untrusted
 from zeroclaw_eval.run.agent import AgentContext, AgentFactory
 from zeroclaw_eval.run.agent_process import LINE_LIMIT, TAIL_LINES, AgentProcess
 from zeroclaw_eval.run.toolbox import ToolBox
@@ -273,7 +274,7 @@ def _answer_of(line: str) -> tuple[str, str] | None:
     if not line.startswith("{"):
         return None
     try:
-        data = json.loads(line)
+        data = loads_untrusted(line)
     except ValueError:
         return None
     if not isinstance(data, dict) or not data or not set(data) <= _ANSWER_KEYS or set(data) == {"turn"}:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.errors import EvalError, WireError
+from zeroclaw_eval.fixtures.json_text import loads_untrusted
 from zeroclaw_eval.run.http_limits import MAX_BODY
 from zeroclaw_eval.run.openai_wire import completion, completion_chunks, error_body, offered_specs
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolSpec
@@ -104,7 +105,7 @@ class Endpoint:
         if len(body) > MAX_BODY:
             raise WireError(413, f"the request body is {len(body)} bytes; the limit is {MAX_BODY}")
         try:
-            request = json.loads(body)
+            request = loads_untrusted(body)
         except ValueError:
             request = None
         if not isinstance(request, dict):

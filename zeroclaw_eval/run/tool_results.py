@@ -13,8 +13,9 @@ frameworks use. It is an inference, documented as one: a result reads as failed 
 
 from __future__ import annotations
 
-import json
 import re
+
+from zeroclaw_eval.fixtures.json_text import loads_untrusted
 
 _FAILED_OPENING = re.compile(
     r"(errors?\b|an error occurred|encountered error|\d+ validation errors?\b)", re.I
@@ -29,7 +30,7 @@ def inferred_success(content: str) -> bool:
         return False
     if text.startswith("{"):
         try:
-            data = json.loads(text)
+            data = loads_untrusted(text)
         except ValueError:
             return True
         if isinstance(data, dict) and (
