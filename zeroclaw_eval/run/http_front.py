@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Iterator
 from threading import Thread
 
-from zeroclaw_eval.run.http_reply import QuietServer, ReplyHandler
+from zeroclaw_eval.run.http_reply import BoundedServer, ReplyHandler
 from zeroclaw_eval.run.openai_endpoint import (
     Endpoint,
     Reply,
@@ -30,6 +30,12 @@ from zeroclaw_eval.run.provider import Message, ModelResponse, Provider, ToolSpe
 from zeroclaw_eval.run.sent import fed_back
 from zeroclaw_eval.run.tool_results import inferred_success
 from zeroclaw_eval.run.toolbox import ToolBox
+
+#: Connections one agent command may hold open at once; one more is answered 503. An
+#: agent asks the model one request at a time, or a few at once: this many means it opens
+#: connections and never closes them (a client made per request, a retry loop), and each
+#: would hold a thread of the harness until the case ends.
+MAX_CONNECTIONS = 64
 
 
 class HttpFront:
@@ -44,7 +50,7 @@ class HttpFront:
         self._model = model
         self._endpoint = Endpoint()
         self._numbers: Iterator[int] = itertools.count(1)
-        self._server = QuietServer(("127.0.0.1", 0), _handler(self))
+        self._server = BoundedServer(("127.0.0.1", 0), _handler(self), MAX_CONNECTIONS)
         Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
 
     @property

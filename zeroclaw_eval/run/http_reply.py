@@ -4,7 +4,9 @@ agent command. A loopback test server needs no web framework."""
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -30,6 +32,51 @@ class QuietServer(ThreadingHTTPServer):
         host, port = self.server_address[:2]
         shown = host.decode() if isinstance(host, bytes) else host
         return f"http://{shown}:{port}/v1"
+
+
+class BoundedServer(QuietServer):
+    """A `QuietServer` serving at most `slots` connections at once: one thread each, so a
+    client that opens connections without end (a retry loop, a client made per request)
+    would otherwise start threads without end. One over the cap is answered 503."""
+
+    def __init__(self, address: tuple[str, int], handler: Any, slots: int) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(slots)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)  # starts the connection's thread
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _refuse(request: socket.socket) -> None:
+    """Answer 503 on a connection over the cap, without reading it or waiting on it (this
+    runs in the thread that accepts connections)."""
+    reply = error_reply(503, "too many connections at once; retry shortly", "server_busy")
+    head = (
+        f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: {reply.content_type}\r\n"
+        f"Content-Length: {len(reply.body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    try:
+        request.setblocking(False)
+        request.send(head.encode("ascii") + reply.body)
+        # What the client sent already is read away: closing a socket with unread data
+        # resets the connection, and the client might see the reset instead of the 503.
+        request.recv(1 << 16)
+    except OSError:
+        pass  # nothing (more) to read, the client is gone, or it is not reading
 
 
 class ReplyHandler(BaseHTTPRequestHandler):

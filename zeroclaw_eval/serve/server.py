@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import socket
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,8 +27,8 @@ from typing import Any
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.run.http_limits import MAX_BODY
-from zeroclaw_eval.run.http_reply import QuietServer
-from zeroclaw_eval.run.openai_endpoint import Endpoint, error_reply
+from zeroclaw_eval.run.http_reply import BoundedServer
+from zeroclaw_eval.run.openai_endpoint import Endpoint
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.handler import handler_for
 from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
@@ -79,7 +78,7 @@ class ReplayServer:
         self._broken: set[str] = set()
         self.router = Router(self.cases, single=self.single)
         self.endpoint = Endpoint()
-        self._server: QuietServer | None = None
+        self._server: BoundedServer | None = None
 
     @property
     def url(self) -> str:
@@ -90,7 +89,7 @@ class ReplayServer:
     def bind(self) -> ReplayServer:
         """Open the listening socket (so the URL is known before serving)."""
         if self._server is None:
-            self._server = _BoundedServer((self.host, self.port), handler_for(self), self.max_connections)
+            self._server = BoundedServer((self.host, self.port), handler_for(self), self.max_connections)
         return self
 
     def start(self) -> ReplayServer:
@@ -200,46 +199,3 @@ class ReplayServer:
             self.log.clear()
             self.endpoint.forget()
             return self.run
-
-
-class _BoundedServer(QuietServer):
-    """A `QuietServer` serving at most `slots` connections at once."""
-
-    def __init__(self, address: tuple[str, int], handler: Any, slots: int) -> None:
-        super().__init__(address, handler)
-        self._slots = threading.BoundedSemaphore(slots)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            _refuse(request)
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)  # starts the connection's thread
-        except BaseException:
-            self._slots.release()
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-
-
-def _refuse(request: socket.socket) -> None:
-    """Answer 503 on a connection over the cap, without reading it or waiting on it (this
-    runs in the thread that accepts connections)."""
-    reply = error_reply(503, "too many connections at once; retry shortly", "server_busy")
-    head = (
-        f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: {reply.content_type}\r\n"
-        f"Content-Length: {len(reply.body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
-    )
-    try:
-        request.setblocking(False)
-        request.send(head.encode("ascii") + reply.body)
-        # What the client sent already is read away: closing a socket with unread data
-        # resets the connection, and the client might see the reset instead of the 503.
-        request.recv(1 << 16)
-    except OSError:
-        pass  # nothing (more) to read, the client is gone, or it is not reading
