@@ -76,3 +76,16 @@ def test_an_error_shows_the_control_characters_it_quotes(tmp_path: Path) -> None
     assert result.code == 2
     assert "\x1b" not in result.stderr
     assert "gone\\x1b]0;owned\\x07.json" in result.stderr
+
+
+@pytest.mark.parametrize("command", [("vacuity",), ("check",), ("list",), ("run",), ("mutate",)])
+def test_every_command_that_reads_the_suite_holds_it_to_the_configured_size_limit(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    # One rule for how a suite's fixtures are loaded: a file a run rejects as too large is
+    # rejected by the commands that judge the suite without running it, too.
+    (tmp_path / "zeroclaw.toml").write_text("[eval]\nmax_fixture_bytes = 200\n", encoding="utf-8")
+    write_fixture(tmp_path / "evals" / "regression", "big.json", echo_fixture({"tools_used": ["echo"]}))
+    result = invoke("eval", *command, cwd=tmp_path)
+    shown = result.stdout + result.stderr
+    assert "[eval].max_fixture_bytes" in shown, shown

@@ -86,9 +86,8 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
     was found; 2 usage or configuration error.
     """
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.fixtures.admission import load_fixture
     from zeroclaw_eval.fixtures.case import Case
-    from zeroclaw_eval.fixtures.suite import display_path, fixture_files, nested_fixtures_hint
+    from zeroclaw_eval.fixtures.suite import display_path, fixture_files, load_fixtures, nested_fixtures_hint
 
     with exit_on_error():
         loaded = load_config(config)
@@ -97,7 +96,7 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
         from zeroclaw_eval.project import known_tools
 
         known = known_tools(loaded, agent_cmd)
-        fixtures = [load_fixture(file, known, max_bytes=loaded.settings.max_fixture_bytes) for file in files]
+        fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes)
     where = ", ".join(display_path(target) for target in targets)
     hints = [hint for target in targets if (hint := nested_fixtures_hint(target)) is not None]
     click.echo(render_check(fixtures, where, hints), nl=False)

@@ -59,9 +59,7 @@ def list_command(
     configuration error.
     """
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.fixtures.admission import load_fixture
-    from zeroclaw_eval.fixtures.selection import select
-    from zeroclaw_eval.fixtures.suite import display_path, fixture_files
+    from zeroclaw_eval.fixtures.suite import display_path, fixture_files, load_fixtures
 
     with exit_on_error():
         loaded = load_config(config)
@@ -69,8 +67,7 @@ def list_command(
 
         known = known_tools(loaded, agent_cmd)
         files = fixture_files(resolve_targets(paths, suite, loaded))
-        limit = loaded.settings.max_fixture_bytes
-        fixtures = select([load_fixture(path, known, max_bytes=limit) for path in files], keyword)
+        fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes, keyword=keyword)
     entries = [_entry(fixture, display_path(fixture.path)) for fixture in fixtures]
     if fmt == "json":
         click.echo(json.dumps(entries, indent=2, ensure_ascii=False))

@@ -140,7 +140,10 @@ def vacuity_command(
         loaded = load_config(config)
         from zeroclaw_eval.project import known_tools
 
-        report = check_vacuity(resolve_suite(suite, loaded), known_tools(loaded, agent_cmd))
+        limit = loaded.settings.max_fixture_bytes
+        report = check_vacuity(
+            resolve_suite(suite, loaded), known_tools(loaded, agent_cmd), max_fixture_bytes=limit
+        )
         emit_vacuity(report, annotations)
     sys.exit(report.exit_code())
 

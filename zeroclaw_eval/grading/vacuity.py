@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.fixtures.suite import load_suite
 from zeroclaw_eval.grading.grader import grade
@@ -81,14 +82,19 @@ def find_vacuous(case: Case) -> VacuousCase | None:
     return VacuousCase(case.name, case.path, case.trace.model_name, checks)
 
 
-def check_vacuity(suite_dir: Path, known_tools: Iterable[str] | None = BUILTIN_TOOLS) -> VacuityReport:
+def check_vacuity(
+    suite_dir: Path,
+    known_tools: Iterable[str] | None = BUILTIN_TOOLS,
+    *,
+    max_fixture_bytes: int = DEFAULT_MAX_FIXTURE_BYTES,
+) -> VacuityReport:
     """Admit every fixture of a suite and grade each admitted one against an empty run.
 
     `known_tools` are the tools a fixture's `tools` may name (None: any, as for an agent
-    that runs its own tools). Raises `UsageError` (exit
-    code 2) when the suite folder does not exist.
+    that runs its own tools); a file over `max_fixture_bytes` is rejected, as a run
+    rejects it. Raises `UsageError` (exit code 2) when the suite folder does not exist.
     """
-    fixtures = load_suite(suite_dir, known_tools)
+    fixtures = load_suite(suite_dir, known_tools, max_bytes=max_fixture_bytes)
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
     vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)

@@ -14,10 +14,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.selection import select
-from zeroclaw_eval.fixtures.suite import display_path, fixture_files
+from zeroclaw_eval.fixtures.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
 from zeroclaw_eval.mutate.equivalence import observable, unused_tool
@@ -49,9 +47,8 @@ def mutate_suite(
     started = time.perf_counter()
     targets = [suite] if isinstance(suite, Path) else list(suite)
     known = nameable_tools(options, toolset(options.tools))
-    limit = options.max_fixture_bytes
-    loaded = [load_fixture(path, known, max_bytes=limit) for path in fixture_files(targets)]
-    fixtures = select(loaded, options.keyword)
+    files = fixture_files(targets)
+    fixtures = load_fixtures(files, known, max_bytes=options.max_fixture_bytes, keyword=options.keyword)
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
 

@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.selection import select
 from zeroclaw_eval.fixtures.sharding import shard_files, suite_digest
-from zeroclaw_eval.fixtures.suite import display_path, fixture_files, shown_path
+from zeroclaw_eval.fixtures.suite import display_path, fixture_files, load_fixtures, shown_path
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.report.scrub import scrub_case
@@ -67,7 +66,9 @@ def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -
     run = Run(options, tools, known)
     selected: list[Fixture] = list(files)
     if options.keyword is not None:
-        selected = [*select([_loaded(path, run) for path in files], options.keyword)]
+        selected = [
+            *load_fixtures(files, known, max_bytes=options.max_fixture_bytes, keyword=options.keyword)
+        ]
     if options.on_selected is not None:
         options.on_selected(len(selected))
     cases = asyncio.run(_run_all(selected, run))
