@@ -238,3 +238,32 @@ def test_the_overrun_passes_an_except_exception_and_a_nested_turn_ends_at_the_ou
         asyncio.run(within(outer(), 0.1))
     assert time.monotonic() - started < 5
     assert caught == []
+
+
+@needs_timer
+def test_an_agent_that_took_sigalrm_for_itself_keeps_its_timer() -> None:
+    rang: list[float] = []
+    set_at: list[float] = []
+
+    def theirs(number: int, frame: object) -> None:
+        rang.append(time.monotonic() - set_at[0])
+
+    async def takes_the_signal() -> str:
+        signal.signal(signal.SIGALRM, theirs)  # at import or in its factory, say
+        await asyncio.sleep(0)
+        set_at.append(time.monotonic())
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        await asyncio.sleep(0)  # the end of a step must not cancel their timer
+        time.sleep(0.3)  # nor may the harness's deadline ring their handler early
+        return "done"
+
+    try:
+        with bounded_blocking():
+            assert asyncio.run(within(takes_the_signal(), 0.01)) == "done"
+            assert signal.getsignal(signal.SIGALRM) is theirs
+        assert signal.getsignal(signal.SIGALRM) is theirs  # not put back over theirs
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    assert len(rang) == 1
+    assert rang[0] >= 0.09  # their own timer, when they set it to ring

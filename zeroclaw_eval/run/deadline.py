@@ -19,8 +19,9 @@ turn then ends in `TimeoutError` like one that timed out waiting. Only the turn'
 steps are covered: a task the agent starts runs outside them, and the code running when
 the timer fired might be another case's, which must not be the one to fail. A signal
 handler can be set only in the main thread, and the timer is left alone when someone
-else uses SIGALRM (pytest-timeout, say) or on a system without `setitimer` (Windows);
-there, as on Python 3.10, a blocking async turn is bounded only where it next suspends.
+else uses SIGALRM (pytest-timeout, say, or an agent that installs a handler of its own
+mid-run) or on a system without `setitimer` (Windows); there, as on Python 3.10, a
+blocking async turn is bounded only where it next suspends.
 """
 
 from __future__ import annotations
@@ -82,8 +83,9 @@ def bounded_blocking() -> Iterator[None]:
     finally:
         _ALARM.depth -= 1
         if _ALARM.depth == 0:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, _ALARM.previous)
+            if signal.getsignal(signal.SIGALRM) is _on_alarm:  # else the agent took it: its own
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, _ALARM.previous)
             _ALARM.owner, _ALARM.previous, _ALARM.armed, _ALARM.fired = None, None, None, False
 
 
@@ -140,6 +142,8 @@ class _BoundedStep:
     def __call__(self, advance: Callable[[Any], Any], value: Any) -> Any:
         if _ALARM.armed is not None:  # a step inside a step (a nested run): the outer timer covers it
             return advance(value)
+        if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+            return advance(value)  # the agent took SIGALRM for itself: its timer, not ours
         _ALARM.fired = False
         signal.setitimer(signal.ITIMER_REAL, max(self._deadline - self._now(), 0.001), REPEAT_SECS)
         _ALARM.armed = self
@@ -159,7 +163,8 @@ class _BoundedStep:
         """Stop the timer if this step armed it (idempotent)."""
         if _ALARM.armed is self:
             _ALARM.armed = None
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if signal.getsignal(signal.SIGALRM) is _on_alarm:  # else the timer is the agent's now
+                signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 @types.coroutine
