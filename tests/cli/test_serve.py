@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.builders import echo_fixture, write_fixture
 from tests.invoke import invoke
 from zeroclaw_eval.run.openai_endpoint import MAX_BODY
 from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT
@@ -50,3 +51,23 @@ def test_serve_passes_its_bounds_to_the_server_and_refuses_bad_ones(
         refused = invoke("eval", "serve", "--port", "0", option, value, cwd=project)
         assert refused.code == 2
         assert option in refused.stderr
+
+
+@pytest.mark.parametrize("which", ["--suite", "--fixture"])
+def test_serve_holds_fixtures_to_the_configured_size_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    # Should the limit be missed, the server would start: make that return at once.
+    def serve_forever(server: ReplayServer) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ReplayServer, "serve_forever", serve_forever)
+    monkeypatch.setattr(ReplayServer, "stop", lambda server: server._server and server._server.server_close())
+    (tmp_path / "zeroclaw.toml").write_text("[eval]\nmax_fixture_bytes = 200\n", encoding="utf-8")
+    path = write_fixture(
+        tmp_path / "evals" / "regression", "big.json", echo_fixture({"tools_used": ["echo"]})
+    )
+    target = str(path) if which == "--fixture" else "evals/regression"
+    result = invoke("eval", "serve", which, target, "--port", "0", cwd=tmp_path)
+    assert result.code == 2
+    assert "[eval].max_fixture_bytes" in result.stderr

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -267,3 +268,81 @@ def test_an_agent_that_took_sigalrm_for_itself_keeps_its_timer() -> None:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
     assert len(rang) == 1
     assert rang[0] >= 0.09  # their own timer, when they set it to ring
+
+
+@needs_timer
+def test_a_clean_up_that_blocks_after_the_overrun_is_told_at_once_too() -> None:
+    async def swallows_then_waits() -> str:
+        try:
+            try:
+                time.sleep(30)
+            except BaseException:
+                pass
+            await asyncio.sleep(30)
+        finally:
+            time.sleep(30)  # run when the turn is closed: past the deadline already
+        return "never"
+
+    started = time.monotonic()
+    with bounded_blocking(), pytest.raises(asyncio.TimeoutError):
+        asyncio.run(within(swallows_then_waits(), 0.1))
+    assert time.monotonic() - started < 5
+
+
+@needs_timer
+def test_an_overrun_the_turn_wraps_in_an_error_of_its_own_is_still_a_timeout() -> None:
+    async def wraps() -> str:
+        try:
+            time.sleep(30)
+        except BaseException as exc:
+            raise RuntimeError("the client failed") from exc
+        return "never"
+
+    with bounded_blocking(), pytest.raises(asyncio.TimeoutError):
+        asyncio.run(within(wraps(), 0.1))
+
+
+@needs_timer
+def test_an_outside_cancel_stays_a_cancel_when_the_turn_overruns_handling_it() -> None:
+    async def blocks_when_cancelled() -> str:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            time.sleep(30)  # a blocking flush while it is being cancelled
+        return "never"
+
+    async def main() -> None:
+        task = asyncio.ensure_future(within(blocks_when_cancelled(), 0.3))
+        await asyncio.sleep(0.05)
+        task.cancel()  # what a run stopped by SIGINT does to the case running
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    started = time.monotonic()
+    with bounded_blocking():
+        asyncio.run(main())
+    assert time.monotonic() - started < 5
+
+
+def test_the_overrun_is_raised_only_into_the_turns_code_never_into_the_timers_own() -> None:
+    # A signal handled while this module's own lines run (a step's first or last lines)
+    # only raises the flag: an exception there would escape what catches it.
+    from zeroclaw_eval.run import deadline
+
+    frames: list[Any] = []
+
+    async def notes_its_caller() -> str:
+        frames.append(sys._getframe(1))  # the step of `within` that runs it
+        return "done"
+
+    assert asyncio.run(within(notes_its_caller(), 5.0)) == "done"
+    assert frames[0].f_code.co_filename == deadline.within.__code__.co_filename
+    saved = (deadline._ALARM.armed, deadline._ALARM.fired)
+    deadline._ALARM.armed = object()
+    try:
+        deadline._on_alarm(signal.SIGALRM, frames[0])  # returns: no exception
+        assert deadline._ALARM.fired
+        with pytest.raises(deadline._TurnOverrun):
+            deadline._on_alarm(signal.SIGALRM, sys._getframe())
+    finally:
+        deadline._ALARM.armed, deadline._ALARM.fired = saved

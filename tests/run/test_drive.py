@@ -4,6 +4,7 @@ error, never a crash."""
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -204,14 +205,11 @@ class SwallowingAsyncAgent(SleepingAsyncAgent):
         return "answered after the limit"
 
 
-class LateWaitingAsyncAgent(SleepingAsyncAgent):
+class LateWaitingAsyncAgent(SwallowingAsyncAgent):
     """Blocks past the limit, swallows the overrun, then awaits something slow."""
 
     async def run_turn(self, user_input: str) -> str:
-        try:
-            time.sleep(30)
-        except BaseException:
-            pass
+        await super().run_turn(user_input)
         await asyncio.sleep(30)
         return "never"
 
@@ -494,3 +492,31 @@ def test_the_traceback_of_a_wrapped_error_keeps_its_cause(tmp_path: Path) -> Non
     assert "The above exception was the direct cause of the following exception:" in traceback
     assert traceback.rstrip().endswith("RuntimeError: the turn failed")
     assert "zeroclaw_eval" not in traceback
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11) or not hasattr(signal, "setitimer"), reason="SIGALRM timer")
+def test_sigint_while_a_turn_blocks_in_its_clean_up_still_stops_the_run(tmp_path: Path) -> None:
+    class FlushesWhenCancelled(ReferenceAgent):
+        async def run_turn(self, user_input: str) -> str:
+            if user_input == "first":
+                asyncio.get_running_loop().call_later(0.1, os.kill, os.getpid(), signal.SIGINT)
+                try:
+                    await asyncio.sleep(30)
+                finally:
+                    time.sleep(30)  # a blocking flush while it is cancelled, past the limit
+            return await super().run_turn(user_input)
+
+    suite = tmp_path / "suite"
+    write_fixture(
+        suite, "a.json", scripted_fixture([("first", [text_step("x")])], {"response_contains": ["x"]})
+    )
+    for n in range(3):
+        data = scripted_fixture([("later", [text_step("fine")])], {"response_contains": ["fine"]})
+        write_fixture(suite, f"b{n}.json", data)
+    started = time.monotonic()
+    options = RunOptions(agent_factory=FlushesWhenCancelled, case_timeout_secs=0.5, stop_on_signals=True)
+    report = run_suite(suite, options)
+    assert time.monotonic() - started < 10
+    # Stopped where it stood: the case that overran is not a timeout, and no later case ran.
+    assert report.interrupted == "SIGINT"
+    assert (report.cases, report.not_run) == ([], 4)

@@ -451,6 +451,17 @@ def test_a_malformed_body_is_a_malformed_response_error_and_is_not_retried(
     assert len(server.log) == 1
 
 
+@pytest.mark.parametrize("status", [200, 400])
+def test_a_body_nested_deeper_than_json_parses_is_a_provider_error(
+    one_off: Callable[..., OneOff], status: int
+) -> None:
+    deep = b'{"error":' * 5_000 + b"1" + b"}" * 5_000
+    server = one_off(lambda n, h, b: (status, {"Content-Type": "application/json"}, deep))
+    message = fail(settings(server.url, max_retries=0))
+    # A 200's body is the reply, a 400's the error it explains: neither may raise past here.
+    assert ("malformed response" if status == 200 else "answered HTTP 400") in message
+
+
 def test_json_of_the_wrong_shape_is_a_malformed_response_error(one_off: Callable[..., OneOff]) -> None:
     server = one_off(lambda n, h, b: json_reply(200, {"object": "list", "data": []}))
     message = fail(settings(server.url))

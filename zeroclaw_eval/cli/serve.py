@@ -94,11 +94,13 @@ def serve_command(
         parsed_faults = [parse_fault(spec) for spec in faults]
         if fixture is not None and suite is not None:
             raise UsageError("give --suite or --fixture, not both")
+        loaded = load_config(config)
+        limit = loaded.settings.max_fixture_bytes
         if fixture is not None:
-            cases = load_cases([fixture])
+            cases = load_cases([fixture], max_bytes=limit)
         else:
-            folder = resolve_suite(suite, load_config(config))
-            cases = load_cases(discover(folder))
+            folder = resolve_suite(suite, loaded)
+            cases = load_cases(discover(folder), max_bytes=limit)
             if not cases:
                 raise UsageError(f"no fixtures to serve in {folder}")
         server = ReplayServer(

@@ -21,7 +21,15 @@ the timer fired might be another case's, which must not be the one to fail. A si
 handler can be set only in the main thread, and the timer is left alone when someone
 else uses SIGALRM (pytest-timeout, say, or an agent that installs a handler of its own
 mid-run) or on a system without `setitimer` (Windows); there, as on Python 3.10, a
-blocking async turn is bounded only where it next suspends.
+blocking async turn is bounded only where it next suspends. There is one real-time
+timer per process: an agent that sets it itself (`signal.alarm`, a decorator that
+times out by SIGALRM) cancels the harness's until the next step. And with several cases
+in one event loop (live mode with `--jobs`), those waiting while one blocks may pass
+their own limits meanwhile; ending the blocked one at its deadline is what can be done.
+
+A turn that overran is closed under the timer too (its clean-up may block as well), and
+an overrun while the turn handles a cancel from outside (SIGINT stopping the run) lets
+the cancel go on instead of reporting a timeout.
 """
 
 from __future__ import annotations
@@ -40,6 +48,11 @@ T = TypeVar("T")
 
 #: Seconds between repeats of `_TurnOverrun` while a step that caught it keeps running.
 REPEAT_SECS = 1.0
+
+#: The handler installed for a signal, as the C function gives it. `signal.getsignal`
+#: looks each one up as a `Handlers` member first, which for a function handler raises
+#: and catches a ValueError: ~2 us, twice a step, more than the timer itself costs.
+_handler_of: Callable[[int], Any] = getattr(signal, "_signal", signal).getsignal
 
 
 class _TurnOverrun(BaseException):
@@ -83,7 +96,7 @@ def bounded_blocking() -> Iterator[None]:
     finally:
         _ALARM.depth -= 1
         if _ALARM.depth == 0:
-            if signal.getsignal(signal.SIGALRM) is _on_alarm:  # else the agent took it: its own
+            if _handler_of(signal.SIGALRM) is _on_alarm:  # else the agent took it: its own
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, _ALARM.previous)
             _ALARM.owner, _ALARM.previous, _ALARM.armed, _ALARM.fired = None, None, None, False
@@ -92,7 +105,9 @@ def bounded_blocking() -> Iterator[None]:
 def _take_alarm() -> Any:
     """Install the overrun handler and return the handler it replaced; None (nothing
     installed) when SIGALRM cannot or should not be ours."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if sys.version_info < (3, 11) or not hasattr(signal, "setitimer"):
+        return None  # 3.10: `within` has no steps of its own to arm the timer around
+    if threading.current_thread() is not threading.main_thread():
         return None
     if signal.getsignal(signal.SIGALRM) is not signal.SIG_DFL:
         return None  # someone else's handler
@@ -102,8 +117,13 @@ def _take_alarm() -> Any:
 
 
 def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
-    if _ALARM.armed is not None:  # a signal that arrives after its step ended is dropped
-        _ALARM.fired = True
+    if _ALARM.armed is None:  # a signal that arrives after its step ended is dropped
+        return
+    _ALARM.fired = True
+    # Raised only into the turn's own code. Landing in this module's (a step's first or
+    # last lines, `within`'s clean-up) it would escape where nothing catches it; there the
+    # flag alone is enough, as each step checks it when the turn's code returns.
+    if frame is None or frame.f_code.co_filename != _OWN_FILE:
         raise _TurnOverrun
 
 
@@ -125,9 +145,27 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
             return await _resumed(coroutine, waiting, step)
     except _TurnOverrun:
         if step is not None:
-            step.disarm()  # the signal may have come in the step's last lines, before it did
-        coroutine.close()
+            step.disarm()
+        _close(coroutine, step)
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # The turn overran while it handled a cancel from outside (the run stopped by
+            # SIGINT, say): the cancel goes on, or the run would carry on to the next case.
+            raise asyncio.CancelledError from None
         raise TimeoutError("the turn blocked past its time limit") from None
+
+
+def _close(coroutine: Coroutine[Any, Any, Any], step: _BoundedStep | None) -> None:
+    """Close the coroutine of a turn that overran. Its clean-up (`finally`, `except
+    GeneratorExit`) runs as a step too, past the deadline already, so a clean-up that
+    blocks is told at once; whatever it does then, the turn has timed out."""
+    try:
+        if step is None:
+            coroutine.close()
+        else:
+            step(lambda _: coroutine.close(), None)
+    except (Exception, _TurnOverrun):
+        pass  # it raised, overran again, or would not close (it awaited in its clean-up)
 
 
 class _BoundedStep:
@@ -142,15 +180,17 @@ class _BoundedStep:
     def __call__(self, advance: Callable[[Any], Any], value: Any) -> Any:
         if _ALARM.armed is not None:  # a step inside a step (a nested run): the outer timer covers it
             return advance(value)
-        if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+        if _handler_of(signal.SIGALRM) is not _on_alarm:
             return advance(value)  # the agent took SIGALRM for itself: its timer, not ours
         _ALARM.fired = False
         signal.setitimer(signal.ITIMER_REAL, max(self._deadline - self._now(), 0.001), REPEAT_SECS)
         _ALARM.armed = self
         try:
             result = advance(value)
-        except StopIteration:
-            if _ALARM.fired:  # it caught the overrun and finished late: still too late
+        except BaseException as exc:
+            if _ALARM.fired and not isinstance(exc, _TurnOverrun):
+                # It caught the overrun and finished late, or raised something else of
+                # its own (its wrapping of the overrun, say): still too late.
                 raise _TurnOverrun from None
             raise
         finally:
@@ -163,7 +203,7 @@ class _BoundedStep:
         """Stop the timer if this step armed it (idempotent)."""
         if _ALARM.armed is self:
             _ALARM.armed = None
-            if signal.getsignal(signal.SIGALRM) is _on_alarm:  # else the timer is the agent's now
+            if _handler_of(signal.SIGALRM) is _on_alarm:  # else the timer is the agent's now
                 signal.setitimer(signal.ITIMER_REAL, 0)
 
 
@@ -191,3 +231,8 @@ def _resumed(
                 waiting = coroutine.send(sent) if step is None else step(coroutine.send, sent)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
+
+
+#: The file name this module's code was compiled under (`__file__` may be spelled
+#: otherwise, when its bytecode was compiled from another path).
+_OWN_FILE = within.__code__.co_filename

@@ -19,7 +19,7 @@ import httpx
 
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
-from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.fixtures.json_text import compact_json, loads_untrusted
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.run.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
 
@@ -120,7 +120,7 @@ class OpenAIProvider:
 
     def _parse(self, response: httpx.Response) -> ModelResponse:
         try:
-            data = response.json()
+            data = loads_untrusted(response.content)
         except ValueError:
             raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
         try:
@@ -161,7 +161,7 @@ MAX_ERROR_DETAIL = 300
 
 def _error_message(response: httpx.Response, key: str) -> str:
     try:
-        error = response.json().get("error")
+        error = loads_untrusted(response.content).get("error")
         message = error.get("message") if isinstance(error, dict) else error
     except (ValueError, AttributeError):
         message = response.text

@@ -10,6 +10,7 @@ from typing import Any
 from zeroclaw_eval.errors import Divergence, UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.run.conversation import Position, step_at
 from zeroclaw_eval.run.provider import ModelResponse
 from zeroclaw_eval.run.script import Script, script_of
@@ -89,14 +90,15 @@ class Router:
         return sorted({c.path.stem for c in self.cases})
 
 
-def load_cases(paths: Iterable[Path]) -> list[Case]:
-    """Admit fixtures for serving; a rejected one is a usage error naming its problems.
+def load_cases(paths: Iterable[Path], *, max_bytes: int = DEFAULT_MAX_FIXTURE_BYTES) -> list[Case]:
+    """Admit fixtures for serving; a rejected one (one over `max_bytes`, too) is a usage
+    error naming its problems.
 
     Any tool name is admitted: the agent served runs its own tools, which the harness
     does not know (the script only names what the model asks for)."""
     cases = []
     for path in paths:
-        loaded = load_fixture(path)
+        loaded = load_fixture(path, max_bytes=max_bytes)
         if not isinstance(loaded, Case):
             raise UsageError(f"{loaded.problems[0].describe(str(path))} (fix the fixture before serving it)")
         cases.append(loaded)
