@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
 import httpx
 import openai
+import pytest
 
 from tests.scripts import ANSWER_1, CALL_1, ECHO_TOOL, RESULT_1, USER_1, USER_2, post
 from zeroclaw_eval.fixtures.case import Case
@@ -174,6 +177,32 @@ def test_a_chunked_body_without_a_length_is_refused_with_411(
     assert response.status == 411
     assert "Content-Length" in json.loads(response.read())["error"]["message"]
     connection.close()
+
+
+@pytest.mark.parametrize(
+    ("head", "status"),
+    [
+        (b"Transfer-Encoding: chunked", b"411"),
+        (f"Content-Length: {MAX_BODY + 1}".encode(), b"413"),
+        (b"Content-Length: many", b"400"),
+    ],
+)
+def test_a_client_still_sending_a_refused_body_gets_the_answer_not_a_reset(
+    two_turns: Case, serve: Callable[..., ReplayServer], head: bytes, status: bytes
+) -> None:
+    # The server answers from the headers; closed at once with the body's first bytes
+    # unread, its socket would reset the connection under a client still sending.
+    where = urlparse(serve([two_turns]).url)
+    with socket.create_connection((where.hostname or "", where.port or 0), timeout=5) as client:
+        client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n" + head + b"\r\n\r\n")
+        time.sleep(0.05)  # the answer is written and the server has moved on meanwhile
+        client.sendall(b"5\r\nhello\r\n")
+        time.sleep(0.05)
+        client.sendall(b"0\r\n\r\n")
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 " + status + b" ")
 
 
 def test_a_request_with_fields_of_odd_types_is_a_logged_400(

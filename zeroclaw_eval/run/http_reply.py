@@ -7,11 +7,15 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from zeroclaw_eval.run.http_limits import MAX_BODY
 from zeroclaw_eval.run.openai_endpoint import Reply, error_reply
+
+#: Seconds a refused request's unread body is read away for before its connection closes.
+LINGER_SECS = 1.0
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -106,8 +110,7 @@ class ReplyHandler(BaseHTTPRequestHandler):
         """The request body; None after answering 400, 411 or 413 for a body it will not read."""
         given = self.headers.get("Content-Length")
         if given is None and self.headers.get("Transfer-Encoding"):
-            self.close_connection = True  # the chunked body is left unread on the connection
-            self.send(error_reply(411, "send the request with a Content-Length", "length_required"))
+            self._refuse_unread(error_reply(411, "send the request with a Content-Length", "length_required"))
             return None
         try:
             length = int(given or 0)
@@ -115,10 +118,28 @@ class ReplyHandler(BaseHTTPRequestHandler):
             length = -1
         if 0 <= length <= self.max_body:
             return self.rfile.read(length)
-        self.close_connection = True  # where this body ends is unknown, or it is left unread
         if length < 0:
-            self.send(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
+            self._refuse_unread(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
         else:
             message = f"the request body is {length} bytes; the limit is {self.max_body}"
-            self.send(error_reply(413, message, "request_too_large"))
+            self._refuse_unread(error_reply(413, message, "request_too_large"))
         return None
+
+    def _refuse_unread(self, reply: Reply) -> None:
+        """Answer a request whose body will not be read, and end the connection (where the
+        body ends is unknown, or it is too large to read) with a lingering close: the
+        answer is sent, the sending side shut, and what the client goes on sending is read
+        away for up to `LINGER_SECS`. Closed at once instead, a socket with unread data
+        resets the connection, and a client still sending its body sees the reset (a
+        broken pipe) rather than the answer."""
+        self.close_connection = True
+        self.send(reply)
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            ends = time.monotonic() + LINGER_SECS
+            while (left := ends - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                if not self.connection.recv(1 << 16):
+                    break  # the client has closed its side: all it sent is read
+        except OSError:
+            pass  # the client is gone, or still sending when the time is up
