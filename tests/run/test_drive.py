@@ -157,20 +157,27 @@ def test_a_synchronous_run_turn_runs_in_a_worker_thread(tmp_path: Path) -> None:
 
 
 class BlockingAgent:
+    #: Set when the test is over: the thread left blocked must not outlive it, as a
+    #: thread still running makes later tests' worker processes unforkable.
+    released = threading.Event()
+
     def __init__(self, context: AgentContext) -> None:
         self.context = context
 
     def run_turn(self, user_input: str) -> str:
-        time.sleep(3)  # blocks its thread, not the harness
+        self.released.wait(3)  # blocks its thread, not the harness
         return "too late"
 
 
 def test_a_blocking_synchronous_agent_is_bounded_by_the_case_timeout(tmp_path: Path) -> None:
     data = scripted_fixture([("first", [])], {"response_contains": ["late"]})
     started = time.perf_counter()
-    report = run_replay(admit_case(tmp_path, data), agent_factory=BlockingAgent, case_timeout_secs=0.1)
-    # The run ends at the timeout: it neither waits for the blocked thread nor at exit.
-    assert time.perf_counter() - started < 2
+    try:
+        report = run_replay(admit_case(tmp_path, data), agent_factory=BlockingAgent, case_timeout_secs=0.1)
+        # The run ends at the timeout: it neither waits for the blocked thread nor at exit.
+        assert time.perf_counter() - started < 2
+    finally:
+        BlockingAgent.released.set()
     assert report.error is not None
     assert report.error.message == "turn 1 timed out after 0.1s (case_timeout_secs)"
 
