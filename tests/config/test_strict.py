@@ -117,6 +117,14 @@ def test_other_tools_tables_in_pyproject_are_not_ours_to_check(tmp_path: Path) -
     assert load_config(cwd=tmp_path).settings.mode == "replay"
 
 
+@pytest.mark.parametrize("nested", ["[" * 5_000 + "]" * 5_000, "{ a = " * 3_000 + "1" + " }" * 3_000])
+def test_toml_nested_deeper_than_the_parser_recurses_is_invalid_toml(tmp_path: Path, nested: str) -> None:
+    path, message = found_error(tmp_path, "zeroclaw.toml", f"[eval]\nsuite_dir = {nested}\n")
+    assert (
+        message == f"{path}: invalid TOML: arrays or inline tables are nested too deep to parse; flatten them"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "line"),
     [

@@ -132,6 +132,9 @@ def _parse(path: Path) -> dict[str, Any]:
         document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read the file: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of arrays and inline tables
+        message = "arrays or inline tables are nested too deep to parse; flatten them"
+        raise ConfigError(f"{path}: invalid TOML: {message}") from None
     except tomllib.TOMLDecodeError as exc:
         at = _POSITION.match(str(exc))
         if at is None:
