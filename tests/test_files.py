@@ -4,8 +4,10 @@ sibling outlives its writer."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,3 +79,33 @@ def test_pieces_that_fail_half_way_leave_the_old_file_and_no_temporary(tmp_path:
         write_atomic_pieces(target, failing())
     assert target.read_bytes() == b"old"
     assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
+def test_a_target_that_is_no_regular_file_is_written_through_never_replaced(tmp_path: Path) -> None:
+    # Renaming a file onto a device or a pipe would take its place: run as root, a report
+    # written to /dev/null would replace /dev/null itself. A pipe stands in for the device.
+    pipe = tmp_path / "report.pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    write_atomic_pieces(pipe, [b"one ", b"two"])
+    reader.join(10)
+    assert received == [b"one two"]
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["report.pipe"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links without privileges")
+def test_a_link_to_a_file_keeps_pointing_at_it_and_the_file_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    real = tmp_path / "runs" / "run-42.json"
+    real.write_bytes(b"old")
+    link = tmp_path / "latest.json"
+    link.symlink_to(real)
+    write_atomic(link, b"new")
+    assert link.is_symlink()
+    assert os.readlink(link) == str(real)
+    assert real.read_bytes() == b"new"
+    assert sorted(os.listdir(tmp_path / "runs")) == ["run-42.json"]

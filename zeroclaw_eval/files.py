@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,7 +31,24 @@ def write_atomic(target: Path, data: bytes) -> None:
 
 def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
     """`write_atomic` of `pieces` one after another, each written as it comes, so a large
-    output is never held whole; an exception while they are made leaves nothing."""
+    output is never held whole; an exception while they are made leaves nothing.
+
+    Only a regular file is replaced. A target that is something else (a device such as
+    `/dev/null`, a named pipe, `/dev/stdout` on a terminal or a pipe) is opened and
+    written through: a file renamed onto it would take its place, and run as root, would
+    replace `/dev/null` itself. A symbolic link to a file keeps pointing at it: the file
+    it leads to is the one replaced."""
+    try:
+        found = os.stat(target)  # through links: what opening it would reach
+    except OSError:  # not there yet (or unreachable, which the write below will say)
+        found = None
+    if found is not None and not stat.S_ISREG(found.st_mode) and not stat.S_ISDIR(found.st_mode):
+        with open(target, "wb") as stream:
+            for piece in pieces:
+                stream.write(piece)
+        return
+    if found is not None and os.path.islink(target):
+        target = Path(os.path.realpath(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_siblings(target)
     prefix = f".{target.name}.{TEMP_TAG}-{os.getpid()}-"

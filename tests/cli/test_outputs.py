@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -109,6 +112,21 @@ def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
     to_file = invoke("eval", "run", "--format", "junit", "--output", "out/eval.xml", cwd=repo)
     assert to_file.stdout == ""
     assert (repo / "out" / "eval.xml").read_text(encoding="utf-8").startswith("<?xml")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
+def test_a_report_to_a_named_pipe_goes_through_it_and_leaves_the_pipe(repo: Path) -> None:
+    # As /dev/null or /dev/stdout would: written through, never replaced by a file.
+    pipe = repo / "report.pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    result = invoke("eval", "run", "--report", "junit=report.pipe", cwd=repo)
+    reader.join(10)
+    assert result.code == 1, result.stderr
+    assert received[0].startswith(b'<?xml version="1.0" encoding="utf-8"?>')
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
 
 
 @pytest.mark.parametrize(
