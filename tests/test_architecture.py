@@ -20,8 +20,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "errors": set(),
     "redaction": set(),
     "files": set(),
-    "config": {"errors"},
-    "fixtures": {"errors"},
+    "config": {"errors", "files"},
+    "fixtures": {"errors", "files"},
     "run": {"errors", "redaction", "files", "config", "fixtures"},
     "grading": {"errors", "fixtures", "run"},
     "report": {"errors", "redaction", "fixtures", "run", "grading"},
@@ -35,6 +35,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "cli": {
         "_version",
         "errors",
+        "files",
         "config",
         "fixtures",
         "run",

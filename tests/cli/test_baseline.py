@@ -4,6 +4,7 @@ run compared with an earlier one, in every output, and the gate on regressions o
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -261,3 +262,24 @@ def test_the_option_offers_every_policy_the_report_knows() -> None:
     assert options.FAIL_ON == baseline.FAIL_ON
     assert options.FAIL_ON[0] == baseline.FAIL_ON_ANY
     assert options.FAIL_ON[1] == baseline.FAIL_ON_NEW_FAILURES
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+@pytest.mark.parametrize(
+    ("option", "module", "bound", "kind"),
+    [
+        ("--baseline", "zeroclaw_eval.cli.report_file", "MAX_REPORT_BYTES", "a saved report"),
+        ("--history", "zeroclaw_eval.cli.baseline", "MAX_HISTORY_BYTES", "a history"),
+    ],
+)
+def test_an_input_that_never_ends_is_refused_at_its_bound_not_read_for_ever(
+    compared: Path, monkeypatch: pytest.MonkeyPatch, option: str, module: str, bound: str, kind: str
+) -> None:
+    # /dev/zero stands for any input without end (a device, a pipe fed for ever); the
+    # bound is lowered so that the test reads a little of it, as the real one would more.
+    monkeypatch.setattr(importlib.import_module(module), bound, 1 << 20)
+    result = run(compared, option, "/dev/zero")
+    assert result.code == 2
+    assert f"/dev/zero: the file is more than 1,048,576 bytes, over the 1,048,576-byte limit for {kind}" in (
+        result.stderr
+    )

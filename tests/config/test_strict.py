@@ -117,6 +117,18 @@ def test_other_tools_tables_in_pyproject_are_not_ours_to_check(tmp_path: Path) -
     assert load_config(cwd=tmp_path).settings.mode == "replay"
 
 
+def test_a_configuration_file_over_its_bound_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zeroclaw_eval.config import load
+
+    monkeypatch.setattr(load, "MAX_CONFIG_BYTES", 1000)
+    path, message = found_error(tmp_path, "zeroclaw.toml", "[eval]\n" + "# padding\n" * 200)
+    assert message.startswith(
+        f"{path}: the file is 2,007 bytes, over the 1,000-byte limit for a configuration file"
+    )
+
+
 @pytest.mark.parametrize("nested", ["[" * 5_000 + "]" * 5_000, "{ a = " * 3_000 + "1" + " }" * 3_000])
 def test_toml_nested_deeper_than_the_parser_recurses_is_invalid_toml(tmp_path: Path, nested: str) -> None:
     path, message = found_error(tmp_path, "zeroclaw.toml", f"[eval]\nsuite_dir = {nested}\n")

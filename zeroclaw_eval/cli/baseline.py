@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json_text import loads_untrusted
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ FAIL_ON = ("any", "new-failures")
 
 #: Earlier runs the HTML trend chart shows (the newest of the history), besides this one.
 HISTORY_POINTS = 30
+#: The largest history file read: a line of ~50 bytes a run is a million runs and more.
+MAX_HISTORY_BYTES = 64 * 1024 * 1024
 _BASELINE_HINT = "give a report an earlier run wrote with --report json=FILE"
 _SHAPE = 'a JSON object with integers "passed" and "total" (0 <= passed <= total)'
 
@@ -110,11 +113,13 @@ def plan_comparison(baseline: Path | None, fail_on: str, history: Path | None) -
 def read_history(path: Path) -> list[HistoryPoint]:
     """The newest `HISTORY_POINTS` runs of a pass-rate history, oldest first; a line that
     is not one is a usage error at its line (blank lines are skipped)."""
+    data = read_bounded(path, MAX_HISTORY_BYTES, limit=("a history", "keep its newest lines"))
+    if isinstance(data, str):
+        raise UsageError(f"--history {path}: {data}")
     try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise UsageError(f"--history: cannot read {path}: {reason}") from None
+        lines = data.decode("utf-8").split("\n")
+    except ValueError as exc:
+        raise UsageError(f"--history: cannot read {path}: {exc}") from None
     points = []
     for number, line in enumerate(lines, 1):
         if not line.strip():

@@ -7,10 +7,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json_text import loads_untrusted
 
 if TYPE_CHECKING:
     from zeroclaw_eval.report.model import SuiteReport
+
+
+#: The largest saved report read back: ~130,000 cases of the size a 10,000-case suite
+#: writes (7.8 KB each). A file past it (or a device such as /dev/zero, which never ends)
+#: is refused, never read whole.
+MAX_REPORT_BYTES = 1 << 30
+_LIMIT = ("a saved report", "is it a report zeroclaw-eval wrote?")
 
 
 def read_report(path: Path, *, role: str = "", hint: str = "") -> SuiteReport:
@@ -24,10 +32,9 @@ def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[Su
     from zeroclaw_eval.report.codec import report_from_dict
 
     tail = f"; {hint}" if hint else ""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{role}cannot read {path}: {exc.strerror or exc}") from None
+    data = read_bounded(path, MAX_REPORT_BYTES, limit=_LIMIT)
+    if isinstance(data, str):
+        raise UsageError(f"{role}{path}: {data}") from None
     try:
         parsed = loads_untrusted(data)
     except ValueError as exc:  # not UTF-8, or not JSON

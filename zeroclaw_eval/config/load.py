@@ -30,11 +30,16 @@ from typing import Any
 from zeroclaw_eval.config.settings import EvalSettings, ProviderSettings
 from zeroclaw_eval.config.tables import read_tables
 from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.files import read_bounded
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
+
+#: The largest configuration file read (a pyproject.toml with every tool's tables in it
+#: is a few KiB; `--config /dev/zero` would never end).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
 #: Where tomllib says a syntax error is; the message carries it on every Python version.
 _POSITION = re.compile(r"^(?P<message>.*) \(at line (?P<line>\d+), column (?P<column>\d+)\)$", re.S)
@@ -128,9 +133,12 @@ def _loaded(path: Path, root: dict[str, Any], prefix: str) -> LoadedConfig:
 
 
 def _parse(path: Path) -> dict[str, Any]:
+    data = read_bounded(path, MAX_CONFIG_BYTES, limit=("a configuration file", "is it the right file?"))
+    if isinstance(data, str):
+        raise ConfigError(f"{path}: {data}")
     try:
-        document: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        document: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read the file: {exc}") from None
     except RecursionError:  # tomllib recurses once per level of arrays and inline tables
         message = "arrays or inline tables are nested too deep to parse; flatten them"
