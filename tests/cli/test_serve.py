@@ -47,6 +47,9 @@ def test_serve_passes_its_bounds_to_the_server_and_refuses_bad_ones(
         ("--max-body-bytes", "0"),
         ("--max-body-bytes", str(MAX_BODY + 1)),
         ("--timeout", "0"),
+        ("--timeout", "1e400"),  # no socket timeout can be infinite: each connection failed
+        ("--port", "65536"),  # a traceback from bind() before
+        ("--port", "-1"),
     ):
         refused = invoke("eval", "serve", "--port", "0", option, value, cwd=project)
         assert refused.code == 2

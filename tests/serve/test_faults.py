@@ -45,7 +45,24 @@ def test_parse_fault_reads_kind_argument_and_request_numbers(spec: str, expected
     assert parse_fault(spec) == expected
 
 
-@pytest.mark.parametrize("spec", ["", "418", "teapot@1", "429:soon", "500@0", "500@", "500@1,,2", "delay:-5"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "",
+        "418",
+        "teapot@1",
+        "429:soon",
+        "500@0",
+        "500@",
+        "500@1,,2",
+        "delay:-5",
+        "delay:inf",  # time.sleep(inf) is an OverflowError in the server's thread
+        "delay:nan",
+        "delay:3600001",
+        "429:1e400",
+        "429:86401",
+    ],
+)
 def test_parse_fault_rejects_bad_specs_with_a_usage_error(spec: str) -> None:
     with pytest.raises(UsageError) as caught:
         parse_fault(spec)

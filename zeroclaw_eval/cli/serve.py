@@ -16,7 +16,7 @@ from zeroclaw_eval.cli.common import (
 )
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.run.http_limits import MAX_BODY
-from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
+from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS, MAX_TIMEOUT
 
 
 @click.command("serve", context_settings=CONTEXT)
@@ -27,7 +27,13 @@ from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
     help="Serve this one fixture, whatever model the request names.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on.")
-@click.option("--port", default=8765, show_default=True, help="Port to listen on (0: any free port).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on (0: any free port).",
+)
 @click.option(
     "--fault",
     "faults",
@@ -46,7 +52,7 @@ from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
 @click.option(
     "--timeout",
     "timeout_secs",
-    type=click.FloatRange(0, min_open=True),
+    type=click.FloatRange(0, MAX_TIMEOUT, min_open=True),
     default=CONNECTION_TIMEOUT,
     show_default=True,
     help="Seconds a connection may stay silent (mid-request, between requests, or not reading"

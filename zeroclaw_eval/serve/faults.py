@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from zeroclaw_eval.errors import UsageError
 
 FAULT_KINDS = ("429", "500", "delay", "malformed")
+#: The largest argument each kind takes: a delay of an hour (in ms) and a Retry-After of
+#: a day (in s) are past any test; more is a typo, and an infinite one would end the
+#: server's thread in an OverflowError instead of a wait.
+_MAX_ARGUMENT = {"delay": 3_600_000.0, "429": 86_400.0}
 
 
 @dataclass(frozen=True)
@@ -35,8 +40,10 @@ def parse_fault(spec: str) -> Fault:
         if kind not in FAULT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(FAULT_KINDS)}")
         value = float(arg) if arg else (200.0 if kind == "delay" else 0.0)
-        if value < 0:
-            raise ValueError("the argument must not be negative")
+        if not math.isfinite(value) or value < 0:
+            raise ValueError("the argument must be a number, not negative")
+        if value > _MAX_ARGUMENT.get(kind, math.inf):
+            raise ValueError(f"the argument of {kind} may be at most {_MAX_ARGUMENT[kind]:,}")
         targets = which.split(",") if which else []
         if "" in targets or (spec.endswith("@")):
             raise ValueError("an empty request number or fixture name after @")
