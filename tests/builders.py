@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -299,3 +302,19 @@ def scripted_fixture(
 def run_replay(case: Case, **options: Any) -> CaseReport:
     """Replay one case to its report, with `RunOptions(**options)`."""
     return asyncio.run(run_case(case, RunOptions(**options)))
+
+
+def pipe_reader(folder: Path, name: str) -> tuple[Path, Callable[[], bytes]]:
+    """A named pipe made in `folder`, and a function that waits (up to 10 s) for what was
+    written into it: a reader is already waiting, so a writer's open does not block."""
+    pipe = folder / name
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+
+    def read() -> bytes:
+        reader.join(10)
+        return received[0] if received else b""
+
+    return pipe, read

@@ -7,12 +7,12 @@ import os
 import stat
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.builders import pipe_reader
 from zeroclaw_eval.files import TEMP_TAG, write_atomic, write_atomic_pieces
 
 
@@ -85,14 +85,9 @@ def test_pieces_that_fail_half_way_leave_the_old_file_and_no_temporary(tmp_path:
 def test_a_target_that_is_no_regular_file_is_written_through_never_replaced(tmp_path: Path) -> None:
     # Renaming a file onto a device or a pipe would take its place: run as root, a report
     # written to /dev/null would replace /dev/null itself. A pipe stands in for the device.
-    pipe = tmp_path / "report.pipe"
-    os.mkfifo(pipe)
-    received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
-    reader.start()
+    pipe, read = pipe_reader(tmp_path, "report.pipe")
     write_atomic_pieces(pipe, [b"one ", b"two"])
-    reader.join(10)
-    assert received == [b"one two"]
+    assert read() == b"one two"
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
     assert sorted(os.listdir(tmp_path)) == ["report.pipe"]
 

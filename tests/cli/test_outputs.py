@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from tests.builders import (
     HOSTILE_ANSWER_FIXTURE,
     TYPO_FIXTURE,
     line_of,
+    pipe_reader,
 )
 from tests.ci_log import annotations, command_lines, executed_commands
 from tests.invoke import invoke
@@ -117,15 +117,10 @@ def test_junit_to_stdout_and_to_a_file(repo: Path) -> None:
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
 def test_a_report_to_a_named_pipe_goes_through_it_and_leaves_the_pipe(repo: Path) -> None:
     # As /dev/null or /dev/stdout would: written through, never replaced by a file.
-    pipe = repo / "report.pipe"
-    os.mkfifo(pipe)
-    received: list[bytes] = []
-    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
-    reader.start()
+    pipe, read = pipe_reader(repo, "report.pipe")
     result = invoke("eval", "run", "--report", "junit=report.pipe", cwd=repo)
-    reader.join(10)
     assert result.code == 1, result.stderr
-    assert received[0].startswith(b'<?xml version="1.0" encoding="utf-8"?>')
+    assert read().startswith(b'<?xml version="1.0" encoding="utf-8"?>')
     assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
 
 
