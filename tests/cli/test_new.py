@@ -76,6 +76,8 @@ def test_an_existing_file_is_never_overwritten(cli: Runner, tmp_path: Path) -> N
         (["x", "--suite", "s", "--output", "o.json"], "--suite and --output both say where"),
         (["a/b"], "NAME 'a/b' must be a plain file name"),
         ([".json"], "must be a plain file name"),
+        (["a\nb"], "NAME 'a\\nb' must be a plain file name"),
+        (["a\x1b[31mb"], "NAME 'a\\x1b[31mb' must be a plain file name"),
         ([], "Missing argument 'NAME'"),
     ],
     ids=[
@@ -87,6 +89,8 @@ def test_an_existing_file_is_never_overwritten(cli: Runner, tmp_path: Path) -> N
         "two-places",
         "path-as-name",
         "empty-name",
+        "newline-in-name",
+        "escape-in-name",
         "no-name",
     ],
 )
