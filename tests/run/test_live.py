@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import gzip
 import json
 import re
 import socket
@@ -449,6 +450,31 @@ def test_a_malformed_body_is_a_malformed_response_error_and_is_not_retried(
     assert "not JSON" in message
     assert waits.waits == []
     assert len(server.log) == 1
+
+
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_reply_over_the_size_bound_is_a_provider_error_never_read_whole(
+    one_off: Callable[..., OneOff], monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
+    from zeroclaw_eval.run import live
+
+    monkeypatch.setattr(live, "MAX_RESPONSE_BYTES", 1000)
+    body = json.dumps({**TEXT_COMPLETION, "padding": "x" * 5000}).encode()
+    server = one_off(lambda n, h, b: (status, {"Content-Type": "application/json"}, body))
+    message = fail(settings(server.url, max_retries=0))
+    assert f"(HTTP {status}) is over 1,000 bytes: no chat completion is that large" in message
+
+
+def test_a_reply_under_the_size_bound_reads_as_before_compressed_or_not(
+    one_off: Callable[..., OneOff],
+) -> None:
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    assert complete(settings(server.url)).content == "done"
+    packed = gzip.compress(json.dumps(TEXT_COMPLETION).encode())
+    gzipped = one_off(
+        lambda n, h, b: (200, {"Content-Type": "application/json", "Content-Encoding": "gzip"}, packed)
+    )
+    assert complete(settings(gzipped.url)).content == "done"
 
 
 @pytest.mark.parametrize("status", [200, 400])

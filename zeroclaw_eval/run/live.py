@@ -84,9 +84,7 @@ class OpenAIProvider:
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                response = await self._client.post(
-                    self._url, json=body, headers=headers, timeout=self._settings.request_timeout_secs
-                )
+                response = await self._post(body, headers)
             except httpx.TransportError as exc:
                 if last:
                     raise self._fail(
@@ -117,6 +115,31 @@ class OpenAIProvider:
             return f"not found (HTTP 404) at {where}: check base_url and model{detail}"
         tries = f" after {attempts} attempt(s)" if attempts > 1 else ""
         return f"the provider answered HTTP {status}{tries} at {where}{detail}"
+
+    async def _post(self, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        """The provider's reply, read whole up to `MAX_RESPONSE_BYTES` (decoded): past that
+        it is a `ProviderError`, never held in memory, whatever a server (or a proxy gone
+        wrong) sends."""
+        timeout = self._settings.request_timeout_secs
+        async with self._client.stream(
+            "POST", self._url, json=body, headers=headers, timeout=timeout
+        ) as streamed:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in streamed.aiter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise self._fail(
+                        f"the reply from {self._url} (HTTP {streamed.status_code}) is over"
+                        f" {MAX_RESPONSE_BYTES:,} bytes: no chat completion is that large"
+                    )
+                chunks.append(chunk)
+        # What the rest reads (status, headers, text) as a reply read whole, minus the
+        # content encoding, already undone.
+        headers_kept = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() != "content-encoding"]
+        return httpx.Response(
+            streamed.status_code, headers=headers_kept, content=b"".join(chunks), request=streamed.request
+        )
 
     def _parse(self, response: httpx.Response) -> ModelResponse:
         try:
@@ -154,6 +177,10 @@ def _arguments_text(arguments: Any) -> str:
         return "{}"
     return arguments if isinstance(arguments, str) else compact_json(arguments)
 
+
+#: The largest reply read from the provider, decoded: a chat completion is some KiB, a
+#: long one with many tool calls perhaps a MiB; past this it is no model's answer.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 #: Characters of a provider's error message kept in a `ProviderError` (whitespace collapsed).
 MAX_ERROR_DETAIL = 300
