@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.run.deadline import bounded_blocking, within
+from zeroclaw_eval.run.deadline import GRACE_SECS, bounded_blocking, within
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10 uses asyncio.wait_for")
 
@@ -271,7 +271,7 @@ def test_an_agent_that_took_sigalrm_for_itself_keeps_its_timer() -> None:
 
 
 @needs_timer
-def test_a_clean_up_that_blocks_after_the_overrun_is_told_at_once_too() -> None:
+def test_a_clean_up_that_blocks_after_the_overrun_is_told_when_the_grace_is_spent() -> None:
     async def swallows_then_waits() -> str:
         try:
             try:
@@ -346,3 +346,23 @@ def test_the_overrun_is_raised_only_into_the_turns_code_never_into_the_timers_ow
             deadline._on_alarm(signal.SIGALRM, sys._getframe())
     finally:
         deadline._ALARM.armed, deadline._ALARM.fired = saved
+
+
+@needs_timer
+def test_the_clean_up_of_a_turn_the_timeout_cancelled_gets_its_grace() -> None:
+    # asyncio's timeout cancels a turn that waits too long; what its cancellation runs (an
+    # HTTP client closing its connection, say) must not be cut short the moment it starts.
+    cleaned: list[bool] = []
+
+    async def waits_then_cleans_up() -> str:
+        try:
+            await asyncio.sleep(30)
+        finally:
+            time.sleep(0.3)  # well inside the grace
+            cleaned.append(True)
+        return "never"
+
+    with bounded_blocking(), pytest.raises(asyncio.TimeoutError):
+        asyncio.run(within(waits_then_cleans_up(), 0.1))
+    assert cleaned == [True]
+    assert GRACE_SECS >= 0.5

@@ -27,7 +27,8 @@ times out by SIGALRM) cancels the harness's until the next step. And with severa
 in one event loop (live mode with `--jobs`), those waiting while one blocks may pass
 their own limits meanwhile; ending the blocked one at its deadline is what can be done.
 
-A turn that overran is closed under the timer too (its clean-up may block as well), and
+A turn that overran is closed under the timer too (its clean-up may block as well, and
+shares `GRACE_SECS` past the deadline with any other step run after it), and
 an overrun while the turn handles a cancel from outside (SIGINT stopping the run) lets
 the cancel go on instead of reporting a timeout.
 """
@@ -48,6 +49,11 @@ T = TypeVar("T")
 
 #: Seconds between repeats of `_TurnOverrun` while a step that caught it keeps running.
 REPEAT_SECS = 1.0
+#: Seconds past the deadline that the steps of a turn's clean-up share (run when asyncio's
+#: timeout cancels it, or when an overran turn is closed) before they too are told: an
+#: HTTP client closing its connection needs a moment, and an overrun raised into that
+#: would leave it half closed.
+GRACE_SECS = 1.0
 
 #: The handler installed for a signal, as the C function gives it. `signal.getsignal`
 #: looks each one up as a `Handlers` member first, which for a function handler raises
@@ -158,7 +164,8 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
 def _close(coroutine: Coroutine[Any, Any, Any], step: _BoundedStep | None) -> None:
     """Close the coroutine of a turn that overran. Its clean-up (`finally`, `except
     GeneratorExit`) runs as a step too, past the deadline already, so a clean-up that
-    blocks is told at once; whatever it does then, the turn has timed out."""
+    blocks is told once `GRACE_SECS` past the deadline are spent; whatever it does then,
+    the turn has timed out."""
     try:
         if step is None:
             coroutine.close()
@@ -183,7 +190,10 @@ class _BoundedStep:
         if _handler_of(signal.SIGALRM) is not _on_alarm:
             return advance(value)  # the agent took SIGALRM for itself: its timer, not ours
         _ALARM.fired = False
-        signal.setitimer(signal.ITIMER_REAL, max(self._deadline - self._now(), 0.001), REPEAT_SECS)
+        left = self._deadline - self._now()
+        if left <= 0:  # a step past the deadline: the clean-up a cancel or a close starts
+            left = max(self._deadline + GRACE_SECS - self._now(), 0.001)
+        signal.setitimer(signal.ITIMER_REAL, left, REPEAT_SECS)
         _ALARM.armed = self
         try:
             result = advance(value)
