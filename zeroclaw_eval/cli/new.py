@@ -44,11 +44,13 @@ def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
 
 def _file_name(name: str) -> str:
     """NAME as a fixture file name: `NAME.json` (NAME may end in .json already)."""
+    from zeroclaw_eval.reporters.safety import visible
+
     stem = name[: -len(".json")] if name.endswith(".json") else name
-    # A control character (a newline, an escape) makes a name no listing or log shows
-    # as it is: it is always a slip of the shell, never a name anyone meant.
-    controls = any(ord(char) < 32 or 127 <= ord(char) < 160 for char in stem)
-    if not stem or "/" in stem or "\\" in stem or stem.startswith(".") or controls:
+    # A character a terminal obeys rather than shows (a newline, an escape) makes a name
+    # no listing or log shows as it is: always a slip of the shell, never a name meant.
+    shown_as_is = visible(stem, multiline=False) == stem
+    if not stem or "/" in stem or "\\" in stem or stem.startswith(".") or not shown_as_is:
         raise UsageError(
             f"NAME {name!r} must be a plain file name such as echo_hello;"
             " to write elsewhere, use --output PATH"
