@@ -34,7 +34,7 @@ def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[Su
     tail = f"; {hint}" if hint else ""
     data = read_bounded(path, MAX_REPORT_BYTES, limit=_LIMIT)
     if isinstance(data, str):
-        raise UsageError(f"{role}{path}: {data}") from None
+        raise UsageError(f"{role}{path}: {data}")
     try:
         parsed = loads_untrusted(data)
     except ValueError as exc:  # not UTF-8, or not JSON
