@@ -62,7 +62,7 @@ def lint(session: nox.Session) -> None:
     Arguments after -- go to `ruff check` (for example `-- --fix`).
     """
     # mypy reads the package's dependencies (pydantic, click) to type-check it, the
-    # openai SDK, which zeroclaw_eval.run.openai_client imports when it is installed, and
+    # openai SDK, which zeroclaw_eval.backends.in_process imports when it is installed, and
     # pytest, which the pytest plugin subclasses.
     session.install("-e", ".", "ruff", "mypy", "openai", "pytest")
     session.run("ruff", "check", *session.posargs, *LINTED)

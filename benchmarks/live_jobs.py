@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from zeroclaw_eval.collect.suite import discover
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.fixtures.suite import discover
 from zeroclaw_eval.runner import RunOptions, run_suite
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import load_cases

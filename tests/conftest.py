@@ -1,4 +1,4 @@
-"""Fixtures shared by every test module; what they build from lives in `tests/builders.py`."""
+"""Fixtures shared by every test module; what they build from lives in `tests/support/builders.py`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import PASSING, write_fixture
-from tests.invoke import Runner, invoke, run_cli
-from tests.scripts import TWO_TURNS, load
+from tests.support.builders import HOSTILE_ANSWER_FIXTURE, PASSING, TYPO_FIXTURE, write_fixture
+from tests.support.invoke import Runner, invoke, run_cli
+from tests.support.scripts import TWO_TURNS, load
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.reporters.registry import ENTRY_POINT_GROUP, reset_registry
 from zeroclaw_eval.serve.faults import parse_fault
@@ -109,7 +109,7 @@ def serve() -> Iterator[Callable[..., ReplayServer]]:
 
 @pytest.fixture
 def two_turns(tmp_path: Path) -> Case:
-    """The two-turn script (`tests.scripts.TWO_TURNS`), admitted."""
+    """The two-turn script (`tests.support.scripts.TWO_TURNS`), admitted."""
     return load(tmp_path, two_turns=TWO_TURNS)[0]
 
 
@@ -117,4 +117,14 @@ def two_turns(tmp_path: Path) -> Case:
 def project(tmp_path: Path) -> Path:
     """A project folder whose default suite (evals/regression) holds one passing case."""
     write_fixture(tmp_path / "evals" / "regression", "echo_hello.json", PASSING)
+    return tmp_path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repository whose suite holds a passing, a failing (hostile) and a rejected fixture."""
+    suite = tmp_path / "evals" / "regression"
+    write_fixture(suite, "a_good.json", PASSING)
+    write_fixture(suite, "b_hostile.json", HOSTILE_ANSWER_FIXTURE)
+    write_fixture(suite, "c_typo.json", TYPO_FIXTURE)
     return tmp_path

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import HOSTILE_ANSWER_FIXTURE, PASSING, write_fixture
-from tests.ci_log import executed_commands
-from tests.invoke import Runner, console_script, run_cli
+from tests.support.builders import HOSTILE_ANSWER_FIXTURE, PASSING, write_fixture
+from tests.support.ci_log import executed_commands
+from tests.support.invoke import Runner, console_script, run_cli
 
 
 @pytest.mark.parametrize("script", ["zeroclaw", "zeroclaw-eval"])

@@ -24,6 +24,7 @@ from zeroclaw_eval import errors
         (errors.Divergence, 1),
         (errors.OutsideWorkspace, 1),
         (errors.InvalidRegex, 1),
+        (errors.ToolRefused, 1),
     ],
 )
 def test_every_error_is_an_eval_error_with_its_exit_code(error: type[errors.EvalError], code: int) -> None:

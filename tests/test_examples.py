@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.invoke import Runner
+from tests.support.invoke import Runner
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FOLDERS = sorted(path.parent for path in EXAMPLES.glob("*/zeroclaw.toml"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import pipe_reader
+from tests.support.builders import pipe_reader
 from zeroclaw_eval.files import TEMP_TAG, write_atomic, write_atomic_pieces
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.invoke import Runner
+from tests.support.invoke import Runner
 from zeroclaw_eval import Case, ReplayServer, load_fixture
 
 FRAMEWORKS = Path(__file__).resolve().parent.parent / "examples" / "frameworks"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import PASSING, write_fixture
+from tests.support.builders import PASSING, write_fixture
 
 #: Modules `zeroclaw --help` must not import: the validation library, the HTML and JUnit
 #: writers, the HTTP client, the event loop, RE2, and the package's own model layers
@@ -31,7 +31,7 @@ HEAVY = (
     "zeroclaw_eval.runner",
     "zeroclaw_eval.reporters.registry",
     # The HTTP endpoint's wire formats: `serve --help` needs only its body limit.
-    "zeroclaw_eval.run.openai_endpoint",
+    "zeroclaw_eval.wire.endpoint",
     # The close-match search: only a misspelt name needs it.
     "difflib",
 )
@@ -43,16 +43,16 @@ REPLAY_NEVER = (
     "httpx",
     "http.server",
     "jinja2",
-    "zeroclaw_eval.run.http_front",
-    "zeroclaw_eval.run.openai_endpoint",
-    "zeroclaw_eval.run.live",
-    "zeroclaw_eval.reporters.html",
+    "zeroclaw_eval.backends.front",
+    "zeroclaw_eval.wire.endpoint",
+    "zeroclaw_eval.backends.live",
+    "zeroclaw_eval.reporters.html.page",
     "zeroclaw_eval.reporters.junit",
     "zeroclaw_eval.mutate.engine",
     "multiprocessing",  # only --jobs N forks workers
-    "zeroclaw_eval.run.workers",
-    "zeroclaw_eval.run.worker",
-    "zeroclaw_eval.run.pool",
+    "zeroclaw_eval.runner.workers",
+    "zeroclaw_eval.runner.workers.worker",
+    "zeroclaw_eval.runner.workers.pool",
 )
 
 #: Runs the CLI as the console script does, with `argv`, and prints which HEAVY modules

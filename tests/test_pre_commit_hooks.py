@@ -18,8 +18,8 @@ import click
 import pytest
 from yaml import safe_load as load
 
-from tests.builders import PASSING, TYPO_FIXTURE, line_col, write_fixture
-from tests.invoke import run_cli
+from tests.support.builders import PASSING, TYPO_FIXTURE, line_col, write_fixture
+from tests.support.invoke import run_cli
 from zeroclaw_eval.cli import main
 
 if sys.version_info >= (3, 11):

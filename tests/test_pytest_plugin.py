@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from tests.builders import FAILING, PASSING, TYPO_FIXTURE, fixture_text, line_col, write_fixture
+from tests.support.builders import FAILING, PASSING, TYPO_FIXTURE, fixture_text, line_col, write_fixture
 
 pytest_plugins = ["pytester"]
 

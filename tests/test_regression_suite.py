@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import admitted
+from tests.support.builders import admitted
+from zeroclaw_eval.agent.loop import AgentContext, AgentFactory, ReferenceAgent
+from zeroclaw_eval.boundary.provider import Message, ModelResponse
 from zeroclaw_eval.grading.vacuity import find_vacuous
 from zeroclaw_eval.report.model import CaseError
-from zeroclaw_eval.run.agent import AgentContext, AgentFactory, ReferenceAgent
-from zeroclaw_eval.run.provider import Message, ModelResponse
 from zeroclaw_eval.runner import RunOptions, run_case
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"

@@ -44,8 +44,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_holds_the_templates_the_type_marker_the_license_and_both_scripts(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())
-    assert "zeroclaw_eval/reporters/templates/report.html.j2" in names
-    assert "zeroclaw_eval/reporters/templates/report.js" in names
+    assert "zeroclaw_eval/reporters/html/templates/report.html.j2" in names
+    assert "zeroclaw_eval/reporters/html/templates/report.js" in names
     assert "zeroclaw_eval/py.typed" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]

@@ -34,22 +34,22 @@ from zeroclaw_eval._version import __version__
 
 _EXPORTS = {
     # Running cases.
-    "run_suite": "zeroclaw_eval.runner",
-    "run_case": "zeroclaw_eval.runner",
+    "run_suite": "zeroclaw_eval.runner.suite",
+    "run_case": "zeroclaw_eval.runner.suite",
     "RunOptions": "zeroclaw_eval.runner.options",
     "LiveOptions": "zeroclaw_eval.config.settings",
     "load_config": "zeroclaw_eval.config.load",
     # Fixtures.
     "load_fixture": "zeroclaw_eval.fixtures.admission",
-    "load_suite": "zeroclaw_eval.fixtures.suite",
+    "load_suite": "zeroclaw_eval.collect.suite",
     "Case": "zeroclaw_eval.fixtures.case",
     "RejectedFixture": "zeroclaw_eval.fixtures.case",
     "LlmTrace": "zeroclaw_eval.fixtures.model",
     "FieldRef": "zeroclaw_eval.fixtures.location",
     "FixtureProblem": "zeroclaw_eval.fixtures.location",
     # What a run records, and how it is graded.
-    "RunRecord": "zeroclaw_eval.run.record",
-    "RecordedCall": "zeroclaw_eval.run.record",
+    "RunRecord": "zeroclaw_eval.boundary.record",
+    "RecordedCall": "zeroclaw_eval.boundary.record",
     "grade": "zeroclaw_eval.grading.grader",
     "GradeResult": "zeroclaw_eval.grading.result",
     "check_vacuity": "zeroclaw_eval.grading.vacuity",
@@ -64,20 +64,20 @@ _EXPORTS = {
     "render_report": "zeroclaw_eval.reporters.render",
     "reporter_names": "zeroclaw_eval.reporters.registry",
     # Writing an agent of your own.
-    "Agent": "zeroclaw_eval.run.agent",
-    "AgentContext": "zeroclaw_eval.run.agent",
-    "AgentFactory": "zeroclaw_eval.run.agent",
-    "ReferenceAgent": "zeroclaw_eval.run.agent",
-    "SyncAgent": "zeroclaw_eval.run.agent",
-    "ToolDispatcher": "zeroclaw_eval.run.agent",
-    "Provider": "zeroclaw_eval.run.provider",
-    "Message": "zeroclaw_eval.run.provider",
-    "ModelResponse": "zeroclaw_eval.run.provider",
-    "ToolCallRequest": "zeroclaw_eval.run.provider",
-    "ToolSpec": "zeroclaw_eval.run.provider",
-    "ToolOutcome": "zeroclaw_eval.run.tools",
-    "openai_http_client": "zeroclaw_eval.run.openai_client",
-    "ProjectTool": "zeroclaw_eval.run.project_tools",
+    "Agent": "zeroclaw_eval.agent.loop",
+    "AgentContext": "zeroclaw_eval.agent.loop",
+    "AgentFactory": "zeroclaw_eval.agent.loop",
+    "ReferenceAgent": "zeroclaw_eval.agent.loop",
+    "SyncAgent": "zeroclaw_eval.agent.loop",
+    "ToolDispatcher": "zeroclaw_eval.agent.loop",
+    "Provider": "zeroclaw_eval.boundary.provider",
+    "Message": "zeroclaw_eval.boundary.provider",
+    "ModelResponse": "zeroclaw_eval.boundary.provider",
+    "ToolCallRequest": "zeroclaw_eval.boundary.provider",
+    "ToolSpec": "zeroclaw_eval.boundary.provider",
+    "ToolOutcome": "zeroclaw_eval.tools.tool",
+    "openai_http_client": "zeroclaw_eval.backends.in_process",
+    "ProjectTool": "zeroclaw_eval.tools.project",
     # Serving fixtures to an agent in any language.
     "ReplayServer": "zeroclaw_eval.serve.server",
     # Errors.
@@ -92,6 +92,24 @@ __all__ = ["__version__", *sorted(_EXPORTS)]
 # What type checkers see (`X as X`: an explicit re-export); at run time `__getattr__`
 # imports each name on first use.
 if TYPE_CHECKING:
+    from zeroclaw_eval.agent.loop import (
+        Agent as Agent,
+        AgentContext as AgentContext,
+        AgentFactory as AgentFactory,
+        ReferenceAgent as ReferenceAgent,
+        SyncAgent as SyncAgent,
+        ToolDispatcher as ToolDispatcher,
+    )
+    from zeroclaw_eval.backends.in_process import openai_http_client as openai_http_client
+    from zeroclaw_eval.boundary.provider import (
+        Message as Message,
+        ModelResponse as ModelResponse,
+        Provider as Provider,
+        ToolCallRequest as ToolCallRequest,
+        ToolSpec as ToolSpec,
+    )
+    from zeroclaw_eval.boundary.record import RecordedCall as RecordedCall, RunRecord as RunRecord
+    from zeroclaw_eval.collect.suite import load_suite as load_suite
     from zeroclaw_eval.config.load import load_config as load_config
     from zeroclaw_eval.config.settings import LiveOptions as LiveOptions
     from zeroclaw_eval.errors import (
@@ -104,7 +122,6 @@ if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import Case as Case, RejectedFixture as RejectedFixture
     from zeroclaw_eval.fixtures.location import FieldRef as FieldRef, FixtureProblem as FixtureProblem
     from zeroclaw_eval.fixtures.model import LlmTrace as LlmTrace
-    from zeroclaw_eval.fixtures.suite import load_suite as load_suite
     from zeroclaw_eval.grading.grader import grade as grade
     from zeroclaw_eval.grading.result import GradeResult as GradeResult
     from zeroclaw_eval.grading.vacuity import (
@@ -117,28 +134,11 @@ if TYPE_CHECKING:
     from zeroclaw_eval.report.model import CaseReport as CaseReport, SuiteReport as SuiteReport
     from zeroclaw_eval.reporters.registry import reporter_names as reporter_names
     from zeroclaw_eval.reporters.render import render_report as render_report
-    from zeroclaw_eval.run.agent import (
-        Agent as Agent,
-        AgentContext as AgentContext,
-        AgentFactory as AgentFactory,
-        ReferenceAgent as ReferenceAgent,
-        SyncAgent as SyncAgent,
-        ToolDispatcher as ToolDispatcher,
-    )
-    from zeroclaw_eval.run.openai_client import openai_http_client as openai_http_client
-    from zeroclaw_eval.run.project_tools import ProjectTool as ProjectTool
-    from zeroclaw_eval.run.provider import (
-        Message as Message,
-        ModelResponse as ModelResponse,
-        Provider as Provider,
-        ToolCallRequest as ToolCallRequest,
-        ToolSpec as ToolSpec,
-    )
-    from zeroclaw_eval.run.record import RecordedCall as RecordedCall, RunRecord as RunRecord
-    from zeroclaw_eval.run.tools import ToolOutcome as ToolOutcome
-    from zeroclaw_eval.runner import run_case as run_case, run_suite as run_suite
     from zeroclaw_eval.runner.options import RunOptions as RunOptions
+    from zeroclaw_eval.runner.suite import run_case as run_case, run_suite as run_suite
     from zeroclaw_eval.serve.server import ReplayServer as ReplayServer
+    from zeroclaw_eval.tools.project import ProjectTool as ProjectTool
+    from zeroclaw_eval.tools.tool import ToolOutcome as ToolOutcome
 
 
 def __getattr__(name: str) -> Any:

@@ -1,40 +1,76 @@
-"""The one exception hierarchy of zeroclaw-eval, and how an error suggests a fix.
+"""The one exception hierarchy of zeroclaw-eval, the exit codes, and how an error
+suggests a fix.
 
-The CLI catches `EvalError` once and maps it to an exit code (`exit_code`); nothing
-below the CLI prints or exits. Problems inside a single case (a rejected fixture, a run
-error, a failed check) are *data* in the report, not exceptions that escape the suite.
+`ExitCode` is the only place the process's exit statuses are spelled. The CLI catches
+`EvalError` once and exits with its `exit_code`; nothing below the CLI prints or exits.
+Problems inside a single case (a rejected fixture, a run error, a failed check) are
+*data* in the report, not exceptions that escape the suite.
 
-    EvalError                    exit 1
-    ├── UsageError               exit 2: the command line or configuration cannot work
+    EvalError                    ExitCode.FAILED
+    ├── UsageError               ExitCode.USAGE_ERROR: the command line or configuration cannot work
     │   ├── ConfigError
     │   └── AgentLoadError
-    ├── ReporterError            exit 2: a reporter raised; its output was not written
-    ├── SystemProblem            exit 2: the machine refused a file, a folder, a port
+    ├── ReporterError            ExitCode.USAGE_ERROR: a reporter raised; its output was not written
+    ├── SystemProblem            ExitCode.USAGE_ERROR: the machine refused a file, a folder, a port
     ├── RunError                 a case could not run to completion (at a fixture field)
     │   ├── IterationCapReached
     │   └── ProviderError
     ├── Divergence               a request of the agent left the script
     ├── WireError                a request the OpenAI-compatible endpoints cannot take
     ├── OutsideWorkspace         a path that would leave the case workspace
+    ├── ToolRefused              a tool cannot do what a call asks (the model is told)
     └── InvalidRegex             a pattern RE2 cannot compile
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
+
+
+class ExitCode(enum.IntEnum):
+    """How a `zeroclaw` command ended, as its process exit status (an `int`, as pytest's
+    `ExitCode` is, so `sys.exit` takes it as it is)."""
+
+    #: The gate passed: every case passed (every fixture admitted, every one can fail, ...).
+    OK = 0
+    #: The gate failed: a check failed, a run errored, a fixture was rejected, or there was
+    #: nothing to gate (an empty suite certifies nothing).
+    FAILED = 1
+    #: The command or its configuration cannot work (usage, configuration, a reporter that
+    #: raised, a file or port the machine refused).
+    USAGE_ERROR = 2
+    #: Stopped by SIGINT: 128 + its number, as a shell reports a process a signal stopped.
+    INTERRUPTED = 130
+    #: Stopped by SIGTERM: 128 + its number.
+    TERMINATED = 143
+
+    @classmethod
+    def gate(cls, passed: bool) -> ExitCode:
+        """`OK` when the gate passed, else `FAILED`."""
+        return cls.OK if passed else cls.FAILED
+
+    @classmethod
+    def stopped_by(cls, signal_name: str) -> ExitCode:
+        """The exit code of a run a stop signal ended (`SIGINT` or `SIGTERM`)."""
+        return STOPPED_BY[signal_name]
+
+
+#: The signals that stop a run cleanly, and the exit code each one ends it with.
+STOPPED_BY = {"SIGINT": ExitCode.INTERRUPTED, "SIGTERM": ExitCode.TERMINATED}
 
 
 class EvalError(Exception):
     """Base of every error zeroclaw-eval raises on purpose."""
 
     #: Process exit code the CLI uses when this error reaches it.
-    exit_code = 1
+    exit_code: ExitCode = ExitCode.FAILED
 
 
 class UsageError(EvalError):
     """The command line or configuration asks for something that cannot be done."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE_ERROR
 
 
 class ConfigError(UsageError):
@@ -48,13 +84,13 @@ class AgentLoadError(UsageError):
 class ReporterError(EvalError):
     """A reporter raised while rendering; its output was not written."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE_ERROR
 
 
 class SystemProblem(EvalError):
     """The machine refused something the command needed (a file, a folder, a port)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE_ERROR
 
 
 class RunError(EvalError):
@@ -105,6 +141,12 @@ class WireError(EvalError):
 
 class OutsideWorkspace(EvalError):
     """A path that is absolute, climbs with `..`, or resolves outside the workspace."""
+
+
+class ToolRefused(EvalError):
+    """A tool cannot do what a call asks (a missing argument, a path outside the
+    workspace). Never raised past the tool: the model gets the message back as a failed
+    result (`Tool.invoke`)."""
 
 
 class InvalidRegex(EvalError):

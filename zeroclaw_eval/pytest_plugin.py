@@ -133,8 +133,8 @@ def _requested_suite(config: pytest.Config) -> tuple[bool, Path | None]:
 
 def _suite(config: pytest.Config, requested: Path | None) -> Path:
     """The suite folder, checked; the configuration is read only when no suite was named."""
+    from zeroclaw_eval.collect.suite import discover, display_path
     from zeroclaw_eval.errors import UsageError
-    from zeroclaw_eval.fixtures.suite import discover, display_path
     from zeroclaw_eval.report.words import NOTHING_RAN
 
     if requested is None:
@@ -160,7 +160,7 @@ def _suite(config: pytest.Config, requested: Path | None) -> Path:
 
 def _make_gate(rootpath: Path) -> _Gate:
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.project import agent_setup, known_tools, run_options
+    from zeroclaw_eval.runner.project import agent_setup, known_tools, run_options
 
     loaded = load_config(cwd=rootpath)
     known = known_tools(loaded)
@@ -174,10 +174,10 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     if plugin is None:
         return None
     from zeroclaw_eval._version import __version__
+    from zeroclaw_eval.collect.suite import display_path
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.errors import EvalError
-    from zeroclaw_eval.fixtures.suite import display_path
-    from zeroclaw_eval.project import described_agent
+    from zeroclaw_eval.runner.project import described_agent
 
     try:
         agent = described_agent(load_config(cwd=config.rootpath))
@@ -232,8 +232,8 @@ class EvalItem(pytest.Item):
             self.user_properties.append(("model_name", self.model_name))
 
     def setup(self) -> None:
+        from zeroclaw_eval.collect.suite import display_path
         from zeroclaw_eval.fixtures.case import RejectedFixture
-        from zeroclaw_eval.fixtures.suite import display_path
         from zeroclaw_eval.report.model import CaseReport
 
         fixture = self.fixture

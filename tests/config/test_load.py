@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import PROVIDER_CONFIG, write_fixture
+from tests.support.builders import PROVIDER_CONFIG, write_fixture
 from zeroclaw_eval.config.load import load_config
 from zeroclaw_eval.config.settings import ProviderSettings
 from zeroclaw_eval.errors import ConfigError

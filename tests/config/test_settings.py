@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import write_fixture
 from tests.conftest import PASSING
-from tests.invoke import invoke
+from tests.support.builders import write_fixture
+from tests.support.invoke import invoke
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings, api_key_problem
 from zeroclaw_eval.errors import ConfigError
 

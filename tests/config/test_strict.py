@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import write_fixture
-from tests.invoke import invoke
+from tests.support.builders import write_fixture
+from tests.support.invoke import invoke
 from zeroclaw_eval.config.load import load_config
 from zeroclaw_eval.errors import ConfigError
 

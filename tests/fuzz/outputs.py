@@ -1,6 +1,6 @@
 """What every output must hold whatever the model said: checks the fuzz tests share.
 
-The GitHub Actions log is read with `tests.ci_log` (a model of the runner written apart
+The GitHub Actions log is read with `tests.support.ci_log` (a model of the runner written apart
 from the package); JUnit is parsed with lxml, the HTML page with the standard library's
 tokenizer (as a browser's) and with lxml.html.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 import lxml.etree
 import lxml.html
 
-from tests.ci_log import command_lines, executed_commands, parse_command
 from tests.fuzz.hostile import MARKER
+from tests.support.ci_log import command_lines, executed_commands, parse_command
 
 #: The commands the github reporter emits on purpose.
 ANNOTATIONS = ("::error ", "::notice ")

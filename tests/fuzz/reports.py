@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from tests.fuzz.hostile import hostile_text
 from zeroclaw_eval import FieldRef, FixtureProblem, GradeResult, RecordedCall, RunRecord, SuiteReport
+from zeroclaw_eval.boundary.record import ModelStep, TurnRecord
 from zeroclaw_eval.grading.result import CATEGORIES
 from zeroclaw_eval.report.model import CaseError, CaseReport
-from zeroclaw_eval.run.record import ModelStep, TurnRecord
 
 TEXT = hostile_text(long=False)
 #: Where a model's or a tool's text can be long: answers, results, details, sources.

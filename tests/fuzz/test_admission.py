@@ -12,9 +12,9 @@ from pathlib import Path
 from hypothesis import given
 
 from tests.fuzz.mutations import DAMAGE, FILE_NAMES, SHIPPED, Damage, mutated
-from tests.invoke import invoke
+from tests.support.invoke import invoke
 from zeroclaw_eval import Case, RejectedFixture, load_fixture, load_suite
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 
 def write(folder: str, name: bytes, data: bytes) -> Path:

@@ -21,7 +21,7 @@ from tests.fuzz.outputs import (
     under_actions,
 )
 from tests.fuzz.reports import REPORTS
-from tests.invoke import invoke
+from tests.support.invoke import invoke
 from zeroclaw_eval import SuiteReport, render_report, reporter_names
 from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
 

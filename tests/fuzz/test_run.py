@@ -24,7 +24,7 @@ from tests.fuzz.outputs import (
     check_outputs,
     under_actions,
 )
-from tests.invoke import invoke
+from tests.support.invoke import invoke
 
 #: Model and tool text: what a fixture file can hold (no lone surrogates, which it can
 #: only write as escapes that admission rejects; `SCRIPTED_OR_ESCAPED` covers those).

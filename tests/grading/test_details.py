@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builders import record_of, run_grades
+from tests.support.builders import record_of, run_grades
+from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.grading import details
 from zeroclaw_eval.grading.details import ToolCalls, describe_calls
-from zeroclaw_eval.run.record import RecordedCall
 
 
 def _call(name: str, message: str, result: str = "ok", success: bool = True) -> RecordedCall:

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from tests.builders import record_of, run_grades
+from tests.support.builders import record_of, run_grades
+from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.fixtures.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL
-from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 
 def call(

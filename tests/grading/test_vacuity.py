@@ -8,15 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.builders import admit_case, echo_fixture, line_of, write_fixture
+from tests.support.builders import admit_case, echo_fixture, line_of, write_fixture
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.grading.vacuity import (
-    VacuousCase,
-    check_vacuity,
-    empty_run_grades,
-    find_vacuous,
-)
+from zeroclaw_eval.grading.vacuity import VacuousCase, check_vacuity, empty_run_grades, find_vacuous
 
 
 def probe(tmp_path: Path, expects: dict[str, Any], name: str = "probe.json", **extra: Any) -> Case:

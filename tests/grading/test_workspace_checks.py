@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import run_grades
+from tests.support.builders import run_grades
 from zeroclaw_eval.grading.result import SIDE_EFFECT
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 @pytest.fixture

@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from tests.builders import admit_case, echo_fixture, scripted_fixture, text_step, tool_call, tools_step
+from tests.support.builders import (
+    admit_case,
+    echo_fixture,
+    scripted_fixture,
+    text_step,
+    tool_call,
+    tools_step,
+)
 from zeroclaw_eval.mutate.engine import mutate_case
 from zeroclaw_eval.mutate.mutant import OPERATORS
 from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome

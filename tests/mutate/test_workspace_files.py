@@ -6,7 +6,7 @@ import shutil
 
 from zeroclaw_eval.mutate.mutant import FileEdit
 from zeroclaw_eval.mutate.workspace_files import edited, files_under
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def test_each_edit_is_undone_leaving_the_workspace_as_the_run_left_it() -> None:

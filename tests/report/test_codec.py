@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.reports import error_case, failing_case, passing_case, rejected_case
+from tests.support.reports import error_case, failing_case, passing_case, rejected_case
 from zeroclaw_eval.report.codec import FORMAT_VERSION, report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import SuiteReport
 

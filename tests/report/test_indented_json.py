@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.ci_log import HOSTILE, LONE_SURROGATE
-from tests.reports import every_status_report
+from tests.support.ci_log import HOSTILE, LONE_SURROGATE
+from tests.support.reports import every_status_report
 from zeroclaw_eval.report.indented_json import dumps, plain
 
 

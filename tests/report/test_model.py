@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reports import error_case, failing_case, passing_case, rejected_case
+from tests.support.reports import error_case, failing_case, passing_case, rejected_case
 from zeroclaw_eval.grading.result import BUDGET, RESPONSE, SIDE_EFFECT, TOOL
 from zeroclaw_eval.report.baseline import Baseline
 from zeroclaw_eval.report.model import CaseReport, SuiteReport

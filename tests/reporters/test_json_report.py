@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tests.ci_log import LONE_SURROGATE
-from tests.reports import every_status_report, passing_case
+from tests.support.ci_log import LONE_SURROGATE
+from tests.support.reports import every_status_report, passing_case
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters import json_report

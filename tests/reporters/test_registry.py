@@ -7,19 +7,15 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.reports import every_status_report
+from tests.support.reports import every_status_report
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.reporters import (
-    builtin_names,
-    get_reporter,
-    reporter_names,
-    reset_registry,
-)
+from zeroclaw_eval.reporters import builtin_names, get_reporter, reporter_names, reset_registry
 
 
 @pytest.mark.parametrize("name", ["table", "json", "junit", "html", "github"])
 def test_get_reporter_returns_each_builtin_renderer(name: str) -> None:
-    module = importlib.import_module(f"zeroclaw_eval.reporters.{'json_report' if name == 'json' else name}")
+    modules = {"json": "json_report", "html": "html.page"}
+    module = importlib.import_module(f"zeroclaw_eval.reporters.{modules.get(name, name)}")
     assert name in builtin_names()
     assert get_reporter(name) is module.render
     text = get_reporter(name)(every_status_report())

@@ -9,16 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.ci_log import (
+from tests.support.ci_log import (
     LONE_SURROGATE,
 )
-from tests.reports import every_status_report
+from tests.support.reports import every_status_report
 from zeroclaw_eval.errors import ReporterError
-from zeroclaw_eval.reporters import (
-    get_reporter,
-    render_report,
-    write_output,
-)
+from zeroclaw_eval.reporters import get_reporter, render_report, write_output
 
 
 def test_write_output_writes_the_file_whole_and_makes_parent_folders(tmp_path: Path) -> None:
@@ -110,7 +106,7 @@ render = Unreadable()
     assert target.read_text(encoding="utf-8") == "rendered\n"
 
 
-STREAMED = {"json": "json_report", "junit": "junit", "html": "html"}
+STREAMED = {"json": "json_report", "junit": "junit", "html": "html.page"}
 
 
 @pytest.mark.parametrize("fmt", sorted(STREAMED))
@@ -162,10 +158,10 @@ def test_tool_arguments_nested_past_what_json_recurses_through_are_cut_in_every_
     # levels); decoded as the tool box decodes it, then recorded and shown by every format.
     from lxml import etree
 
+    from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
     from zeroclaw_eval.fixtures.location import FieldRef
     from zeroclaw_eval.grading.result import TOOL, GradeResult
     from zeroclaw_eval.report.model import CaseReport, SuiteReport
-    from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
     deep: object = 1
     for _ in range(levels):

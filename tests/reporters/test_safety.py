@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from tests.ci_log import (
+from tests.support.ci_log import (
     HOSTILE,
     LONE_SURROGATE,
     NET_WHITESPACE,
@@ -18,7 +18,7 @@ from tests.ci_log import (
     command_lines,
     executed_commands,
 )
-from tests.reports import every_status_report
+from tests.support.reports import every_status_report
 from zeroclaw_eval.reporters import builtin_names, get_reporter
 from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.safety import (
@@ -317,7 +317,7 @@ def _junit_parses_with_lxml_and_junitparser(junit: str) -> None:
 
 
 def _html_holds_no_live_injected_markup(html: str) -> None:
-    from tests.reporters.test_html import parse
+    from tests.support.html_page import parse
 
     page = parse(html)
     # The template's own word-diff marks are the only tags text may add.
@@ -333,7 +333,7 @@ def _summary_links_nothing(summary: str) -> None:
 
 
 def _tag_names(text: str) -> set[str]:
-    from tests.reporters.test_html import parse
+    from tests.support.html_page import parse
 
     return {tag.name for tag in parse(get_reporter("html")(every_status_report(text))).tags}
 

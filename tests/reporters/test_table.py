@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.reports import every_status_report
+from tests.support.reports import every_status_report
 from zeroclaw_eval.reporters.table import render
 
 TERMINAL = "\x1b[2J\x1b]0;pwned\x07\x1b]8;;https://example.com\x1b\\link\x9b31m\u202eevil\ud800"

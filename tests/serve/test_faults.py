@@ -11,7 +11,7 @@ import httpx
 import openai
 import pytest
 
-from tests.scripts import (
+from tests.support.scripts import (
     CALL_1,
     RESULT_1,
     USER_1,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.builders import tool_call, tools_step
-from tests.scripts import (
+from tests.support.builders import tool_call, tools_step
+from tests.support.scripts import (
     OTHER,
     TWO_TURNS,
     USER_1,

@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from tests.scripts import (
+from tests.support.scripts import (
     CALL_1,
     OTHER,
     RESULT_1,
@@ -25,9 +25,9 @@ from tests.scripts import (
 )
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
 from zeroclaw_eval.serve.request_log import RequestLog
 from zeroclaw_eval.serve.server import ReplayServer
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 
 def test_a_divergence_is_a_400_saying_where(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:

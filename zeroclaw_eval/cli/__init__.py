@@ -14,17 +14,17 @@ from typing import Any
 import click
 
 from zeroclaw_eval._version import __version__
-from zeroclaw_eval.cli.check import check_command
-from zeroclaw_eval.cli.common import CONTEXT
-from zeroclaw_eval.cli.listing import list_command
-from zeroclaw_eval.cli.merge import merge_command
-from zeroclaw_eval.cli.mutate import mutate_command
-from zeroclaw_eval.cli.new import new_command
-from zeroclaw_eval.cli.render import render_command
-from zeroclaw_eval.cli.run import run_command
-from zeroclaw_eval.cli.schema import schema_command
-from zeroclaw_eval.cli.serve import serve_command
-from zeroclaw_eval.cli.vacuity import vacuity_command
+from zeroclaw_eval.cli.commands.check import check_command
+from zeroclaw_eval.cli.commands.listing import list_command
+from zeroclaw_eval.cli.commands.merge import merge_command
+from zeroclaw_eval.cli.commands.mutate import mutate_command
+from zeroclaw_eval.cli.commands.new import new_command
+from zeroclaw_eval.cli.commands.render import render_command
+from zeroclaw_eval.cli.commands.run import run_command
+from zeroclaw_eval.cli.commands.schema import schema_command
+from zeroclaw_eval.cli.commands.serve import serve_command
+from zeroclaw_eval.cli.commands.vacuity import vacuity_command
+from zeroclaw_eval.cli.options import CONTEXT
 
 #: Young objects allocated before a collection, and young (then middle) collections
 #: before an older one; Python's defaults are (700, 10, 10).

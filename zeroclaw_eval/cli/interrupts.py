@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from zeroclaw_eval.run.interrupt import EXIT_CODES
+from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 
 
 class _Stopped(BaseException):
@@ -50,7 +50,7 @@ def _handling(handler: Any) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {name: signal.signal(getattr(signal, name), handler) for name in EXIT_CODES}
+    previous = {name: signal.signal(getattr(signal, name), handler) for name in STOPPED_BY}
     try:
         yield
     finally:
@@ -71,7 +71,7 @@ def exit_on_signals() -> Iterator[Stage]:
     except _Stopped as stop:
         said = "the outputs were written" if stage.written else "no report was written"
         click.echo(f"Interrupted by {stop.signal}: {said}", err=True)
-        sys.exit(EXIT_CODES[stop.signal])
+        sys.exit(ExitCode.stopped_by(stop.signal))
 
 
 @contextmanager

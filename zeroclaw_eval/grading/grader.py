@@ -11,16 +11,16 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord
 from zeroclaw_eval.errors import InvalidRegex
-from zeroclaw_eval.fixtures.json_text import compact_json, json_equal, quote
+from zeroclaw_eval.fixtures.json.pointer import MISSING, join_pointer, resolve_pointer
+from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
-from zeroclaw_eval.fixtures.pointer import MISSING, join_pointer, resolve_pointer
 from zeroclaw_eval.grading.details import ToolCalls, number_text
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
-from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def grade(expects: Expects, record: RunRecord, workspace: Workspace | None = None) -> list[GradeResult]:

@@ -15,15 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.collect.suite import load_suite
+from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.fixtures.suite import load_suite
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
-from zeroclaw_eval.run.isolation import case_workspace
-from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.sandbox import case_workspace
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,11 @@ class VacuityReport:
         """Number of fixtures found in the suite, admitted or not."""
         return self.checked + len(self.rejected)
 
-    def exit_code(self) -> int:
-        """0 when every fixture can fail; 1 for a vacuous or rejected fixture or an empty suite."""
+    def exit_code(self) -> ExitCode:
+        """`OK` when every fixture can fail; `FAILED` for a vacuous or rejected fixture or
+        an empty suite."""
         # An empty suite certifies nothing, as in `SuiteReport.exit_code()`.
-        return 1 if self.vacuous or self.rejected or self.total == 0 else 0
+        return ExitCode.gate(not (self.vacuous or self.rejected or self.total == 0))
 
 
 def empty_run_grades(trace: LlmTrace) -> list[GradeResult]:

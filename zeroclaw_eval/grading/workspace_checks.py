@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from zeroclaw_eval.errors import OutsideWorkspace
-from zeroclaw_eval.fixtures.json_text import quote
+from zeroclaw_eval.fixtures.json.pointer import join_pointer
+from zeroclaw_eval.fixtures.json.text import quote
 from zeroclaw_eval.fixtures.model import WorkspaceExpects
-from zeroclaw_eval.fixtures.pointer import join_pointer
 from zeroclaw_eval.grading.result import SIDE_EFFECT, GradeResult, make_grade
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def workspace_checks(spec: WorkspaceExpects, workspace: Workspace | None) -> Iterator[GradeResult]:

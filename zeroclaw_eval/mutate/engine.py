@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
 from zeroclaw_eval.mutate.equivalence import observable, unused_tool
 from zeroclaw_eval.mutate.mutant import Mutant
-from zeroclaw_eval.mutate.replay import replayed
 from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome, MutationReport
 from zeroclaw_eval.mutate.run_operators import (
     budget_mutants,
@@ -30,12 +31,11 @@ from zeroclaw_eval.mutate.run_operators import (
 )
 from zeroclaw_eval.mutate.suggest import describe, killers, suggestion
 from zeroclaw_eval.mutate.workspace_files import edited, files_under, written_files
-from zeroclaw_eval.run.case_run import CaseRun
-from zeroclaw_eval.run.project_tools import toolset
-from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.workspace import Workspace
 from zeroclaw_eval.runner import RunOptions
+from zeroclaw_eval.runner.case import CaseRun, run_with
 from zeroclaw_eval.runner.options import nameable_tools
+from zeroclaw_eval.tools.project import toolset
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def mutate_suite(
@@ -147,3 +147,11 @@ def _alike(run: CaseRun, other: CaseRun) -> bool:
     if run.workspace is None or other.workspace is None:
         return run.workspace is other.workspace
     return files_under(run.workspace.root) == files_under(other.workspace.root)
+
+
+@asynccontextmanager
+async def replayed(case: Case, options: RunOptions) -> AsyncIterator[CaseRun]:
+    """Replay `case`; its workspace stays until the block ends. Raises `OSError` when
+    the workspace cannot be seeded."""
+    async with run_with(case, options, toolset(options.tools)) as run:
+        yield run

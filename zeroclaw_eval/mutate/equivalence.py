@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from zeroclaw_eval.fixtures.json_text import compact_json
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.fixtures.json.text import compact_json
 from zeroclaw_eval.fixtures.model import LlmTrace
-from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.tools import BUILTIN_TOOLS
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 
 def observable(record: RunRecord) -> Hashable:

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.fixtures.json_text import compact_json, cut
+from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
+from zeroclaw_eval.fixtures.json.text import compact_json, cut
 from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.mutate.edits import nudge_bytes
-from zeroclaw_eval.run.record import RecordedCall, RunRecord
-from zeroclaw_eval.run.workspace import make_folders
+from zeroclaw_eval.tools.workspace import make_folders
 
 #: Every operator, in the order a report lists them.
 OPERATORS = (

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.fixtures.case import RejectedFixture
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.mutate.mutant import OPERATORS
@@ -119,6 +120,6 @@ class MutationReport:
                     reasons.append(f"{fixture.name}: no mutant killed by operator {listed}")
         return reasons
 
-    def exit_code(self) -> int:
-        """0 when the gate passes, else 1."""
-        return 1 if self.failures() else 0
+    def exit_code(self) -> ExitCode:
+        """`OK` when the gate passes, else `FAILED`."""
+        return ExitCode.gate(not self.failures())

@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from zeroclaw_eval.boundary.record import ModelStep, RunRecord, TurnRecord
 from zeroclaw_eval.mutate.call_operators import needle_of
 from zeroclaw_eval.mutate.edits import nudge_text
 from zeroclaw_eval.mutate.mutant import FileEdit, Mutant, argument_text, describe_call, shown
-from zeroclaw_eval.run.record import ModelStep, RunRecord, TurnRecord
 
 _NUMBER = re.compile(r"\d+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

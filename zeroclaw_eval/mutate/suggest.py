@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.fixtures.model import Expects
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.run.record import RunRecord
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 Run = tuple[RunRecord, "Workspace | None"]
 

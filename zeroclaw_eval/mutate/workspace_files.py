@@ -17,7 +17,7 @@ from pathlib import Path
 
 from zeroclaw_eval.errors import OutsideWorkspace
 from zeroclaw_eval.mutate.mutant import FileEdit
-from zeroclaw_eval.run.workspace import Workspace
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def files_under(root: Path) -> dict[str, bytes]:

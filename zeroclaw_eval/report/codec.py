@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.report.baseline import (
     baseline_from_dict,
     baseline_to_dict,
@@ -15,7 +17,6 @@ from zeroclaw_eval.report.baseline import (
 )
 from zeroclaw_eval.report.indented_json import plain
 from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, ShardInfo, SuiteReport
-from zeroclaw_eval.run.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
 # the version added:
@@ -52,7 +53,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "root": report.root,
         "mode": report.mode,
         "duration_ms": report.duration_ms,
-        "exit_code": report.exit_code(),
+        "exit_code": int(report.exit_code()),
         "counts": report.counts(),
         "deselected": report.deselected,
         "not_run": report.not_run,
@@ -171,3 +172,15 @@ def _record_from_dict(data: dict[str, Any]) -> RunRecord:
         calls=[RecordedCall(**c) for c in data["calls"]],
         duration_ms=data["duration_ms"],
     )
+
+
+def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
+    """`case` with every secret replaced by a marker, in every string it holds.
+
+    Live runs are graded on what the model really said (a check that the model does not
+    leak a key must see the key); the report is scrubbed afterwards, so no reporter can
+    print it. Round-tripping through the JSON shape reaches every field.
+    """
+    data = case_to_dict(case)
+    scrubbed = scrub(data, secrets)
+    return case if scrubbed is data else case_from_dict(scrubbed)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
-from zeroclaw_eval.run.interrupt import EXIT_CODES
-from zeroclaw_eval.run.record import RunRecord
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 
@@ -197,20 +197,22 @@ class SuiteReport:
     #: Earlier runs' pass rates, oldest first (`--history`), for the HTML trend chart.
     history: list[HistoryPoint] | None = None
 
-    def exit_code(self) -> int:
-        """0 iff every case passed (with `--fail-on new-failures`: iff no case is a new
-        failure and none is rejected); 1 otherwise, and for an empty suite (it proved
-        nothing); for an interrupted run, 128 + the signal's number (130 SIGINT, 143 SIGTERM), as a
-        shell reports a process a signal stopped."""
+    def exit_code(self) -> ExitCode:
+        """`OK` iff every case passed (with `--fail-on new-failures`: iff no case is a new
+        failure and none is rejected); `FAILED` otherwise, and for an empty suite (it
+        proved nothing); for an interrupted run, the exit code of the signal that stopped
+        it (`INTERRUPTED`, `TERMINATED`)."""
         if self.interrupted is not None:
-            return EXIT_CODES.get(self.interrupted, 1)
+            stopped = STOPPED_BY.get(self.interrupted)
+            return stopped if stopped is not None else ExitCode.FAILED
         if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_NEW_FAILURES:
             # Only a regression fails, and a rejected fixture: it is broken, not hard, and
             # no run of it can ever pass.
-            return int(any(case.change == NEW_FAILURE or case.status == REJECTED for case in self.cases))
+            regressed = any(case.change == NEW_FAILURE or case.status == REJECTED for case in self.cases)
+            return ExitCode.gate(not regressed)
         if not self.cases and self.empty_shard:
-            return 0  # the other shards hold the suite's cases; merging checks they all ran
-        return 0 if self.cases and all(case.passed for case in self.cases) else 1
+            return ExitCode.OK  # the other shards hold the suite's cases; merging checks they all ran
+        return ExitCode.gate(bool(self.cases) and all(case.passed for case in self.cases))
 
     @property
     def empty_shard(self) -> bool:

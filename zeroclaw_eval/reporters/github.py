@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TypeVar
 
+from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
@@ -171,7 +172,7 @@ def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> 
 def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown summary for `$GITHUB_STEP_SUMMARY`, at most `limit` UTF-8 bytes."""
     counts = report.counts()
-    verdict = "passed" if report.exit_code() == 0 else "FAILED"
+    verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
     head = [
         f"## zeroclaw eval {verdict}: {code(report.suite)} ({report.mode})\n\n",
         "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n",

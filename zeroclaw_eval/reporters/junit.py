@@ -21,7 +21,7 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from zeroclaw_eval.fixtures.json_text import pretty_json
+from zeroclaw_eval.fixtures.json.text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport

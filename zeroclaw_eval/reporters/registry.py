@@ -23,7 +23,7 @@ _BUILTIN = {
     "table": "zeroclaw_eval.reporters.table",
     "json": "zeroclaw_eval.reporters.json_report",
     "junit": "zeroclaw_eval.reporters.junit",
-    "html": "zeroclaw_eval.reporters.html",
+    "html": "zeroclaw_eval.reporters.html.page",
     "github": "zeroclaw_eval.reporters.github",
 }
 

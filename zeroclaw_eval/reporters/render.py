@@ -25,7 +25,7 @@ LOG_FORMATS = frozenset({"table"})
 #: Built-in formats, by their module, that also have `pieces(report)`: the text of
 #: `render` in pieces. A file of one is written a piece at a time, so a large suite's
 #: output is never held whole, nor twice. (A plugin cannot take a built-in format's name.)
-STREAMED_FORMATS = {"json": "json_report", "junit": "junit", "html": "html"}
+STREAMED_FORMATS = {"json": "json_report", "junit": "junit", "html": "html.page"}
 
 
 def write_output(text: str, output: str) -> Path | None:

@@ -15,6 +15,7 @@ colours the table paints itself still work.
 
 from __future__ import annotations
 
+from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import (
     FAIL_ON_NEW_FAILURES,
     FIXED,
@@ -130,7 +131,8 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     if recap and len(report.cases) > 1:
         lines.extend(["", _paint("not passed:", "bold", color), *recap])
     lines.extend(_changes(report, color))
-    lines.extend(["", _paint(_summary(report), "green" if report.exit_code() == 0 else "red", color)])
+    passed = report.exit_code() == ExitCode.OK
+    lines.extend(["", _paint(_summary(report), "green" if passed else "red", color)])
     return "\n".join(lines) + "\n"
 
 
@@ -174,7 +176,8 @@ def _summary(report: SuiteReport) -> str:
         parts.append(plural(counts[ERROR], "error"))
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
-    verdict = "INTERRUPTED" if report.interrupted else "PASSED" if report.exit_code() == 0 else "FAILED"
+    passed = report.exit_code() == ExitCode.OK
+    verdict = "INTERRUPTED" if report.interrupted else "PASSED" if passed else "FAILED"
     if not report.interrupted and report.baseline and report.baseline.fail_on == FAIL_ON_NEW_FAILURES:
         verdict += " (--fail-on new-failures)"
     seconds = f"{report.duration_ms / 1000:.2f}s"

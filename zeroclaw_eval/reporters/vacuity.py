@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.vacuity import VacuityReport
 from zeroclaw_eval.reporters.github import (
@@ -70,7 +71,7 @@ def render(report: VacuityReport) -> str:
 
 def step_summary(report: VacuityReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown summary for `$GITHUB_STEP_SUMMARY`, at most `limit` UTF-8 bytes."""
-    verdict = "passed" if report.exit_code() == 0 else "FAILED"
+    verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
     head = [
         f"## zeroclaw eval vacuity {verdict}: {code(str(report.suite))}\n\n",
         "| fixtures | vacuous | rejected |\n|---:|---:|---:|\n",

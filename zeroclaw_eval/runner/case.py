@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 
+from zeroclaw_eval.agent.deadline import bounded_blocking
+from zeroclaw_eval.agent.drive import drive
+from zeroclaw_eval.agent.loop import AgentFactory
+from zeroclaw_eval.backends.command import AgentCommand, command_agent_factory
+from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.suite import shown_path
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
-from zeroclaw_eval.run.case_run import CaseRun, case_run
-from zeroclaw_eval.run.provider import Provider
-from zeroclaw_eval.run.tools import Tool
 from zeroclaw_eval.runner.options import Run, RunOptions
+from zeroclaw_eval.tools.sandbox import case_workspace
+from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.workspace import Workspace
 
 
 def rejected(fixture: RejectedFixture) -> CaseReport:
@@ -80,3 +87,50 @@ def _case_error(case: Case, error: RunError) -> CaseError:
 def _located(case: Case, result: GradeResult) -> GradeResult:
     # Only failing checks are located: a green suite never pays for the position scan.
     return result if result.passed else located(case, result)
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """A finished run: what it recorded, its workspace (open), the run error if any."""
+
+    record: RunRecord
+    workspace: Workspace | None
+    error: RunError | None
+
+
+@asynccontextmanager
+async def case_run(
+    case: Case,
+    agent_factory: AgentFactory,
+    *,
+    agent_cmd: AgentCommand | None,
+    case_timeout_secs: float,
+    max_tool_iterations: int,
+    tools: Mapping[str, Tool],
+    live: Provider | None = None,
+    live_allowed: Iterable[str] = (),
+) -> AsyncIterator[CaseRun]:
+    """Run `case` through the agent (or the agent command `agent_cmd`) in a fresh
+    workspace, which stays until the block ends and is then removed (what could not be
+    removed is `workspace.leftover`). Raises `OSError` when the workspace cannot be
+    made or seeded."""
+    # An agent command always runs in a workspace: it is its working directory.
+    with case_workspace(case.trace, needed=True if agent_cmd else None) as workspace:
+        factory = agent_factory
+        if agent_cmd is not None and workspace is not None:
+            factory = command_agent_factory(agent_cmd, case, workspace.root)
+        record = RunRecord()
+        with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
+            error = await drive(
+                case,
+                record,
+                workspace,
+                factory,
+                case_timeout_secs=case_timeout_secs,
+                max_tool_iterations=max_tool_iterations,
+                tools=tools,
+                live=live,
+                live_allowed=live_allowed,
+                external=agent_cmd is not None,
+            )
+        yield CaseRun(record, workspace, error)

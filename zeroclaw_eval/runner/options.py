@@ -7,21 +7,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
+from zeroclaw_eval.backends.command import AgentCommand
+from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.collect.sharding import Shard
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
-from zeroclaw_eval.fixtures.sharding import Shard
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
-from zeroclaw_eval.run.agent import AgentFactory, reference_agent
-from zeroclaw_eval.run.command_agent import AgentCommand
-from zeroclaw_eval.run.project_tools import ProjectTool
-from zeroclaw_eval.run.provider import Provider
-from zeroclaw_eval.run.tools import Tool
+from zeroclaw_eval.tools.project import ProjectTool
+from zeroclaw_eval.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.run.workers import Board
+    from zeroclaw_eval.runner.workers import Board
 
 #: A fixture as the runner holds it: admitted, rejected, or a path not yet read.
 Fixture = Case | RejectedFixture | Path

@@ -12,16 +12,16 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
+from zeroclaw_eval.agent.conversation import check_offered
+from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
+from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
+from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
-from zeroclaw_eval.fixtures.suite import display_path
-from zeroclaw_eval.run.conversation import check_offered
-from zeroclaw_eval.run.openai_endpoint import Endpoint, Reply, WireRequest, error_reply
-from zeroclaw_eval.run.replay import OWN_TOOLS_HINT
-from zeroclaw_eval.run.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply
 
 
 class Backend(Protocol):
@@ -56,7 +56,7 @@ class Backend(Protocol):
 
 
 def exchange(server: Backend, api: str, body: bytes) -> Reply:
-    """The reply to one request of `api` (`openai_endpoint.CHAT` or `RESPONSES`)."""
+    """The reply to one request of `api` (`wire.endpoint.CHAT` or `RESPONSES`)."""
     run, number = server.number()
     entry: dict[str, Any] = {"run": run, "number": number, "api": api, "model": None, "fixture": None}
     try:

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 
-from zeroclaw_eval.run.http_reply import ReplyHandler
-from zeroclaw_eval.run.openai_endpoint import Reply, api_of, error_reply, is_models_route, models_reply
 from zeroclaw_eval.serve.exchange import Backend, exchange
+from zeroclaw_eval.wire.endpoint import Reply, api_of, error_reply, is_models_route, models_reply
+from zeroclaw_eval.wire.http import ReplyHandler
 
 
 class Server(Backend, Protocol):

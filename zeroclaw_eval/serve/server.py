@@ -26,14 +26,13 @@ from typing import Any
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.run.http_limits import MAX_BODY
-from zeroclaw_eval.run.http_reply import BoundedServer
-from zeroclaw_eval.run.openai_endpoint import Endpoint
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.handler import handler_for
-from zeroclaw_eval.serve.limits import CONNECTION_TIMEOUT, MAX_CONNECTIONS
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog, joined
 from zeroclaw_eval.serve.routing import Router, Served
+from zeroclaw_eval.wire.endpoint import Endpoint
+from zeroclaw_eval.wire.http import BoundedServer
+from zeroclaw_eval.wire.limits import CONNECTION_TIMEOUT, MAX_BODY, MAX_CONNECTIONS
 
 __all__ = ["MAX_LOG", "ReplayServer", "is_loopback"]
 

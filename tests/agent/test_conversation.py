@@ -1,0 +1,149 @@
+"""`agent.conversation`: where a whole conversation stands in the script, and where it left it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.support.scripts import (
+    ANSWER_1,
+    CALL_1,
+    RESULT_1,
+    TWO_TURNS_DONE,
+    USER_1,
+    USER_2,
+)
+from zeroclaw_eval.agent.conversation import next_step
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.errors import Divergence
+from zeroclaw_eval.fixtures.case import Case
+
+
+def test_next_step_follows_the_script_across_tool_rounds_and_turns(two_turns: Case) -> None:
+    trace = two_turns.trace
+    first = next_step(trace, [USER_1])
+    assert first.content is None
+    assert first.tool_calls == (ToolCallRequest("call_1", "echo", '{"message":"hello"}'),)
+    assert (first.input_tokens, first.output_tokens) == (20, 10)
+
+    second = next_step(trace, [USER_1, CALL_1, RESULT_1])
+    assert second == ModelResponse("The echo tool said: hello", (), 30, 5)
+
+    third = next_step(trace, [USER_1, CALL_1, RESULT_1, ANSWER_1, USER_2])
+    assert third.content == "bye"
+
+
+def test_a_history_may_leave_out_the_closing_answer_but_not_the_calls(two_turns: Case) -> None:
+    # Some agents keep only the tool rounds of a finished turn; the calls are what the
+    # script needs echoed, so the next turn still finds its place.
+    assert next_step(two_turns.trace, [USER_1, CALL_1, RESULT_1, USER_2]).content == "bye"
+
+
+def test_next_step_skips_system_and_developer_messages(two_turns: Case) -> None:
+    messages = [{"role": "system", "content": "be brief"}, USER_1, {"role": "developer", "content": "x"}]
+    assert next_step(two_turns.trace, messages).tool_calls[0].id == "call_1"
+
+
+@pytest.mark.parametrize(
+    ("messages", "expected"),
+    [
+        pytest.param(
+            [{"role": "user", "content": "Echo goodbye"}],
+            'messages[0] (user): turn 1\'s user input is "Echo hello"; the request has "Echo goodbye"',
+            id="wrong-user-input",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, RESULT_1, ANSWER_1, {"role": "assistant", "content": "more"}],
+            "messages[4] (assistant): an assistant message beyond the script, whose turn 1 has 2 step(s)",
+            id="assistant-message-the-script-lacks",
+        ),
+        pytest.param(
+            [{"role": "assistant", "content": "I start"}, USER_1],
+            "messages[0] (assistant): an assistant message before any user message",
+            id="assistant-before-any-user",
+        ),
+        pytest.param(
+            [USER_1, CALL_1],
+            "the request does not carry the results of echo (id call_1)",
+            id="tool-results-missing",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, USER_2],
+            "messages[2] (user): a user message came before the results of echo (id call_1)",
+            id="user-before-tool-results",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, ANSWER_1],
+            "messages[2] (assistant): an assistant message came before the results of echo (id call_1)",
+            id="assistant-before-tool-results",
+        ),
+        pytest.param(
+            [USER_1, USER_2],
+            "messages[1] (user): the next turn begins without turn 1, step 1's tool calls"
+            " (echo (id call_1)); echo them back, with their results, before the next user message",
+            id="next-turn-without-the-tool-calls",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, {"role": "tool", "tool_call_id": "call_9", "content": "x"}],
+            "messages[2] (tool): a result for call_9, which no scripted call awaits;"
+            " the script waits for the results of echo (id call_1)",
+            id="unknown-tool-call-id",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, RESULT_1, {"role": "tool", "tool_call_id": "call_1", "content": "again"}],
+            "messages[3] (tool): a result for call_1, which no scripted call awaits",
+            id="tool-result-fed-back-twice",
+        ),
+        pytest.param(
+            [USER_1, CALL_1, RESULT_1, ANSWER_1],
+            "turn 1 scripts 2 step(s), all served; the request asks for another",
+            id="request-beyond-the-scripted-steps",
+        ),
+        pytest.param(
+            [*TWO_TURNS_DONE, {"role": "user", "content": "third"}],
+            "messages[6] (user): a user message beyond the script, which has 2 turn(s)",
+            id="turn-beyond-the-script",
+        ),
+        pytest.param(
+            [USER_1, {"role": "function", "name": "echo", "content": "x"}],
+            'messages[1] (function): a message with "function"; expected user, assistant, tool or system',
+            id="unexpected-role",
+        ),
+        pytest.param(
+            [USER_1, {"role": "assistant", "content": "Sure, hello."}],
+            "messages[1] (assistant): turn 1, step 1 of the script calls echo (id call_1);"
+            " the request echoes back none",
+            id="text-where-the-script-called-tools",
+        ),
+        pytest.param(
+            [
+                USER_1,
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "list_dir"}}],
+                },
+            ],
+            "turn 1, step 1 of the script calls echo (id call_1);"
+            " the request echoes back list_dir (id call_1)",
+            id="different-tool-calls",
+        ),
+        pytest.param(
+            [{"role": "system", "content": "x"}],
+            'the request carries no user message; turn 1\'s user input is "Echo hello"',
+            id="no-user",
+        ),
+    ],
+)
+def test_each_divergence_gets_a_clear_message(two_turns: Case, messages: list[Any], expected: str) -> None:
+    with pytest.raises(Divergence) as caught:
+        next_step(two_turns.trace, messages)
+    assert expected in str(caught.value)
+
+
+def test_tool_calls_where_the_script_answered_with_text_diverge(two_turns: Case) -> None:
+    messages: list[Any] = [USER_1, CALL_1, RESULT_1, {**CALL_1, "content": "text"}]
+    with pytest.raises(
+        Divergence, match=r"messages\[3\] \(assistant\): turn 1, step 2 of the script answers with text"
+    ):
+        next_step(two_turns.trace, messages)

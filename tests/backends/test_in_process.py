@@ -1,0 +1,178 @@
+"""`zeroclaw_eval.backends.in_process`: the official `openai` SDK answered by a provider
+in-process, what the harness refuses raised by the SDK as its own error, never retried."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import openai
+import pytest
+
+from tests.support.builders import scripted_fixture, text_step, tool_call, tools_step
+from zeroclaw_eval import openai_http_client
+from zeroclaw_eval.agent.replay import ReplayProvider
+from zeroclaw_eval.backends.in_process import BASE_URL
+from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.fixtures.model import LlmTrace
+
+TRACE = LlmTrace.model_validate(
+    scripted_fixture(
+        [
+            (
+                "Echo hi",
+                [tools_step(tool_call("echo", {"message": "hi"}, "c1"), tokens=(9, 3)), text_step("hi")],
+            )
+        ],
+        {"tools_used": ["echo"]},
+    )
+)
+ECHO = {
+    "type": "function",
+    "function": {"name": "echo", "description": "Echo.", "parameters": {"type": "object"}},
+}
+# The stream helper parses arguments of strict tools only.
+ECHO_STRICT: Any = {
+    "type": "function",
+    "function": {
+        "name": "echo",
+        "description": "Echo.",
+        "parameters": {
+            "type": "object",
+            "properties": {"message": {"type": "string"}},
+            "required": ["message"],
+            "additionalProperties": False,
+        },
+        "strict": True,
+    },
+}
+LONG = "A scripted answer long enough to arrive in several pieces of a stream."
+LONG_ANSWER = LlmTrace.model_validate(
+    scripted_fixture([("Tell me", [text_step(LONG, tokens=(30, 5))])], {"response_contains": ["pieces"]})
+)
+
+
+class Counting:
+    """A provider that counts the requests reaching it."""
+
+    def __init__(self, inner: ReplayProvider) -> None:
+        self.inner = inner
+        self.requests: list[tuple[list[Message], list[str]]] = []
+
+    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+        self.requests.append((list(messages), [spec.name for spec in tools]))
+        return await self.inner.complete(messages, tools)
+
+
+def client_for(provider: Counting) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(api_key="replay", base_url=BASE_URL, http_client=openai_http_client(provider))
+
+
+def scripted() -> Counting:
+    replay = ReplayProvider(TRACE, ["echo"])
+    replay.begin_turn(0)
+    return Counting(replay)
+
+
+def test_the_sdk_gets_the_scripted_step_with_its_calls_and_usage() -> None:
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await client_for(provider).chat.completions.create(
+            model="any",
+            messages=[{"role": "user", "content": "Echo hi"}],
+            tools=[ECHO],  # type: ignore[list-item]
+        )
+
+    reply = asyncio.run(ask())
+    (call,) = reply.choices[0].message.tool_calls
+    assert (call.id, call.function.name, call.function.arguments) == ("c1", "echo", '{"message":"hi"}')
+    assert (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (9, 3)
+    assert provider.requests == [([{"role": "user", "content": "Echo hi"}], ["echo"])]
+
+
+def test_a_request_that_leaves_the_script_is_a_bad_request_the_sdk_does_not_retry() -> None:
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await client_for(provider).chat.completions.create(
+            model="any", messages=[{"role": "user", "content": "something else"}]
+        )
+
+    with pytest.raises(openai.BadRequestError) as raised:
+        asyncio.run(ask())
+    assert 'turn 1\'s user input is "Echo hi"; the request has "something else"' in str(raised.value)
+    assert len(provider.requests) == 1
+
+
+def test_other_routes_are_not_found() -> None:
+    async def ask() -> Any:
+        return await client_for(scripted()).models.list()
+
+    with pytest.raises(openai.NotFoundError):
+        asyncio.run(ask())
+
+
+def test_a_streamed_chat_reply_accumulates_to_the_scripted_step() -> None:
+    provider = scripted()
+
+    async def ask() -> Any:
+        client = client_for(provider)
+        async with client.chat.completions.stream(
+            model="any", messages=[{"role": "user", "content": "Echo hi"}], tools=[ECHO_STRICT]
+        ) as stream:
+            return await stream.get_final_completion()
+
+    reply = asyncio.run(ask())
+    (call,) = reply.choices[0].message.tool_calls
+    assert (call.id, call.function.name, call.function.arguments) == ("c1", "echo", '{"message":"hi"}')
+    assert reply.choices[0].finish_reason == "tool_calls"
+    assert provider.requests == [([{"role": "user", "content": "Echo hi"}], ["echo"])]
+
+
+def test_streamed_text_arrives_in_pieces_and_usage_when_asked() -> None:
+    replay = ReplayProvider(LONG_ANSWER, [])
+    replay.begin_turn(0)
+
+    async def ask() -> list[Any]:
+        stream = await client_for(Counting(replay)).chat.completions.create(
+            model="any",
+            messages=[{"role": "user", "content": "Tell me"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        return [chunk async for chunk in stream]
+
+    chunks = asyncio.run(ask())
+    pieces = [c.choices[0].delta.content for c in chunks if c.choices and c.choices[0].delta.content]
+    assert len(pieces) > 1  # a client that keeps only the last delta gets it wrong
+    assert "".join(pieces) == LONG
+    assert chunks[-1].choices == []
+    assert (chunks[-1].usage.prompt_tokens, chunks[-1].usage.completion_tokens) == (30, 5)
+
+
+def test_the_responses_api_plain_and_streamed_follows_the_script() -> None:
+    provider = scripted()
+    tool = {"type": "function", "name": "echo", "description": "Echo.", "parameters": {"type": "object"}}
+
+    async def converse() -> tuple[Any, Any]:
+        client = client_for(provider)
+        first = await client.responses.create(model="any", input="Echo hi", tools=[tool])  # type: ignore[list-item]
+        (call,) = [item for item in first.output if item.type == "function_call"]
+        follow_up: list[Any] = [{"type": "function_call_output", "call_id": call.call_id, "output": "hi"}]
+        async with client.responses.stream(
+            model="any",
+            input=follow_up,
+            previous_response_id=first.id,
+            tools=[tool],  # type: ignore[list-item]
+        ) as stream:
+            second = await stream.get_final_response()
+        return first, second
+
+    first, second = asyncio.run(converse())
+    (call,) = first.output
+    assert (call.call_id, call.name, call.arguments) == ("c1", "echo", '{"message":"hi"}')
+    assert (first.usage.input_tokens, first.usage.output_tokens) == (9, 3)
+    assert second.output_text == "hi"
+    # The second request continued the first: the script saw the whole conversation.
+    assert [m["role"] for m in provider.requests[1][0]] == ["user", "assistant", "tool"]

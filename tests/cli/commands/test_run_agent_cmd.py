@@ -1,0 +1,334 @@
+"""`zeroclaw eval run --agent-cmd`: an agent that runs as its own process, driven per case
+against the case served on loopback, graded from what crossed the HTTP boundary.
+
+The agent is `tests/support/agent_command.py` (standard library only), in each API and stream
+mode, and in broken variants that must fail at the right check or step."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
+from tests.support.invoke import Runner
+
+AGENT = Path(__file__).resolve().parents[2] / "support" / "agent_command.py"
+
+
+def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    return tools_step(tool_call(name, arguments, call_id))
+
+
+# Two turns, each a tool round of the agent's own tools then text.
+NOTES: dict[str, Any] = {
+    "model_name": "notes",
+    "tools": ["echo", "write_note"],
+    "turns": [
+        {
+            "user_input": "Echo hello",
+            "steps": [
+                call("echo", {"message": "hello"}, "call_1"),
+                text("The echo tool said: hello", (30, 6)),
+            ],
+        },
+        {
+            "user_input": "Save a note saying remember",
+            "steps": [call("write_note", {"text": "remember"}, "call_2"), text("Saved your note.")],
+        },
+    ],
+    "expects": {
+        "tools_used": ["echo", "write_note"],
+        "tool_results_contain": [{"tool": "echo", "needle": "hello"}],
+        "response_matches": ["^Saved your note\\.$"],
+        "all_tools_succeeded": True,
+        "workspace": {"file_contains": {"note.txt": ["remember"]}},
+        "budget": {"max_llm_calls": 4},
+    },
+}
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    """A project whose default suite holds the two-turn notes case."""
+    write_fixture(tmp_path / "evals" / "regression", "notes.json", NOTES)
+    return tmp_path
+
+
+def agent(*flags: str) -> str:
+    return " ".join([sys.executable, str(AGENT), *flags])
+
+
+def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent(*flags), *extra, cwd=project)
+    assert result.code in (0, 1), result.stderr
+    case: dict[str, Any] = result.json()["cases"][0]
+    return case
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [(), ("--stream",), ("--api", "responses"), ("--api", "responses", "--stream")],
+    ids=["chat", "chat-streamed", "responses", "responses-streamed"],
+)
+def test_an_agent_command_passes_its_case_in_every_api(
+    cli: Runner, suite: Path, flags: tuple[str, ...]
+) -> None:
+    case = run(cli, suite, *flags)
+    assert case["status"] == "passed", case
+    record = case["record"]
+    # The record is what crossed the wire: the scripted steps served, the results fed back.
+    assert [(c["turn"], c["name"], c["arguments"], c["result"]) for c in record["calls"]] == [
+        (0, "echo", {"message": "hello"}, "hello"),
+        (1, "write_note", {"text": "remember"}, "saved"),
+    ]
+    assert [step["offered_tools"] for step in record["steps"]] == [["echo", "write_note"]] * 4
+    assert (record["steps"][1]["input_tokens"], record["steps"][1]["output_tokens"]) == (30, 6)
+    assert [turn["response"] for turn in record["turns"]] == ["The echo tool said: hello", "Saved your note."]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "pointer", "words"),
+    [
+        ("rename", "/turns/0/steps/0", "offers the model no tool named echo (it offers: repeat, write_note)"),
+        ("forget", "/turns/0/steps/1", "the request does not carry the results of echo (id call_1)"),
+    ],
+)
+def test_a_broken_agent_fails_at_the_step(
+    cli: Runner, suite: Path, breaks: str, pointer: str, words: str
+) -> None:
+    case = run(cli, suite, "--stream", "--break", breaks)
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == pointer
+    assert words in case["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "checks"),
+    [
+        ("wrong", ["response_matches[0]"]),
+        # A result that reads as an error is a failed dispatch (and the note was not written).
+        ("fail", ["all_tools_succeeded", 'workspace.file_contains["note.txt"][0]']),
+    ],
+)
+def test_a_broken_agent_fails_at_the_check(cli: Runner, suite: Path, breaks: str, checks: list[str]) -> None:
+    case = run(cli, suite, "--api", "responses", "--break", breaks)
+    assert case["status"] == "failed"
+    assert [grade["check_id"] for grade in case["grades"] if not grade["passed"]] == checks
+
+
+def test_a_crashing_agent_is_a_run_error_with_its_stderr(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "crash")
+    assert case["status"] == "error"
+    assert case["error"]["message"] == "turn 1: the agent command exited with code 1 before answering"
+    traceback = case["error"]["traceback"]
+    assert traceback.startswith("stderr (last lines):\nTraceback (most recent call last):")
+    assert "RuntimeError: the agent broke on purpose" in traceback
+    assert "stdout lines that were not answers:\nagent starting" in traceback
+
+
+def test_a_hung_agent_times_out_and_is_killed_with_its_children(cli: Runner, suite: Path) -> None:
+    (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
+    started = time.perf_counter()
+    case = run(cli, suite, "--break", "spawn")
+    assert time.perf_counter() - started < 10  # killed at the timeout, not waited for
+    assert case["error"]["message"] == "turn 1 timed out after 1s (case_timeout_secs)"
+    found = re.search(r"child pid (\d+)", case["error"]["traceback"])
+    assert found is not None
+    child = int(found.group(1))
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the agent's child outlived its case"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped by init) is not alive
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def test_a_oneshot_agent_gets_the_input_as_an_argument(cli: Runner, tmp_path: Path) -> None:
+    one = {**NOTES, "turns": NOTES["turns"][:1], "expects": {"tools_used": ["echo"]}}
+    write_fixture(tmp_path / "evals" / "regression", "one.json", one)
+    result = cli(
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--agent-cmd",
+        agent("--oneshot"),
+        "--agent-io",
+        "oneshot",
+        cwd=tmp_path,
+    )
+    assert result.code == 0, result.stdout
+    assert result.json()["cases"][0]["record"]["turns"][0]["response"] == "The echo tool said: hello"
+
+
+def test_a_oneshot_agent_cannot_take_a_second_turn(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--oneshot", extra=("--agent-io", "oneshot"))
+    assert case["error"]["message"].startswith("turn 2: a oneshot agent answers single-turn cases")
+
+
+def test_the_command_runs_in_the_workspace_with_the_case_in_its_environment(
+    cli: Runner, tmp_path: Path
+) -> None:
+    # Relative paths in the command are the project's; the working directory is the case's own.
+    (tmp_path / "whoami.py").write_text(
+        "import json, os, sys, urllib.request\n"
+        "body = {'model': 'm', 'messages': [{'role': 'user', 'content': sys.argv[-1]}]}\n"
+        "request = urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions',"
+        " json.dumps(body).encode(), {'Content-Type': 'application/json'})\n"
+        "reply = json.load(urllib.request.urlopen(request))['choices'][0]['message']['content']\n"
+        "print(reply, os.environ['ZEROCLAW_EVAL_CASE'], os.environ['ZEROCLAW_EVAL_MODEL'],"
+        " os.path.basename(os.getcwd()).startswith('zeroclaw-eval-'), os.environ['OPENAI_API_KEY'])\n",
+        encoding="utf-8",
+    )
+    case = {
+        "model_name": "who",
+        "turns": [{"user_input": "who are you?", "steps": [text("I am")]}],
+        "expects": {"response_contains": ["I am who.json who True zeroclaw-replay"]},
+    }
+    write_fixture(tmp_path / "evals" / "regression", "who.json", case)
+    (tmp_path / "zeroclaw.toml").write_text(
+        f'[eval]\nagent_cmd = "{sys.executable} whoami.py"\nagent_io = "oneshot"\n', encoding="utf-8"
+    )
+    result = cli("eval", "run", cwd=tmp_path)
+    assert result.code == 0, result.stdout
+
+
+def test_jobs_run_agent_commands_at_once(cli: Runner, suite: Path) -> None:
+    folder = suite / "evals" / "regression"
+    for name in ("second.json", "third.json"):
+        (folder / name).write_bytes((folder / "notes.json").read_bytes())
+    result = cli(
+        "eval", "run", "--format", "json", "--jobs", "3", "--agent-cmd", agent("--stream"), cwd=suite
+    )
+    assert result.code == 0, result.stdout
+    assert [c["name"] for c in result.json()["cases"]] == ["notes.json", "second.json", "third.json"]
+
+
+def test_the_agents_own_tools_are_admitted_and_vacuity_knows_it(cli: Runner, tmp_path: Path) -> None:
+    own = {**NOTES, "tools": ["search_orders"], "expects": {"tools_used": ["search_orders"]}}
+    write_fixture(tmp_path / "evals" / "regression", "own.json", own)
+    assert "unknown tool 'search_orders'" in cli("eval", "vacuity", cwd=tmp_path).stdout
+    assert cli("eval", "vacuity", "--agent-cmd", "anything", cwd=tmp_path).code == 0
+
+
+def test_doubles_cannot_answer_an_agent_command(cli: Runner, suite: Path) -> None:
+    doubled = {**NOTES, "tool_doubles": {"echo": [{"result": "doubled"}]}}
+    write_fixture(suite / "evals" / "regression", "notes.json", doubled)
+    case = run(cli, suite)
+    assert case["error"]["field"]["pointer"] == "/tool_doubles"
+    assert "tool_doubles cannot answer an agent command's tool calls" in case["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("--agent-io", "oneshot"), "--agent-io says how to talk to --agent-cmd; give the command too"),
+        (("--agent-cmd", ""), "--agent-cmd is empty"),
+        (("--agent-cmd", "python 'unclosed"), '--agent-cmd "python \'unclosed": No closing quotation'),
+        (("--agent-cmd", sys.executable, "--mode", "live"), "--agent-cmd runs in replay only"),
+        (("--agent-cmd", "no-such-agent-binary --x"), "cannot find the program 'no-such-agent-binary'"),
+    ],
+)
+def test_an_agent_command_that_cannot_run_is_a_usage_error(
+    cli: Runner, suite: Path, args: tuple[str, ...], words: str
+) -> None:
+    (suite / "zeroclaw.toml").write_text(
+        '[eval]\nlive_provider = "p"\n'
+        '[providers.models.p]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    result = cli("eval", "run", *args, cwd=suite)
+    assert result.code == 2
+    assert words in result.stderr
+
+
+def test_results_are_recorded_once_each_when_a_history_leaves_out_the_closing_answers(
+    cli: Runner, suite: Path
+) -> None:
+    # The next turn's first request then carries the last turn's results right before its
+    # user message: they belong to the turn that is over and were recorded with it.
+    case = run(cli, suite, "--break", "terse")
+    assert case["status"] == "passed", case
+    assert [(call["turn"], call["name"]) for call in case["record"]["calls"]] == [
+        (0, "echo"),
+        (1, "write_note"),
+    ]
+
+
+def test_a_call_id_reused_by_a_later_step_still_records_both_results(cli: Runner, suite: Path) -> None:
+    # Both steps of a turn call with id c1; the second call's failure must not hide
+    # behind the first one's success.
+    reused = {
+        **NOTES,
+        "turns": [
+            {
+                "user_input": "Echo hello, then save it",
+                "steps": [
+                    call("echo", {"message": "hello"}, "c1"),
+                    call("write_note", {"text": "hello"}, "c1"),
+                    text("Done."),
+                ],
+            }
+        ],
+        "expects": {"all_tools_succeeded": True},
+    }
+    write_fixture(suite / "evals" / "regression", "notes.json", reused)
+    case = run(cli, suite, "--break", "fail")
+    assert [(call["name"], call["success"]) for call in case["record"]["calls"]] == [
+        ("echo", True),
+        ("write_note", False),
+    ]
+    assert case["status"] == "failed"
+
+
+def test_a_request_after_the_last_answer_is_a_run_error_and_records_nothing(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "extra")
+    assert case["status"] == "error"
+    assert case["error"]["message"].startswith(
+        "the agent asked the model 1 more time(s) after its last answer"
+    )
+    assert case["error"]["field"]["pointer"] == "/turns/1/steps"
+    assert len(case["record"]["steps"]) == 4  # the late request was refused, not recorded
+
+
+def test_noise_on_stdout_and_stderr_neither_blocks_nor_breaks_the_protocol(cli: Runner, suite: Path) -> None:
+    # Not UTF-8, a JSON log line with an error key, and 40 MB after each answer on both
+    # pipes: both are drained the whole time, so the agent never blocks on a full pipe.
+    case = run(cli, suite, "--break", "noisy")
+    assert case["status"] == "passed", case["error"]
+
+
+def test_the_agent_gets_time_to_exit_once_its_stdin_closes(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--break", "linger")
+    assert case["status"] == "passed"
+    assert (suite / "exited-cleanly").read_text(encoding="utf-8") == "yes"
+
+
+def test_mutation_grades_the_run_an_agent_command_recorded(cli: Runner, suite: Path) -> None:
+    # The agent runs its own tools, so its calls are seen at the HTTP boundary; mutants of
+    # that record are graded like any other, files it wrote included.
+    result = cli("eval", "mutate", "--format", "json", "--agent-cmd", agent(), cwd=suite)
+    assert result.code in (0, 1), result.stderr
+    (fixture,) = result.json()["fixtures"]
+    assert fixture["problem"] is None
+    names = {m["name"]: m for m in fixture["mutants"]}
+    assert names["drop_call[turn 1, call 0]"]["killed_by"]  # tools_used: echo
+    assert names["alter_turn_order[turns 1 and 2]"]["killed"]
+    assert names["skip_write[note.txt]"]["killed_by"] == ['workspace.file_contains["note.txt"][0]']
+    assert not names["alter_argument[turn 1, call 0, /message]"]["killed"]  # nothing pins it

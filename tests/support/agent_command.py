@@ -1,0 +1,186 @@
+"""An agent that runs as its own process, for the `--agent-cmd` tests: the standard
+library only, talking to OPENAI_BASE_URL over Chat Completions or Responses, plain or
+streamed, with tools of its own (`echo`, `write_note`).
+
+    python tests/support/agent_command.py [--api chat|responses] [--stream] [--break WHAT] [--oneshot]
+
+WHAT makes a broken variant: `rename` (its tool is offered as `repeat`), `forget` (tool
+results are not fed back), `wrong` (the final answer is changed), `fail` (write_note
+reports an error), `crash` (exits with a traceback on the first turn), `hang` (never
+answers), `spawn` (starts a child that would outlive it, says its pid on stderr, hangs),
+`terse` (keeps no closing answer in its history: a turn's tool results sit right before
+the next user message), `extra` (asks the model once more after its last answer),
+`linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
+ZEROCLAW_EVAL_PROJECT). Not broken, only noisy: `noisy` (prints a
+line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
+after each answer, on stdout and stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+TOOLS = {
+    "echo": {"type": "object", "properties": {"message": {"type": "string"}}},
+    "write_note": {"type": "object", "properties": {"text": {"type": "string"}}},
+}
+
+
+def run_tool(name: str, arguments: str, breaks: str | None) -> str:
+    args = json.loads(arguments or "{}")
+    if name == "write_note" and breaks == "fail":
+        return "Error: the disk is full"
+    if name == "echo":
+        return str(args.get("message", ""))
+    if name == "write_note":
+        Path("note.txt").write_text(args["text"], encoding="utf-8")  # the case workspace
+        return "saved"
+    return f"Error: no tool {name}"
+
+
+def post(path: str, body: dict[str, Any]) -> bytes:
+    request = urllib.request.Request(
+        os.environ["OPENAI_BASE_URL"] + path,
+        data=json.dumps(body).encode("utf-8"),
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
+        },
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read()
+
+
+def events(raw: bytes) -> list[dict[str, Any]]:
+    found = []
+    for line in raw.decode("utf-8").splitlines():
+        if line.startswith("data: ") and line != "data: [DONE]":
+            found.append(json.loads(line[len("data: ") :]))
+    return found
+
+
+def chat(messages: list[dict[str, Any]], tools: list[str], stream: bool) -> dict[str, Any]:
+    offered = [{"type": "function", "function": {"name": n, "parameters": TOOLS.get(n, {})}} for n in tools]
+    body = {
+        "model": os.environ["ZEROCLAW_EVAL_MODEL"],
+        "messages": messages,
+        "tools": offered,
+        "stream": stream,
+    }
+    raw = post("/chat/completions", body)
+    if not stream:
+        return dict(json.loads(raw)["choices"][0]["message"])
+    message: dict[str, Any] = {"role": "assistant", "content": ""}
+    calls: dict[int, dict[str, Any]] = {}
+    for chunk in events(raw):
+        for choice in chunk["choices"]:
+            delta = choice["delta"]
+            message["content"] += delta.get("content") or ""
+            for part in delta.get("tool_calls", []):
+                call = calls.setdefault(
+                    part["index"], {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                call["id"] += part.get("id", "")
+                call["function"]["name"] += part.get("function", {}).get("name", "")
+                call["function"]["arguments"] += part.get("function", {}).get("arguments", "")
+    if calls:
+        message["tool_calls"] = [calls[i] for i in sorted(calls)]
+    return message
+
+
+def respond(items: list[dict[str, Any]], tools: list[str], stream: bool) -> list[dict[str, Any]]:
+    offered = [{"type": "function", "name": n, "parameters": TOOLS.get(n, {})} for n in tools]
+    body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "input": items, "tools": offered, "stream": stream}
+    raw = post("/responses", body)
+    if not stream:
+        return list(json.loads(raw)["output"])
+    done = [event for event in events(raw) if event["type"] == "response.completed"]
+    return list(done[0]["response"]["output"])
+
+
+def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
+    while True:
+        message = chat(history, tools, options.stream)
+        if not message.get("tool_calls"):
+            if options.breaks != "terse":
+                history.append(message)
+            return message.get("content") or ""
+        history.append(message)
+        for call in message["tool_calls"]:
+            result = run_tool(call["function"]["name"], call["function"]["arguments"], options.breaks)
+            if options.breaks != "forget":
+                history.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+def turn_responses(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
+    while True:
+        output = respond(history, tools, options.stream)
+        history.extend(output)
+        calls = [item for item in output if item["type"] == "function_call"]
+        if not calls:
+            return "".join(
+                part["text"] for item in output if item["type"] == "message" for part in item["content"]
+            )
+        for call in calls:
+            result = run_tool(call["name"], call["arguments"], options.breaks)
+            if options.breaks != "forget":
+                history.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
+
+
+def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Namespace) -> str:
+    tools = ["repeat" if name == "echo" and options.breaks == "rename" else name for name in TOOLS]
+    history.append({"role": "user", "content": user_input})
+    turn = turn_responses if options.api == "responses" else turn_chat
+    text = turn(history, options, tools)
+    return text + " (changed)" if options.breaks == "wrong" else text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--api", default="chat", choices=["chat", "responses"])
+    parser.add_argument("--stream", action="store_true")
+    parser.add_argument("--break", dest="breaks", default=None)
+    parser.add_argument("--oneshot", action="store_true")
+    parser.add_argument("user_input", nargs="?")
+    options = parser.parse_args()
+    if not options.oneshot:
+        print("agent starting", flush=True)  # a stray line: not an answer, ignored
+    if options.breaks == "spawn":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print(f"child pid {child.pid}", file=sys.stderr, flush=True)
+    history: list[dict[str, Any]] = []
+    if options.oneshot:
+        sys.stdout.write(answer(history, options.user_input, options))
+        return
+    for line in sys.stdin:
+        if options.breaks == "crash":
+            raise RuntimeError("the agent broke on purpose")
+        if options.breaks in ("hang", "spawn"):
+            time.sleep(60)
+        request = json.loads(line)
+        print(json.dumps({"answer": answer(history, request["user_input"], options)}), flush=True)
+        if options.breaks == "noisy":
+            sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
+            print(json.dumps({"level": "warn", "error": "timeout, retrying"}), flush=True)
+            block = ("log line " * 100 + "\n") * 1000  # about 1 MB
+            for _ in range(40):
+                sys.stdout.write(block)
+                sys.stderr.write(block)
+            sys.stdout.flush()
+    if options.breaks == "extra":
+        chat([*history, {"role": "user", "content": "one more thing"}], list(TOOLS), False)
+    if options.breaks == "linger":
+        time.sleep(0.3)
+        Path(os.environ["ZEROCLAW_EVAL_PROJECT"], "exited-cleanly").write_text("yes", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""`zeroclaw_eval.wire.endpoint`: requests of either API read into one shape, and
+replies written back in the shape asked for."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.boundary.provider import ModelResponse
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire import endpoint as openai_endpoint
+from zeroclaw_eval.wire.endpoint import CHAT, RESPONSES, Endpoint, api_of
+
+
+def body(**fields: Any) -> bytes:
+    return json.dumps({"model": "m", **fields}).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "api"),
+    [
+        ("POST", "/v1/chat/completions", CHAT),
+        ("POST", "/chat/completions?x=1", CHAT),
+        ("POST", "/v1/responses/", RESPONSES),
+        ("POST", "/v2/chat/completions", None),
+        ("GET", "/v1/responses", None),
+    ],
+)
+def test_routes_name_their_api(method: str, path: str, api: str | None) -> None:
+    assert api_of(method, path) == api
+
+
+def test_instructions_lead_and_a_stored_response_is_continued() -> None:
+    endpoint = Endpoint()
+    first = endpoint.parse(RESPONSES, body(input="hi", instructions="be brief"))
+    assert first.messages == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
+    endpoint.reply(first, ModelResponse("hello"), 1)
+    later = endpoint.parse(RESPONSES, body(input="again", previous_response_id="resp_zeroclaw_1"))
+    # The instructions of the first request do not carry over; the conversation does.
+    assert later.messages == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+        {"role": "user", "content": "again"},
+    ]
+
+
+def test_only_the_newest_responses_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(openai_endpoint, "MAX_STORED", 2)
+    endpoint = Endpoint()
+    request = endpoint.parse(RESPONSES, body(input="hi"))
+    for number in (1, 2, 3):
+        endpoint.reply(request, ModelResponse("hello"), number)
+    with pytest.raises(WireError, match="'resp_zeroclaw_1' not found"):
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"))
+    assert endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3")).messages
+    endpoint.forget()
+    with pytest.raises(WireError, match="'resp_zeroclaw_3' not found"):
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"))
+
+
+def test_a_reply_a_fault_cuts_off_is_not_kept() -> None:
+    endpoint = Endpoint()
+    endpoint.reply(endpoint.parse(RESPONSES, body(input="hi")), ModelResponse("hello"), 1, keep=False)
+    with pytest.raises(WireError):
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"))
+
+
+@pytest.mark.parametrize("api", [CHAT, RESPONSES])
+def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> None:
+    # Some SSE readers also end lines at U+2028, U+2029 and U+0085.
+    endpoint = Endpoint()
+    fields = {"messages": [{"role": "user", "content": "hi"}]} if api == CHAT else {"input": "hi"}
+    request = endpoint.parse(api, body(stream=True, **fields))
+    reply = endpoint.reply(request, ModelResponse("a\u2028b\u2029c\x85d é"), 1)
+    assert reply.content_type == "text/event-stream"
+    reply.body.decode("ascii")  # raises if any byte is not ASCII
+    assert "\\u2028" in reply.body.decode("ascii")
+
+
+@pytest.mark.parametrize(
+    ("api", "sent", "words"),
+    [
+        (CHAT, b"[1, 2]", "not a JSON object"),
+        (CHAT, b'{"a":' * 5_000 + b"1" + b"}" * 5_000, "not a JSON object"),  # deeper than json recurses
+        (CHAT, b'{"messages": []}', "names no model"),
+        (CHAT, body(messages="hi"), "no messages list"),
+        (RESPONSES, body(input=5), "input must be a string or a list of items"),
+    ],
+)
+def test_a_request_that_is_not_one_is_a_400(api: str, sent: bytes, words: str) -> None:
+    with pytest.raises(WireError, match=words) as caught:
+        Endpoint().parse(api, sent)
+    assert caught.value.status == 400

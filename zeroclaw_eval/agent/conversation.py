@@ -1,0 +1,325 @@
+"""What an agent sends the model, checked against the script: the one conversation matcher.
+
+Each request must carry the conversation so far as the script defines it: every turn's
+user input, each scripted tool call echoed back with its id and name, and a result for
+each call, in order (system and developer messages may stand anywhere). Walking the
+messages gives the request's position in the script (turn = user messages so far,
+step = assistant messages since the last one) or the first message that leaves it.
+Replay checks that position against the step it is about to serve, walking only what
+each request adds (`Follower`); `zeroclaw eval serve`, which keeps no state, answers
+with the step at that position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.boundary.sent import entry, message_text, plain_copies
+from zeroclaw_eval.errors import Divergence
+from zeroclaw_eval.fixtures.json.text import compact_json, quote
+from zeroclaw_eval.fixtures.model import LlmTrace, Response
+
+
+@dataclass(frozen=True)
+class Position:
+    """A place in the script: 0-based turn and step."""
+
+    turn: int
+    step: int
+
+    def __str__(self) -> str:
+        return f"turn {self.turn + 1}, step {self.step + 1}"
+
+
+def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
+    """Where a request carrying `messages` stands in the script: the step it asks for.
+
+    Raises `Divergence` at the first message that leaves the script, or when a result
+    the script's calls need was not sent back.
+    """
+    walk = _Walk(trace, script)
+    for index, message in enumerate(messages):
+        walk.take(index, message)
+    return walk.position()
+
+
+class Follower:
+    """`follow` for one conversation, request after request, walking only what is new.
+
+    An agent resends the whole conversation with every request, so walking it all each
+    time is quadratic in its length. The walk's state after the last request is kept with
+    a copy of the messages it walked; a request that begins with messages equal to that
+    copy resumes from there, any other (an agent that edited, dropped or reordered its
+    history) is walked from its first message, so every request gets what `follow` says.
+    """
+
+    def __init__(self, trace: LlmTrace, script: Script) -> None:
+        self.trace = trace
+        self.script = script
+        self._walk = _Walk(trace, script)
+        #: Copies of the messages `_walk` has taken, unchanged by what the agent does later.
+        self._seen: list[Any] = []
+
+    def follow(self, messages: list[Any]) -> Position:
+        """What `follow(trace, script, messages)` returns (or raises)."""
+        if type(messages) is not list:  # read it once, as `follow` does, and keep nothing
+            self._seen, self._walk = [], _Walk(self.trace, self.script)
+            return follow(self.trace, self.script, messages)
+        done = len(self._seen)
+        # One C-level comparison: messages equal to the walked copies (plain data) walk the
+        # same way. Only an object whose own `__eq__` lies could pass for a copy it is not,
+        # and an agent in this process could as well patch the harness.
+        try:
+            resume = len(messages) >= done and self._seen == messages[:done]
+        except RecursionError:  # a copy nested near the limit, compared from deeper down
+            resume = False
+        walk = self._walk.copy() if resume else _Walk(self.trace, self.script)
+        start = done if resume else 0
+        for index in range(start, len(messages)):
+            walk.take(index, messages[index])
+        try:
+            self._seen = self._seen[:start] + plain_copies(messages[start:])
+            self._walk = walk
+        except (ValueError, RecursionError):  # no faithful copy to compare: walk the next one whole
+            self._seen, self._walk = [], _Walk(self.trace, self.script)
+        return walk.position()
+
+
+class _Walk:
+    """The state of a walk through a request's messages: the turn and step reached, and
+    the calls of the last assistant message still waiting for their results."""
+
+    def __init__(self, trace: LlmTrace, script: Script) -> None:
+        self.trace = trace
+        self.script = script
+        self.turn = -1
+        self.step = 0
+        self.pending: list[ToolCallRequest] = []
+
+    def copy(self) -> _Walk:
+        twin = _Walk(self.trace, self.script)
+        twin.turn, twin.step, twin.pending = self.turn, self.step, list(self.pending)
+        return twin
+
+    def take(self, index: int, message: Any) -> None:
+        """Walk one more message, the `index`-th of the request."""
+        trace, script, turn, step, pending = self.trace, self.script, self.turn, self.step, self.pending
+        role = message.get("role") if isinstance(message, dict) else None  # `entry`, inlined: per message
+        if role == "tool" and type(role) is str and pending and pending[0].id == message.get("tool_call_id"):
+            del pending[0]  # the usual case, the result the first waiting call awaits: as below, sooner
+            return
+        where = _where(index, role)
+        if role in ("system", "developer"):
+            return
+        if role == "user":
+            if pending:
+                raise Divergence(
+                    f"{where}: a user message came before the results of {_calls(pending)}",
+                    pointer=_calls_at(turn, step - 1),
+                )
+            if turn >= 0 and step < _tool_steps(script[turn]):
+                raise Divergence(
+                    f"{where}: the next turn begins without turn {turn + 1}, step {step + 1}'s tool"
+                    f" calls ({_calls(script[turn][step].tool_calls)}); echo them back, with their"
+                    " results, before the next user message",
+                    pointer=_calls_at(turn, step),
+                )
+            turn += 1
+            if turn >= len(trace.turns):
+                raise Divergence(
+                    f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)",
+                    pointer="/turns",
+                )
+            expected = trace.turns[turn].user_input
+            sent = message_text(entry(message, "content"))
+            if sent != expected:
+                shown = "no text" if sent is None else quote(sent)
+                raise Divergence(
+                    f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}",
+                    pointer=f"/turns/{turn}/user_input",
+                )
+            self.turn, self.step = turn, 0
+        elif role == "assistant":
+            if turn < 0:
+                raise Divergence(
+                    f"{where}: an assistant message before any user message", pointer="/turns/0/user_input"
+                )
+            if pending:
+                raise Divergence(
+                    f"{where}: an assistant message came before the results of {_calls(pending)}",
+                    pointer=_calls_at(turn, step - 1),
+                )
+            if step >= len(script[turn]):
+                raise Divergence(
+                    f"{where}: an assistant message beyond the script, whose turn {turn + 1} has"
+                    f" {len(script[turn])} step(s)",
+                    pointer=f"/turns/{turn}/steps",
+                )
+            self.pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
+            self.step = step + 1
+        elif role == "tool":
+            call_id = entry(message, "tool_call_id")
+            answered = next((call for call in pending if call.id == call_id), None)
+            if answered is None:
+                waiting = f"; the script waits for the results of {_calls(pending)}" if pending else ""
+                raise Divergence(
+                    f"{where}: a result for {_shown_id(call_id)}, which no scripted call awaits{waiting}",
+                    pointer=_calls_at(turn, step - 1) if turn >= 0 and step > 0 else "/turns",
+                )
+            pending.remove(answered)
+        else:
+            shown = quote(role) if isinstance(role, str) else "no role"
+            raise Divergence(
+                f"{where}: a message with {shown}; expected user, assistant, tool or system",
+                pointer=f"/turns/{max(turn, 0)}",
+            )
+
+    def position(self) -> Position:
+        """The step the walked messages ask for; raises `Divergence` when they carry no
+        user message, or leave a scripted call without its result."""
+        if self.turn < 0:
+            raise Divergence(
+                "the request carries no user message; turn 1's user input is"
+                f" {quote(self.trace.turns[0].user_input)}",
+                pointer="/turns/0/user_input",
+            )
+        if self.pending:
+            raise Divergence(
+                f"the request does not carry the results of {_calls(self.pending)}",
+                pointer=_calls_at(self.turn, self.step - 1),
+            )
+        return Position(self.turn, self.step)
+
+
+def step_at(
+    trace: LlmTrace, messages: list[Any], script: Script | None = None
+) -> tuple[Position, ModelResponse]:
+    """The position a request carrying `messages` asks for, and its scripted answer (what
+    serve answers)."""
+    script = script_of(trace) if script is None else script
+    position = follow(trace, script, messages)
+    steps = script[position.turn]
+    if position.step >= len(steps):
+        raise Divergence(
+            f"turn {position.turn + 1} scripts {len(steps)} step(s), all served;"
+            " the request asks for another",
+            pointer=f"/turns/{position.turn}/steps",
+        )
+    return position, steps[position.step]
+
+
+def next_step(trace: LlmTrace, messages: list[Any]) -> ModelResponse:
+    """The scripted answer to a request carrying `messages`."""
+    return step_at(trace, messages)[1]
+
+
+def check_offered(step: ModelResponse, required: frozenset[str], tools: list[Any], hint: str = "") -> None:
+    """Raise `Divergence` unless `tools` (the request's specs) offer each tool of `required`
+    that `step` calls. A call to a tool outside `required` (a model's hallucination the
+    fixture scripts on purpose) needs no offer."""
+    offered = {spec.name for spec in tools if isinstance(spec, ToolSpec)}
+    for call in step.tool_calls:
+        if call.name in required and call.name not in offered:
+            listed = ", ".join(sorted(offered)) or "none"
+            raise Divergence(
+                f"the script calls {call.name}, but the request offers the model no tool named"
+                f" {call.name} (it offers: {listed}){hint}"
+            )
+
+
+def check_request(follower: Follower, messages: list[Any], expected: Position) -> None:
+    """Raise `Divergence` unless a request carrying `messages` asks for step `expected`."""
+    trace, script = follower.trace, follower.script
+    found = follower.follow(messages)
+    if found == expected:
+        return
+    if found.turn == expected.turn and found.step < expected.step:
+        echoed = script[found.turn][found.step].tool_calls
+        raise Divergence(
+            f"the request carries the conversation only up to {found}; step {expected.step + 1} needs the"
+            f" tool calls of step {found.step + 1} ({_calls(echoed)}) echoed back and a result for each"
+        )
+    if found.turn < expected.turn:
+        raise Divergence(
+            f"the request carries {found.turn + 1} turn(s) of the conversation; turn {expected.turn + 1}"
+            f" needs every earlier turn and its user input {quote(trace.turns[expected.turn].user_input)}"
+        )
+    raise Divergence(f"the request carries the conversation of {found}, but the script is at {expected}")
+
+
+def _echoed_calls(
+    where: str, message: Any, scripted: ModelResponse, position: Position
+) -> list[ToolCallRequest]:
+    """The calls of `scripted` that `message` echoes back, checked by id and name."""
+    calls = entry(message, "tool_calls") or []
+    if not isinstance(calls, list):
+        raise Divergence(f"{where}: tool_calls must be a list")
+    if not scripted.tool_calls:
+        if calls:
+            raise Divergence(f"{where}: {position} of the script answers with text, not tool calls")
+        return []
+    sent = [(entry(call, "id"), entry(entry(call, "function"), "name")) for call in calls]
+    if sent != [(call.id, call.name) for call in scripted.tool_calls]:
+        echoed = (
+            ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
+        )
+        raise Divergence(
+            f"{where}: {position} of the script calls {_calls(scripted.tool_calls)};"
+            f" the request echoes back {echoed}"
+        )
+    return list(scripted.tool_calls)
+
+
+def _where(index: int, role: Any) -> str:
+    """How a message is named in a divergence: its place in the request, and its role."""
+    return f"messages[{index}]" + (f" ({role})" if isinstance(role, str) else "")
+
+
+def _calls_at(turn: int, step: int) -> str:
+    return f"/turns/{turn}/steps/{step}/response/tool_calls"
+
+
+def _tool_steps(steps: list[ModelResponse]) -> int:
+    """How many of a turn's steps call tools: each must be in the history before the next
+    turn (the closing text answer may be left out, as some agents keep only calls)."""
+    return max((index + 1 for index, step in enumerate(steps) if step.tool_calls), default=0)
+
+
+def _calls(calls: tuple[ToolCallRequest, ...] | list[ToolCallRequest]) -> str:
+    return ", ".join(f"{call.name} (id {call.id})" for call in calls)
+
+
+def _shown_id(value: Any) -> str:
+    return value if isinstance(value, str) and value else "no id"
+
+
+def _shown_name(value: Any) -> str:
+    return value if isinstance(value, str) and value else "no name"
+
+
+#: Each turn's replies, in order: `script[turn][step]`.
+Script = list[list[ModelResponse]]
+
+
+def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
+    calls = []
+    for index, call in enumerate(response.tool_calls):
+        arguments = call.arguments
+        if not isinstance(arguments, str):
+            # Key order and non-ASCII text are kept, so the tool receives what the
+            # fixture wrote.
+            arguments = compact_json(arguments)
+        # A call the fixture gives no id gets one, so that its result can be matched.
+        call_id = call.id or f"call_{turn}_{step}_{index}"
+        calls.append(ToolCallRequest(call_id, call.name, arguments))
+    return ModelResponse(response.content, tuple(calls), response.input_tokens, response.output_tokens)
+
+
+def script_of(trace: LlmTrace) -> Script:
+    """Each turn's scripted steps as provider replies (an empty list where none)."""
+    return [
+        [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
+        for t, turn in enumerate(trace.turns)
+    ]

@@ -1,0 +1,180 @@
+"""Driving one case: each turn's user input through a fresh agent, between the recorded
+boundaries, within the time limit; what went wrong is returned as a `RunError`.
+
+A failure inside the case (a divergence from the script, an agent that raises or calls
+`sys.exit`, a timeout, a call the live sandbox denied) is data, never an exception out
+of here. The one exception is an agent factory that cannot make an agent
+(`AgentLoadError`): no failure of one case, but a configuration that fails them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Mapping
+
+from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
+from zeroclaw_eval.agent.deadline import within
+from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
+from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
+from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
+from zeroclaw_eval.errors import EvalError, RunError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.doubles import with_doubles
+from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
+from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.toolbox import ToolBox
+from zeroclaw_eval.tools.workspace import Workspace
+
+#: How long an agent's `aclose()` may take before the run goes on without it.
+CLOSE_TIMEOUT_SECS = 15.0
+
+
+async def drive(
+    case: Case,
+    record: RunRecord,
+    workspace: Workspace | None,
+    agent_factory: AgentFactory,
+    *,
+    case_timeout_secs: float,
+    max_tool_iterations: int,
+    tools: Mapping[str, Tool] = BUILTIN_TOOLS,
+    live: Provider | None = None,
+    live_allowed: Iterable[str] = (),
+    external: bool = False,
+) -> RunError | None:
+    """Run every turn of `case` into `record`; the run error that stopped it, if any.
+
+    Without `live` the case's scripted steps are replayed; with it, the case runs against
+    that provider inside the live sandbox (`live_allowed` tools, supervised). `tools` are
+    the tools a case may name (the built-in ones and the project's); the case's doubles
+    answer in place of those it doubles. `external`: the agent runs its own tools (an
+    agent command); the tool box only records what it reports, and the case's `tools` are
+    what each request must offer. Raises `AgentLoadError` when the factory cannot make
+    an agent.
+    """
+    if external and case.trace.tool_doubles:
+        return RunError(
+            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools", "/tool_doubles"
+        )
+    if external:
+        toolbox = ToolBox({}, record, workspace)
+        offered = [ALWAYS_OFFERED, *case.trace.tools]
+    else:
+        toolbox = case_toolbox(
+            case.trace.tools,
+            record,
+            workspace,
+            available=with_doubles(tools, case.trace.tool_doubles),
+            live_allowed=None if live is None else live_allowed,
+        )
+        offered = [spec.name for spec in toolbox.specs()]
+    hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
+    script = ReplayProvider(case.trace, offered, **hints) if live is None else None
+    provider: Provider = live if live is not None else script  # type: ignore[assignment]
+    recording = RecordingProvider(provider, record)
+    started = time.perf_counter()
+    made: list[Agent | SyncAgent] = []
+    try:
+        context = AgentContext(recording, toolbox, max_tool_iterations, asyncio.get_running_loop())
+        made.append(make_agent(agent_factory, context))
+        error = await _turns(case, made[0], record, recording, toolbox, script, case_timeout_secs)
+    finally:
+        # The boundaries close first: what the agent does while it winds down (an agent
+        # command's last requests) cannot reach a record about to be graded.
+        recording.close()
+        toolbox.close()
+        for agent in made:
+            await _close(agent)
+        record.duration_ms = (time.perf_counter() - started) * 1000
+    if error is None and recording.late:
+        last = len(case.trace.turns) - 1
+        return RunError(
+            f"the agent asked the model {recording.late} more time(s) after its last answer; the script"
+            f" has no step for that (turn {last + 1} ended with its answer)",
+            f"/turns/{last}/steps",
+        )
+    return error
+
+
+async def _turns(
+    case: Case,
+    agent: Agent | SyncAgent,
+    record: RunRecord,
+    recording: RecordingProvider,
+    toolbox: ToolBox,
+    script: ReplayProvider | None,
+    case_timeout_secs: float,
+) -> RunError | None:
+    """Run each turn in order; the run error that stopped them, if any."""
+    for index, turn in enumerate(case.trace.turns):
+        if script is not None:
+            script.begin_turn(index)
+        recording.turn = toolbox.turn = index
+        turn_record = TurnRecord(index, turn.user_input)
+        record.turns.append(turn_record)
+        try:
+            answer = await within(run_turn(agent, turn.user_input), case_timeout_secs)
+        except asyncio.TimeoutError:
+            return RunError(
+                f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
+                f"/turns/{index}",
+                _diagnostics(agent),
+            )
+        except (Exception, SystemExit) as exc:
+            # sys.exit() inside an agent ends its turn, not the whole run.
+            # A divergence the script saw, or a denied approval, explains the exception
+            # better than the agent's own wrapping of it.
+            if script is not None and script.divergence is not None:
+                return script.divergence
+            return _denied(index, toolbox) or _agent_error(index, exc)
+        if not isinstance(answer, str):
+            return RunError(
+                f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
+                " not the answer text (str)",
+                f"/turns/{index}",
+            )
+        turn_record.response = answer
+        denied = _denied(index, toolbox)
+        if denied is not None:
+            return denied
+        leftover = script.finish_turn() if script is not None else None
+        if leftover is not None:
+            return leftover
+    return None
+
+
+def _denied(index: int, toolbox: ToolBox) -> RunError | None:
+    return denial_error(index, toolbox.denials[0]) if toolbox.denials else None
+
+
+async def _close(agent: object) -> None:
+    """Let an agent that holds resources (a process, a server) release them: its
+    `aclose()` is awaited when the case ends, however it ended, for at most
+    `CLOSE_TIMEOUT_SECS`."""
+    close = getattr(agent, "aclose", None)
+    if callable(close):
+        try:
+            await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
+        except Exception:
+            pass
+
+
+def _diagnostics(agent: object) -> str | None:
+    """What an agent can say about itself after a timeout (an agent command: its stderr)."""
+    report = getattr(agent, "diagnostics", None)
+    found = report() if callable(report) else None
+    return found if isinstance(found, str) else None
+
+
+def _agent_error(index: int, exc: BaseException) -> RunError:
+    """The run error of a turn whose agent raised, with the agent's own frames."""
+    if isinstance(exc, RunError):  # the harness's words already explain it (an iteration cap)
+        return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}", exc.traceback)
+    if isinstance(exc, EvalError):
+        return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}")
+    message = f"turn {index + 1}: the agent raised {type(exc).__name__}: {exc}"
+    return RunError(message, f"/turns/{index}", user_traceback(exc))

@@ -1,0 +1,92 @@
+"""`--record DIR`: a live run captured as a replay fixture.
+
+The responses the provider actually gave become the scripted steps; everything else
+(model_name, tools, setup, expects) is the case's own, copied from its file as written.
+Secrets (the API key) are scrubbed from every string, and `tools` is narrowed to the
+tools the live sandbox offered, so the replay offers the same. So a failure seen live
+becomes a regression case that replays to the same verdict. A run the sandbox failed by
+denying a tool call is not captured: replay has no approval gate to deny it again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import decode_arguments
+from zeroclaw_eval.boundary.record import ModelStep, RunRecord
+from zeroclaw_eval.files import write_atomic
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json.text import pretty_json
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
+from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.sandbox import denied_calls, offered_tools
+from zeroclaw_eval.tools.tool import Tool
+
+
+def _step(step: ModelStep) -> dict[str, Any]:
+    tokens = {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens}
+    if not step.tool_calls:
+        return {"response": {"type": "text", "content": step.content or "", **tokens}}
+    response: dict[str, Any] = {"type": "tool_calls"}
+    if step.content:
+        response["content"] = step.content
+    # An object is written as one (readable, and what a fixture author would write);
+    # anything else stays the raw text the provider sent, so malformed calls replay as such.
+    response["tool_calls"] = [
+        {"id": c["id"], "name": c["name"], "arguments": decode_arguments(c["arguments"])}
+        for c in step.tool_calls
+    ]
+    return {"response": {**response, **tokens}}
+
+
+def fixture_from_run(
+    case: Case, record: RunRecord, secrets: Iterable[str] = (), allowed: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """The replay fixture of one live run of `case` (`allowed`: the live allowlist)."""
+    original: dict[str, Any] = json.loads(case.text)
+    turns = []
+    for index, turn in enumerate(case.trace.turns):
+        steps = [_step(step) for step in record.steps if step.turn == index]
+        turns.append({"user_input": turn.user_input, "steps": steps})
+    fixture = {**original, "turns": turns}
+    if allowed is not None and "tools" in original:
+        fixture["tools"] = offered_tools(case.trace.tools, allowed)
+        if isinstance(original.get("tool_doubles"), dict):
+            # A double of a tool no longer offered would make the fixture fail admission.
+            kept = {ALWAYS_OFFERED, *fixture["tools"]}
+            doubles = {tool: v for tool, v in original["tool_doubles"].items() if tool in kept}
+            if doubles:
+                fixture["tool_doubles"] = doubles
+            else:
+                del fixture["tool_doubles"]
+    scrubbed: dict[str, Any] = scrub(fixture, secrets)
+    return scrubbed
+
+
+def write_captured_fixture(
+    folder: Path,
+    case: Case,
+    record: RunRecord,
+    secrets: Iterable[str] = (),
+    allowed: Iterable[str] | None = None,
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
+) -> Path | None:
+    """Write the captured fixture as `folder/<case file name>` and return its path.
+
+    `allowed` is the live allowlist the run had (None: not a sandboxed run), `available`
+    the tools cases may name; a run the sandbox failed by denying a call is not written,
+    and None is returned.
+    """
+    if allowed is not None:
+        allowed = list(allowed)
+        if denied_calls(record, case.trace.tools, allowed, available):
+            return None
+    fixture = fixture_from_run(case, record, secrets, allowed)
+    text = pretty_json(fixture) + "\n"
+    target = folder / case.name
+    write_atomic(target, text.encode("utf-8", errors="backslashreplace"))
+    return target

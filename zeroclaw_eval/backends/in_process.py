@@ -1,0 +1,56 @@
+"""An OpenAI client for the agent under test: the official SDK (or any client built on
+httpx) talking to the harness's provider in-process.
+
+An agent built on the `openai` SDK, or on a framework that uses it, keeps its client
+and swaps only the HTTP layer: a Chat Completions or Responses request, plain or
+streamed, goes to `context.provider` (the replay script, or the live provider, recorded
+either way) and its reply comes back in the shape the SDK expects (`openai_endpoint`).
+What the harness refuses (a request that leaves the script) is an HTTP 400 with the
+reason, which the SDK raises as its own error without retrying.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import httpx
+
+from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.wire.endpoint import Endpoint
+
+#: The base URL to give the SDK: the host is never resolved, the transport answers.
+BASE_URL = "http://zeroclaw.invalid/v1"
+
+
+def openai_http_client(provider: Provider) -> Any:
+    """An async HTTP client whose chat completions `provider` answers, for the `openai`
+    SDK: `AsyncOpenAI(api_key="replay", base_url=BASE_URL, http_client=...)`.
+
+    It is a client of the HTTP library the installed SDK is written against (`httpx2`
+    in recent releases, `httpx` before; both share one API): the SDK accepts no other.
+    """
+    http: Any = _http_library()
+    numbers = itertools.count(1)
+    endpoint = Endpoint()
+
+    class ProviderTransport(http.AsyncBaseTransport):  # type: ignore[misc]
+        async def handle_async_request(self, request: Any) -> Any:
+            reply = await endpoint.handle(
+                request.method, request.url.path, await request.aread(), next(numbers), provider.complete
+            )
+            headers = {"content-type": reply.content_type, **reply.headers}
+            return http.Response(reply.status, content=reply.body, headers=headers)
+
+    return http.AsyncClient(transport=ProviderTransport(), base_url=BASE_URL)
+
+
+def _http_library() -> Any:
+    """The HTTP module the installed `openai` imports; `httpx` without the SDK (another
+    httpx-based client may still use this one)."""
+    try:
+        from openai import _base_client
+    except ImportError:
+        return httpx
+    # Not "httpx2 when installed": an older SDK beside a newer library still wants httpx.
+    return getattr(_base_client, "httpx2", None) or getattr(_base_client, "httpx", None) or httpx

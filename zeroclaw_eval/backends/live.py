@@ -1,0 +1,208 @@
+"""The live provider: OpenAI chat completions with tools, over httpx.
+
+Each request has its own timeout; a 429, a 5xx or a dropped connection is retried with
+exponential backoff, honouring `Retry-After`; 401/403, 404 and malformed bodies fail at
+once with a message that says what to check. The API key is sent in a header and
+scrubbed from every message this module produces, so it cannot reach a report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+
+from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.errors import ProviderError
+from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
+from zeroclaw_eval.redaction import scrub
+
+MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
+
+
+def retry_after(response: httpx.Response) -> float | None:
+    """Seconds the provider asks us to wait (`Retry-After`: seconds or an HTTP date)."""
+    value = response.headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class OpenAIProvider:
+    """A `Provider` that asks an OpenAI-compatible `/chat/completions` endpoint."""
+
+    def __init__(
+        self,
+        settings: ProviderSettings,
+        api_key: str,
+        client: httpx.AsyncClient,
+        *,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        backoff_secs: float = 0.5,
+    ) -> None:
+        self._settings = settings
+        self._key = api_key
+        self._client = client
+        self._sleep = sleep
+        self._backoff = backoff_secs
+        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+
+    def _fail(self, message: str) -> ProviderError:
+        return ProviderError(scrub(message, [self._key]))
+
+    def _body(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self._settings.model, "messages": messages}
+        if tools:
+            body["tools"] = [tool.as_openai() for tool in tools]
+        if self._settings.temperature is not None:
+            body["temperature"] = self._settings.temperature
+        if self._settings.max_tokens is not None:
+            body["max_tokens"] = self._settings.max_tokens
+        return body
+
+    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+        """One chat completion, retried on 429, 5xx and connection failures."""
+        headers = {**self._settings.headers}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
+        body = self._body(messages, tools)
+        attempts = self._settings.max_retries + 1
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            try:
+                response = await self._post(body, headers)
+            except httpx.TransportError as exc:
+                if last:
+                    raise self._fail(
+                        f"cannot reach {self._url} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
+                    ) from None
+                await self._sleep(self._backoff * 2**attempt)
+                continue
+            status = response.status_code
+            if (status == 429 or status >= 500) and not last:
+                wait = retry_after(response)
+                await self._sleep(
+                    min(wait if wait is not None else self._backoff * 2**attempt, MAX_RETRY_WAIT)
+                )
+                continue
+            if status >= 400:
+                raise self._fail(self._explain(response, attempts if status == 429 or status >= 500 else 1))
+            return self._parse(response)
+        raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    def _explain(self, response: httpx.Response, attempts: int) -> str:
+        status = response.status_code
+        detail = _error_message(response, self._key)
+        where = f"{self._url} (model {self._settings.model!r})"
+        if status in (401, 403):
+            variable = self._settings.api_key_env or "the api_key_env variable"
+            return f"authentication failed (HTTP {status}) at {where}: check the key in ${variable}{detail}"
+        if status == 404:
+            return f"not found (HTTP 404) at {where}: check base_url and model{detail}"
+        tries = f" after {attempts} attempt(s)" if attempts > 1 else ""
+        return f"the provider answered HTTP {status}{tries} at {where}{detail}"
+
+    async def _post(self, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        """The provider's reply, read whole up to `MAX_RESPONSE_BYTES` (decoded): past that
+        it is a `ProviderError`, never held in memory, whatever a server (or a proxy gone
+        wrong) sends."""
+        timeout = self._settings.request_timeout_secs
+        async with self._client.stream(
+            "POST", self._url, json=body, headers=headers, timeout=timeout
+        ) as streamed:
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in streamed.aiter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise self._fail(
+                        f"the reply from {self._url} (HTTP {streamed.status_code}) is over"
+                        f" {MAX_RESPONSE_BYTES:,} bytes: no chat completion is that large"
+                    )
+                chunks.append(chunk)
+        # What the rest reads (status, headers, text) as a reply read whole, minus the
+        # content encoding, already undone.
+        headers_kept = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() != "content-encoding"]
+        return httpx.Response(
+            streamed.status_code, headers=headers_kept, content=b"".join(chunks), request=streamed.request
+        )
+
+    def _parse(self, response: httpx.Response) -> ModelResponse:
+        try:
+            data = loads_untrusted(response.content)
+        except ValueError:
+            raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
+        try:
+            message = data["choices"][0]["message"]
+            calls = tuple(
+                ToolCallRequest(
+                    str(call.get("id") or f"call_{index}"),
+                    str(call["function"]["name"]),
+                    _arguments_text(call["function"].get("arguments")),
+                )
+                for index, call in enumerate(message.get("tool_calls") or ())
+            )
+            usage = data.get("usage") or {}
+            content = message.get("content")
+            return ModelResponse(
+                content if isinstance(content, str) else None,
+                calls,
+                int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0),
+            )
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            raise self._fail(
+                f"malformed response from {self._url}: no choices[0].message of the chat-completions"
+                f" shape ({type(exc).__name__}: {exc})"
+            ) from None
+
+
+def _arguments_text(arguments: Any) -> str:
+    # Providers send a JSON string; a few send the object itself.
+    if arguments is None:
+        return "{}"
+    return arguments if isinstance(arguments, str) else compact_json(arguments)
+
+
+#: The largest reply read from the provider, decoded: a chat completion is some KiB, a
+#: long one with many tool calls perhaps a MiB; past this it is no model's answer.
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+#: Characters of a provider's error message kept in a `ProviderError` (whitespace collapsed).
+MAX_ERROR_DETAIL = 300
+
+
+def _error_message(response: httpx.Response, key: str) -> str:
+    try:
+        error = loads_untrusted(response.content).get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+    except (ValueError, AttributeError):
+        message = response.text
+    if not message:
+        return ""
+    # Scrubbed before it is collapsed and cut: a key cut in two at the limit, or with its
+    # whitespace collapsed, would no longer match and would leak in part.
+    text = " ".join(scrub(str(message), [key]).split())
+    return f": {text[:MAX_ERROR_DETAIL]}"
+
+
+@asynccontextmanager
+async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[OpenAIProvider]:
+    """The configured provider over one HTTP client, closed on exit; `connections` bounds
+    the requests open at once (two per case running at once)."""
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
+        yield OpenAIProvider(options.provider, options.api_key, client)

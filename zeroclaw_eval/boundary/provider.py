@@ -1,0 +1,90 @@
+"""The model boundary: what an agent sends a provider and what it gets back.
+
+Messages follow the OpenAI chat-completions shape (`role`, `content`, `tool_calls`,
+`tool_call_id`) so the same agent can talk to the replay provider and to a real one.
+These are the types a custom agent is written against; the harness wraps whichever
+provider a case uses (`record.RecordingProvider`), so every reply is recorded whatever
+agent is under test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from zeroclaw_eval.fixtures.json.text import loads_strict
+
+#: One chat message: `{"role": ..., "content": ..., "tool_calls"?: ..., "tool_call_id"?: ...}`.
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as a model sees it: a name, what it does, and a JSON schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def as_openai(self) -> dict[str, Any]:
+        """This tool in the `tools` shape of an OpenAI chat-completions request."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class ToolCallRequest:
+    """A tool call the model asks for; `arguments` is raw JSON text, as providers send it."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def as_openai(self) -> dict[str, Any]:
+        """This call in the `tool_calls` shape of an OpenAI assistant message."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+def decode_arguments(arguments: str | dict[str, Any]) -> dict[str, Any] | str:
+    """Tool-call arguments as a tool receives them: the JSON object the text holds, else
+    the raw text itself (a model's malformed arguments are kept as it sent them).
+
+    Blank text is an empty object: providers send `""` for a call without arguments.
+    """
+    if not isinstance(arguments, str):
+        return arguments
+    if not arguments.strip():
+        return {}
+    try:
+        parsed = loads_strict(arguments)
+    except ValueError:
+        return arguments
+    return parsed if isinstance(parsed, dict) else arguments
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """One provider reply: text, or tool calls (optionally with some text beside them)."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCallRequest, ...] = field(default_factory=tuple)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Provider(Protocol):
+    """Anything that answers a conversation with a `ModelResponse`."""
+
+    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+        """Answer the conversation so far, given the tools on offer."""
+        ...

@@ -1,0 +1,1 @@
+"""One module per `zeroclaw eval` command: its options, its help, and the steps it runs."""

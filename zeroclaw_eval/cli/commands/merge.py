@@ -1,0 +1,64 @@
+"""`zeroclaw eval merge`: the JSON reports of a sharded run (`run --shard K/N`) as the
+report of the whole suite, in any format, with the exit code of the whole."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from zeroclaw_eval.cli.options import CONTEXT, baseline_options, exit_on_error, output_options
+
+
+@click.command("merge", context_settings=CONTEXT)
+@click.argument(
+    "report_files",
+    nargs=-1,
+    required=True,
+    metavar="SHARD.json...",
+    type=click.Path(path_type=Path, dir_okay=False),
+)
+@output_options
+@baseline_options
+def merge_command(
+    report_files: tuple[Path, ...],
+    baseline: Path | None,
+    fail_on: str,
+    history: Path | None,
+    fmt: str,
+    output: str,
+    reports: tuple[str, ...],
+    annotations: bool | None,
+    verbose: bool,
+    quiet: bool,
+    color: bool | None,
+) -> None:
+    """Merge the JSON reports of every shard of a suite into one report.
+
+    Each shard of a CI matrix runs `zeroclaw eval run --shard K/N --report
+    json=shard-K.json`; a final job merges them and writes the outputs once (JUnit,
+    HTML, annotations, step summary), as one unsharded run would have. Merging is
+    refused when a shard is missing or given twice, or when the reports come from
+    different suites (each records a digest of the suite's fixture list).
+
+    \b
+    Examples:
+      zeroclaw eval merge shard-*.json
+      zeroclaw eval merge shard-*.json --report junit=reports/eval.xml --report html=reports/eval.html
+      zeroclaw eval merge shard-*.json --baseline reports/main.json --fail-on new-failures
+    \b
+    Exit codes: 0 every case of the suite passed; 1 a case did not pass (as `run`);
+    2 the reports cannot be merged, or usage error.
+    """
+    from zeroclaw_eval.report.merge import merge_reports
+    from zeroclaw_eval.report.saved import plan_comparison, read_report
+    from zeroclaw_eval.reporters.outputs import emit, plan_outputs
+
+    with exit_on_error():
+        outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
+        comparison = plan_comparison(baseline, fail_on, history)
+        merged = merge_reports([(str(path), read_report(path)) for path in report_files])
+        comparison.apply(merged)  # a shard compared alone would call the other shards' cases removed
+        emit(merged, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+    sys.exit(merged.exit_code())

@@ -1,0 +1,274 @@
+"""`zeroclaw eval run`: run a suite, write its outputs, exit with the gate's verdict."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from zeroclaw_eval.cli.options import (
+    CONTEXT,
+    agent_cmd_option,
+    baseline_options,
+    config_option,
+    exit_on_error,
+    jobs_option,
+    keyword_option,
+    output_options,
+    paths_argument,
+    resolve_targets,
+    suite_option,
+)
+from zeroclaw_eval.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.config.settings import LiveOptions
+    from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.runner import CaseDone
+    from zeroclaw_eval.runner.options import Fixture
+    from zeroclaw_eval.tools.tool import Tool
+
+
+@click.command("run", context_settings=CONTEXT)
+@paths_argument
+@suite_option()
+@keyword_option
+@click.option(
+    "--exitfirst", "-x", is_flag=True, help="Stop starting cases after the first that does not pass."
+)
+@click.option(
+    "--maxfail",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Stop starting cases after N have not passed (the rest are counted as not run).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["replay", "live"]),
+    help="replay: the scripted steps, no network. live: the provider named by [eval].live_provider,"
+    " in a sandbox. [default: [eval].mode, else replay]",
+)
+@jobs_option
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Live mode: run each case K times and report its pass rate, pass@k and pass^k; a case"
+    " passes when every run did, or with --min-pass-rate when enough did.",
+)
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1, min_open=True),
+    metavar="RATE",
+    help="With --repeat: a case passes when this share of its runs passed (e.g. 0.8).",
+)
+@click.option(
+    "--shard",
+    metavar="K/N",
+    help="Run only part K of N of the suite (deterministic, balanced by size), for a CI matrix;"
+    " `zeroclaw eval merge` combines the N JSON reports.",
+)
+@click.option(
+    "--record",
+    "record_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Live mode: write each run as a replay fixture into this folder (secrets scrubbed).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
+    " [default: on in live mode]",
+)
+@agent_cmd_option(
+    "Run this command as the agent, once per case, against the case served on loopback"
+    " (OPENAI_BASE_URL): any language or framework. [default: [eval].agent_cmd]"
+)
+@click.option(
+    "--agent-io",
+    type=click.Choice(["jsonl", "oneshot"]),
+    help="How to talk to --agent-cmd: jsonl, a JSON line per turn on stdin and per answer on"
+    " stdout; oneshot, the user input as the last argument and stdout as the answer."
+    " [default: [eval].agent_io, else jsonl]",
+)
+@output_options
+@baseline_options
+@config_option
+def run_command(
+    paths: tuple[Path, ...],
+    suite: Path | None,
+    keyword: str | None,
+    exitfirst: bool,
+    maxfail: int | None,
+    mode: str | None,
+    jobs: int,
+    repeat: int,
+    min_pass_rate: float | None,
+    shard: str | None,
+    record_dir: Path | None,
+    progress: bool | None,
+    agent_cmd: str | None,
+    agent_io: str | None,
+    fmt: str,
+    output: str,
+    reports: tuple[str, ...],
+    annotations: bool | None,
+    verbose: bool,
+    quiet: bool,
+    color: bool | None,
+    baseline: Path | None,
+    fail_on: str,
+    history: Path | None,
+    config: Path | None,
+) -> None:
+    """Run a suite, or the fixture files and folders given, and exit 0 only if every
+    case passed.
+
+    \b
+    Examples:
+      zeroclaw eval run
+      zeroclaw eval run evals/regression/echo_single_dispatch_round_trip.json -v
+      zeroclaw eval run -k "echo and not unicode" -x
+      zeroclaw eval run --format junit > reports/eval.xml
+      zeroclaw eval run --report junit=reports/eval.xml --report html=reports/eval.html
+      zeroclaw eval run --mode live --suite evals/live --jobs 8 --record evals/recorded
+      zeroclaw eval run --agent-cmd "node agent.mjs" --jobs 4
+      zeroclaw eval run --jobs auto
+      zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
+      zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
+      zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
+    \b
+    Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
+    was rejected, or the suite held no fixtures (with --fail-on new-failures: a
+    case that passed in the baseline does not, or a fixture was rejected); 2 usage
+    or configuration error; 130/143 stopped by SIGINT/SIGTERM (the outputs hold
+    the cases that finished).
+    """
+    from zeroclaw_eval.cli.interrupts import exit_on_signals, held_signals
+    from zeroclaw_eval.collect.sharding import Shard
+    from zeroclaw_eval.collect.suite import fixture_files, nested_fixtures_hint
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.report.saved import plan_comparison
+    from zeroclaw_eval.report.words import plural
+    from zeroclaw_eval.reporters.outputs import emit, plan_outputs
+    from zeroclaw_eval.runner import refuse_live_agent_cmd, run_suite
+    from zeroclaw_eval.runner.project import agent_setup, run_options
+    from zeroclaw_eval.tools.project import toolset
+
+    with exit_on_signals() as stage:
+        with exit_on_error():
+            outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
+            comparison = plan_comparison(baseline, fail_on, history)
+            loaded = load_config(config)
+            if verbose:  # "was my config even read?" is the first question when a setting seems ignored
+                click.echo(loaded.describe(), err=True)
+            settings = loaded.settings
+            live = mode == "live" or (mode is None and settings.mode == "live")
+            if record_dir is not None and not live:
+                raise UsageError("--record writes what a live run got back; use it with --mode live")
+            setup = agent_setup(loaded, agent_cmd, agent_io)
+            refuse_live_agent_cmd(live, setup.command)  # before live mode asks for a provider
+            tools = toolset(setup.tools)
+            live_settings = None
+            if live:
+                from zeroclaw_eval.runner.project import live_options
+
+                live_settings = live_options(loaded, tools)
+            targets = resolve_targets(paths, suite, loaded)
+            files = fixture_files(targets)  # a path that names nothing fails here, before any case
+            recorded: list[Path] = []
+            hooks, selected = _case_hooks(
+                len(files),
+                progress if progress is not None else live,
+                record_dir,
+                live_settings,
+                tools,
+                recorded,
+            )
+            options = run_options(
+                loaded,
+                setup,
+                mode="live" if live else "replay",
+                jobs=jobs,
+                live=live_settings,
+                on_case_done=hooks,
+                on_selected=selected,
+                keyword=keyword,
+                maxfail=_maxfail(exitfirst, maxfail),
+                stop_on_signals=True,
+                shard=Shard.parse(shard) if shard is not None else None,
+                repeat=repeat,
+                min_pass_rate=min_pass_rate,
+            )
+            report = run_suite(targets, options)
+            comparison.apply(report)
+            with held_signals() as held:  # every output written, or none is newer than another
+                emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+            stage.written = True
+            if report.interrupted is not None:
+                click.echo(
+                    f"Interrupted by {report.interrupted}: {plural(len(report.cases), 'case')} finished,"
+                    f" {report.not_run} not run; the reports are partial (marked interrupted)",
+                    err=True,
+                )
+            if not files:
+                hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
+                if hint is not None:
+                    click.echo(f"note: {hint}", err=True)
+        if record_dir is not None:
+            click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
+    # A signal held while the outputs were written is honoured now.
+    sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
+
+
+def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:
+    """`-x` is `--maxfail 1`; both at once say two things."""
+    if exitfirst and maxfail is not None:
+        raise UsageError("-x is --maxfail 1; give -x or --maxfail N, not both")
+    return 1 if exitfirst else maxfail
+
+
+def _case_hooks(
+    total: int,
+    progress: bool,
+    record_dir: Path | None,
+    live: LiveOptions | None,
+    tools: Mapping[str, Tool],
+    recorded: list[Path],
+) -> tuple[CaseDone | None, Callable[[int], None] | None]:
+    """What to do as each case finishes: show progress, capture the run as a fixture
+    (appending the files written to `recorded`); and what to do once the selection is
+    known (count the progress from it)."""
+    from zeroclaw_eval.fixtures.case import Case
+    from zeroclaw_eval.reporters.progress import Progress
+
+    shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
+    if shown is None and record_dir is None:
+        return None, None
+
+    def done(fixture: Fixture, report: CaseReport) -> None:
+        if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
+            from zeroclaw_eval.backends.capture import write_captured_fixture
+
+            path = write_captured_fixture(
+                record_dir, fixture, report.record, [live.api_key], live.allowed_tools, tools
+            )
+            if path is not None:
+                recorded.append(path)
+            else:
+                from zeroclaw_eval.reporters.safety import log_line
+
+                click.echo(
+                    f"Not recorded: {log_line(fixture.name)} was failed by the sandbox denying a tool call,"
+                    " which replay has no approval gate to repeat",
+                    err=True,
+                )
+        if shown is not None:
+            shown(fixture, report)
+
+    return done, shown.expect if shown is not None else None

@@ -1,0 +1,217 @@
+"""What every `zeroclaw eval` command shares: help settings, the options they have in
+common, where the suite is, and how an error ends the process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from zeroclaw_eval.errors import EvalError, SystemProblem, UsageError
+from zeroclaw_eval.report.saved import HISTORY_POINTS
+
+if TYPE_CHECKING:  # imported when a command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.config.load import LoadedConfig
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def fail(error: EvalError) -> NoReturn:
+    """Print `Error: …` on stderr and exit with the error's code (never a traceback).
+
+    A message may quote a path or a name the user or a fixture gave: its control
+    characters are shown, never obeyed (its own line breaks stay)."""
+    from zeroclaw_eval.reporters.safety import visible
+
+    click.echo(f"Error: {visible(str(error))}", err=True)
+    sys.exit(error.exit_code)
+
+
+@contextmanager
+def exit_on_error(*, unnamed: str = "") -> Iterator[None]:
+    """End the command on an `EvalError` with its exit code, and on an `OSError` (the
+    machine refused a file, a folder, a port) with exit code 2; never a traceback.
+
+    `unnamed` says what the machine refused when the error names no file.
+    """
+    try:
+        yield
+    except EvalError as error:
+        fail(error)
+    except OSError as error:
+        where = str(error.filename or unnamed)
+        if not where.isprintable():  # a newline in a name must not start a line in a CI log
+            where = json.dumps(where, ensure_ascii=False)
+        fail(SystemProblem(f"{error.strerror or error}" + (f": {where}" if where else "")))
+
+
+def resolve_suite(suite: Path | None, loaded: LoadedConfig) -> Path:
+    """The suite folder: `--suite` when given, else `[eval].suite_dir` from the config."""
+    return suite if suite is not None else loaded.resolve(loaded.settings.suite_dir)
+
+
+def resolve_targets(paths: tuple[Path, ...], suite: Path | None, loaded: LoadedConfig) -> list[Path]:
+    """What to run: the fixture files and folders given, else the suite."""
+    if paths and suite is not None:
+        raise UsageError("give fixture paths or --suite, not both")
+    return list(paths) or [resolve_suite(suite, loaded)]
+
+
+def paths_argument(command: F) -> F:
+    """`[PATH]...`: fixture files or suite folders, in place of `--suite`."""
+    return click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH]...")(command)
+
+
+def keyword_option(command: F) -> F:
+    """`-k EXPR`, pytest's keyword selection over file stem, model_name and id."""
+    return click.option(
+        "-k",
+        "keyword",
+        metavar="EXPR",
+        help="Only the cases whose file stem, model_name or id matches EXPR: substrings"
+        " joined by and/or/not and parentheses, as pytest's -k (case-insensitive).",
+    )(command)
+
+
+def agent_cmd_option(help_text: str) -> Callable[[F], F]:
+    """`--agent-cmd CMD`, defaulting to `[eval].agent_cmd`."""
+    return click.option("--agent-cmd", "agent_cmd", metavar="CMD", help=help_text)
+
+
+def suite_option(help_text: str = "Folder of *.json fixtures.") -> Callable[[F], F]:
+    """`--suite DIR`, defaulting to `[eval].suite_dir`."""
+    return click.option(
+        "--suite",
+        type=click.Path(path_type=Path),
+        help=f"{help_text} [default: [eval].suite_dir, else evals/regression]",
+    )
+
+
+config_option = click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Read [eval] from this file (zeroclaw.toml, or [tool.zeroclaw.eval] in a pyproject.toml).",
+)
+
+
+def output_options(command: F) -> F:
+    """The options that say where a report goes, shared by `run` and `render`."""
+    options = [
+        click.option(
+            "--format",
+            "fmt",
+            default="table",
+            show_default=True,
+            metavar="FORMAT",
+            help="Main output: table, json, junit, html, github, or a plugin's format.",
+        ),
+        click.option(
+            "--output",
+            "-o",
+            default="-",
+            metavar="PATH",
+            help="Write the main output to PATH instead of stdout ('-').",
+        ),
+        click.option(
+            "--report",
+            "reports",
+            multiple=True,
+            metavar="FORMAT=PATH",
+            help="Also write FORMAT to PATH (repeatable), e.g. --report junit=reports/eval.xml.",
+        ),
+        click.option(
+            "--annotations/--no-annotations",
+            default=None,
+            help="Print GitHub annotations to stderr and append the step summary."
+            " [default: on when GITHUB_ACTIONS=true]",
+        ),
+        click.option(
+            "--verbose",
+            "-v",
+            is_flag=True,
+            help="Show more in the table: every passing check, and where the agent raised.",
+        ),
+        click.option(
+            "--quiet",
+            "-q",
+            is_flag=True,
+            help="Show less in the table: only the cases that did not pass, and the summary.",
+        ),
+        click.option(
+            "--color/--no-color",
+            "color",
+            default=None,
+            help="Colour the table on stdout. [default: on a terminal and under GitHub Actions;"
+            " FORCE_COLOR and NO_COLOR are honoured]",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+#: `report.baseline.FAIL_ON`, spelt out: importing that module (its dataclasses) would
+#: slow every `zeroclaw --help`. A test holds the two equal.
+FAIL_ON = ("any", "new-failures")
+
+
+def baseline_options(command: F) -> F:
+    """The options that compare a run with an earlier one."""
+    options = [
+        click.option(
+            "--baseline",
+            type=click.Path(path_type=Path, exists=True, dir_okay=False),
+            metavar="REPORT.json",
+            help="Compare with an earlier run's JSON report: mark each case new failure, fixed,"
+            " still failing, new or removed (matched by path, then by fixture id).",
+        ),
+        click.option(
+            "--fail-on",
+            type=click.Choice(FAIL_ON),
+            default=FAIL_ON[0],
+            show_default=True,
+            help="any: exit 1 when a case does not pass. new-failures: only when a case that passed"
+            " in the --baseline does not pass now, or a fixture is rejected (for suites not at 100%).",
+        ),
+        click.option(
+            "--history",
+            type=click.Path(path_type=Path, exists=True, dir_okay=False),
+            metavar="FILE",
+            help="Pass-rate history, a JSON line per earlier run with passed and total (as nox -s"
+            f" eval_capability writes): the HTML report charts its last {HISTORY_POINTS} runs and this one.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    """`--jobs`: a count of at least 1, or `auto` for one per CPU this process may use."""
+    text = value.strip()
+    if text.lower() == "auto":
+        from zeroclaw_eval.runner.workers import usable_cpus
+
+        return usable_cpus()
+    if text.isascii() and text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise click.BadParameter(f"{value!r} is neither a count of at least 1 nor 'auto'", ctx, param)
+
+
+jobs_option = click.option(
+    "--jobs",
+    "-j",
+    callback=_jobs,
+    default="1",
+    show_default=True,
+    metavar="N|auto",
+    help="Cases to run at once, the report in fixture order: replayed cases run in N worker"
+    " processes (forked, on Linux), live cases and agent commands N at a time in one process;"
+    " auto: one per CPU this process may use.",
+)

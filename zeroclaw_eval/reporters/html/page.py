@@ -1,0 +1,109 @@
+"""The `html` format: one self-contained page (inline CSS and JS, no network).
+
+The page around the cases is a jinja2 template, a package data file
+(`reporters/html/templates/`) read through `importlib.resources`, with autoescaping on for
+everything; each case is written by `html_case`, which escapes the same way. The page's
+Content-Security-Policy allows only its own script (by hash), so model text can neither
+inject markup nor run code. A file output is written a case at a time, never held whole.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Iterator
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any
+
+from zeroclaw_eval.errors import ExitCode
+from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
+from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.html.case import case_html
+from zeroclaw_eval.reporters.html.trend import trend
+from zeroclaw_eval.reporters.safety import MarkupNeutralizer, encodable
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(_template_source),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _template_source(name: str) -> str:
+    return (files("zeroclaw_eval.reporters.html") / "templates" / name).read_text(encoding="utf-8")
+
+
+def _baseline_view(report: SuiteReport) -> dict[str, Any] | None:
+    """The "changes since baseline" section: the baseline, the counts, each case that
+    changed (linked to its place in the page unless it was removed)."""
+    baseline = report.baseline
+    if baseline is None:
+        return None
+    return {
+        "baseline": baseline,
+        "summary": describe_changes((case.change for case in report.cases), baseline.removed),
+        "rows": changed_cases(report.cases, baseline.removed),
+    }
+
+
+def _script() -> str:
+    # Read as is, not rendered: the script is static and must match its CSP hash.
+    return _template_source("report.js")
+
+
+_SCRIPT_SLOT = "/*zeroclaw-eval: the page script*/"
+_CASES_SLOT = "<!--zeroclaw-eval: the cases-->"
+
+
+def render(report: SuiteReport, *, color: bool = False) -> str:
+    """The whole page as one string; a lone surrogate (a model's broken text) is written
+    as a visible escape."""
+    return encodable("".join(pieces(report)))
+
+
+def pieces(report: SuiteReport) -> Iterator[str]:
+    """The text of `render`, in pieces: the page's head, each case, the end. A lone
+    surrogate is left for the writer to escape (`encoded`), which saves a pass over a
+    page of tens of megabytes."""
+    script = _script()
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    shell = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            report=report,
+            counts=report.counts(),
+            totals=report.category_totals(),
+            verdict="passed" if report.exit_code() == ExitCode.OK else "failed",
+            cases=_CASES_SLOT,
+            baseline=_baseline_view(report),
+            trend=trend(report),
+            labels=LABELS,
+            script=_SCRIPT_SLOT,
+            script_hash=f"sha256-{digest}",
+        )
+    )
+    # Model text (a suite name, a baseline's paths) comes only before the cases, so the
+    # last slot of each kind is the template's own, whatever that text repeats.
+    head, slot, rest = shell.rpartition(_CASES_SLOT)
+    middle, script_slot, tail = rest.rpartition(_SCRIPT_SLOT)
+    assert slot, "the template has no cases slot"
+    assert script_slot, "the template has no script slot"
+    # Workflow commands are defused in the document, whose text may be a model's; the
+    # script goes in untouched, so that it still matches its CSP hash.
+    neutral = MarkupNeutralizer()
+    yield neutral.feed(head)
+    for index, case in enumerate(report.cases):
+        yield neutral.feed(case_html(index, case))
+    yield neutral.feed(middle) + neutral.flush()
+    yield script
+    yield neutral.feed(tail) + neutral.flush()

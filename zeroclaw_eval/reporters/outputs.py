@@ -1,0 +1,188 @@
+"""Where a finished report goes: the outputs of one `run` or `render` invocation.
+
+One run can write several formats at once (`--format table --report junit=eval.xml
+--report html=eval.html`) from the one report, without replaying twice. Under GitHub
+Actions the annotations also go to stderr (once, unless turned off), raw text printed to
+the log is fenced off from the workflow-command parser, and the step summary is
+appended.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from zeroclaw_eval.errors import ReporterError, UsageError
+from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.registry import get_reporter
+from zeroclaw_eval.reporters.render import render_report
+
+
+@dataclass(frozen=True)
+class Output:
+    """One format written to one place (`-` is stdout)."""
+
+    fmt: str
+    path: str = "-"
+
+
+def parse_report_option(spec: str) -> Output:
+    """`FORMAT=PATH` or `FORMAT` (stdout), as given to `--report`."""
+    fmt, sep, path = spec.partition("=")
+    if not sep and ("/" in fmt or "." in fmt):  # a path given alone: say which format it wants
+        guess = _FORMAT_OF_SUFFIX.get(Path(fmt).suffix.lower(), "junit")
+        raise UsageError(f"--report {spec!r}: expected FORMAT=PATH, for example --report {guess}={spec}")
+    if not fmt or (sep and not path):
+        raise UsageError(f"--report {spec!r}: expected FORMAT=PATH (for example junit=reports/eval.xml)")
+    return Output(fmt, path if sep else "-")
+
+
+#: The format a file name suggests, for the hint when `--report` gets a bare path.
+_FORMAT_OF_SUFFIX = {".xml": "junit", ".html": "html", ".htm": "html", ".json": "json", ".txt": "table"}
+
+
+def plan_outputs(
+    fmt: str, output: str, reports: tuple[str, ...], *, verbose: bool = False, quiet: bool = False
+) -> list[Output]:
+    """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked
+    (with how much the table shows: `-v` and `-q` say opposite things)."""
+    if verbose and quiet:
+        raise UsageError("-v shows more and -q less; give one of them")
+    return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
+
+
+def plan(primary: Output, extra: list[Output]) -> list[Output]:
+    """The outputs to write, checked: known formats, one stdout, no path twice."""
+    outputs = [primary, *extra]
+    for output in outputs:
+        get_reporter(output.fmt)  # an unknown format is a usage error before anything runs
+    to_stdout = [o.fmt for o in outputs if o.path == "-"]
+    if len(to_stdout) > 1:
+        raise UsageError(
+            f"only one output can go to stdout, got {', '.join(to_stdout)};"
+            " give the others a path (--report FORMAT=PATH)"
+        )
+    seen: dict[str, Output] = {}
+    for output in outputs:
+        if output.path == "-":
+            continue
+        same = seen.setdefault(os.path.abspath(output.path), output)
+        if same is not output:
+            raise UsageError(
+                f"the {same.fmt} and {output.fmt} outputs both write to {output.path}; give each its own file"
+            )
+    for output in outputs:
+        if output.path != "-":
+            _check_writable(output)
+    return outputs
+
+
+def _check_writable(output: Output) -> None:
+    """Refuse, before anything runs (a live run costs tokens), a path no file can be at."""
+    target = Path(output.path)
+    if target.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path} is a folder; give a file path")
+    parent = target.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"{output.fmt} output {output.path}: {parent} is not writable")
+
+
+def use_color(flag: bool | None = None) -> bool:
+    """Whether stdout gets colour: `--color`/`--no-color` when given; else FORCE_COLOR
+    (set and not 0) says yes and NO_COLOR (https://no-color.org) says no; else yes in a
+    GitHub Actions log (which renders ANSI colour, unless stdout is redirected to a file)
+    or on a terminal."""
+    if flag is not None:
+        return flag
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None and force not in ("", "0"):
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    in_ci_log = os.environ.get("GITHUB_ACTIONS") == "true" and not _stdout_is_a_file()
+    return in_ci_log or sys.stdout.isatty()
+
+
+def _stdout_is_a_file() -> bool:
+    """stdout redirected to a regular file (`run > table.txt`), where colour codes are noise."""
+    try:
+        return stat.S_ISREG(os.fstat(sys.stdout.fileno()).st_mode)
+    except (OSError, ValueError, io.UnsupportedOperation):  # no file behind it (a test's capture)
+        return False
+
+
+def in_github_actions() -> bool:
+    """True inside a GitHub Actions job."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def emit(
+    report: SuiteReport,
+    outputs: list[Output],
+    *,
+    annotations: bool | None,
+    verbose: bool = False,
+    quiet: bool = False,
+    color: bool | None = None,
+) -> None:
+    """Render and write every output, then the automatic GitHub annotations and summary,
+    then announce each file written on stderr.
+
+    `annotations` None means: on when running under GitHub Actions. A reporter that
+    raises writes nothing, and the other outputs are still written (nothing is lost);
+    then a `ReporterError` lists what failed.
+    """
+    failed: list[str] = []
+    written: list[tuple[Output, Path]] = []
+    github = in_github_actions()
+    # Colour only on stdout, never in a file.
+    painted = use_color(color)
+    for output in outputs:
+        try:
+            path = render_report(
+                report,
+                output.fmt,
+                output.path,
+                color=painted and output.path == "-",
+                verbose=verbose,
+                quiet=quiet,
+                in_ci_log=github,
+            )
+        except ReporterError as exc:
+            failed.append(str(exc))
+        except OSError as exc:  # the others are still written: nothing is lost for one bad path
+            failed.append(f"cannot write {output.fmt} to {output.path}: {exc.strerror or exc}")
+        else:
+            if path is not None:
+                written.append((output, path))
+    github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)
+    if annotations is None:
+        annotations = github
+    if annotations and not github_in_log:
+        # stderr, so they never mix into a report written to stdout.
+        sys.stderr.write(get_reporter("github")(report))
+        sys.stderr.flush()
+    if (annotations or github_in_log) and os.environ.get("GITHUB_STEP_SUMMARY"):
+        append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
+    for output, path in written:
+        click.echo(f"Wrote {output.fmt} to {path}", err=True)
+    if failed:
+        raise ReporterError("\n".join(failed))
+
+
+def append_step_summary(report: SuiteReport, path: Path) -> None:
+    """Append the Markdown summary, keeping the whole file under GitHub's 1 MiB cap."""
+    from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
+    from zeroclaw_eval.reporters.render import append_summary
+
+    append_summary(path, lambda room: step_summary(report, limit=room), SUMMARY_LIMIT)

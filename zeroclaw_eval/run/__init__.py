@@ -1,1 +1,0 @@
-"""Stage 2: an admitted case runs through an agent between two recorded boundaries, into a `RunRecord`."""

@@ -1,0 +1,202 @@
+"""The project's agent and tools, as its configuration (and the command line) names them:
+one resolution for every front end (the CLI, the pytest plugin).
+
+What a fixture may name (`known_tools`) needs only the project's tools; the agent
+(`agent_setup`) is imported only by what runs cases, so that checking fixtures never
+depends on an agent module that does not import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.agent.call import raised
+from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
+from zeroclaw_eval.backends.command import AgentCommand
+from zeroclaw_eval.config.load import LoadedConfig
+from zeroclaw_eval.config.settings import LiveOptions
+from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
+from zeroclaw_eval.runner import RunOptions
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.project import ProjectTool, toolset
+
+
+@dataclass(frozen=True)
+class AgentSetup:
+    """What runs the cases: an agent factory, or an agent command in its place."""
+
+    factory: AgentFactory
+    command: AgentCommand | None
+    #: The project's own tools (`[eval].tools`).
+    tools: tuple[ProjectTool, ...]
+    #: Which agent it is, in words (for a report header).
+    described: str
+
+
+def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
+    """The project's own tools, from the factory `[eval].tools` names (none without one)."""
+    spec = loaded.settings.tools
+    return load_project_tools(spec, loaded.base_dir) if spec else ()
+
+
+def uses_agent_command(loaded: LoadedConfig, agent_cmd: str | None = None) -> bool:
+    """Whether the cases run through an agent command (`agent_cmd`, else `[eval].agent_cmd`)."""
+    return bool(agent_cmd) or bool(loaded.settings.agent_cmd)
+
+
+def known_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> list[str] | None:
+    """The tools a fixture may name: the built-in ones and the project's, checked; None
+    (any) for an agent command, which runs its own."""
+    if uses_agent_command(loaded, agent_cmd):
+        return None
+    return sorted(toolset(project_tools(loaded)))
+
+
+def run_options(loaded: LoadedConfig, setup: AgentSetup, **overrides: Any) -> RunOptions:
+    """The `RunOptions` of a replay through `setup` with the configured limits
+    (`overrides` for what a front end sets itself: jobs, hooks, selection)."""
+    settings = loaded.settings
+    base: dict[str, Any] = {
+        "agent_factory": setup.factory,
+        "case_timeout_secs": settings.case_timeout_secs,
+        "max_tool_iterations": settings.max_tool_iterations,
+        "max_fixture_bytes": settings.max_fixture_bytes,
+        "tools": setup.tools,
+        "agent_cmd": setup.command,
+    }
+    return RunOptions(**{**base, **overrides})
+
+
+def described_agent(loaded: LoadedConfig, agent_cmd: str | None = None) -> str:
+    """Which agent the configuration names, in words, without importing it."""
+    command = agent_cmd if agent_cmd is not None else loaded.settings.agent_cmd
+    if command:
+        return f"agent command {command!r}"
+    return loaded.settings.agent or "the reference agent"
+
+
+def agent_setup(
+    loaded: LoadedConfig, agent_cmd: str | None = None, agent_io: str | None = None
+) -> AgentSetup:
+    """The agent the cases run through: `agent_cmd` (the command line's) else
+    `[eval].agent_cmd`, else the factory `[eval].agent` names, else the reference loop.
+    An agent command stands in for `[eval].agent`, whose module is then not imported."""
+    settings = loaded.settings
+    tools = project_tools(loaded)
+    toolset(tools)  # checked before anything runs
+    text = agent_cmd if agent_cmd is not None else settings.agent_cmd
+    if agent_cmd is None and not text:
+        if agent_io is not None:
+            raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
+        factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
+        return AgentSetup(factory, None, tools, described_agent(loaded))
+    if settings.agent and agent_cmd is None:
+        raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
+    command = AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
+    return AgentSetup(reference_agent, command, tools, described_agent(loaded, agent_cmd))
+
+
+_EXAMPLES = {"[eval].agent": "my_project.agents:make_agent", "[eval].tools": "my_project.tools:eval_tools"}
+
+
+def load_callable(
+    spec: str, setting: str, project_dir: Path | None = None, error: type[UsageError] = UsageError
+) -> Callable[..., Any]:
+    """Import the callable `spec` names (`module:callable`, or `module.sub:attr.attr`);
+    `error`, naming `setting`, when it cannot be had."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        example = _EXAMPLES.get(setting, "my_project.module:function")
+        raise error(f"{setting} = {spec!r} is not of the form 'module:callable' (for example {example!r})")
+    if project_dir is not None and str(project_dir) not in sys.path:
+        sys.path.insert(0, str(project_dir))
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        raise error(f"{setting}: cannot import module {module_name!r}: {type(exc).__name__}: {exc}") from None
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise error(f"{setting}: module {module_name!r} has no attribute {attribute!r}") from None
+    if not callable(target):
+        raise error(f"{setting}: {spec!r} is not callable")
+    return target  # type: ignore[no-any-return]
+
+
+def load_agent_factory(spec: str, project_dir: Path | None = None) -> AgentFactory:
+    """The agent factory `[eval].agent` names."""
+    factory: AgentFactory = load_callable(spec, "[eval].agent", project_dir, AgentLoadError)
+    return factory
+
+
+def load_project_tools(spec: str, project_dir: Path | None = None) -> tuple[ProjectTool, ...]:
+    """The tools the factory `[eval].tools` names returns (each checked when it joins the
+    built-in ones, `tools.project.toolset`)."""
+    factory = load_callable(spec, "[eval].tools", project_dir, ConfigError)
+    try:
+        made = factory()
+    except Exception as exc:
+        raise ConfigError(raised(f"[eval].tools: {spec}", exc)) from None
+    # One tool, or text, is iterable or a likely slip; say what is wanted, not "not iterable".
+    if isinstance(made, (str, bytes, dict, ProjectTool)) or not isinstance(made, Iterable):
+        raise ConfigError(
+            f"[eval].tools: {spec} returned {type(made).__name__}; it must return a list of"
+            " ProjectTool (return [tool] for one)"
+        )
+    try:  # a generator runs the project's code only now
+        return tuple(made)
+    except Exception as exc:
+        raise ConfigError(raised(f"[eval].tools: {spec}", exc)) from None
+
+
+HOW_TO = """\
+live mode needs a provider. In zeroclaw.toml (or [tool.zeroclaw.*] in pyproject.toml):
+
+    [eval]
+    live_provider = "NAME"
+
+    [providers.models.NAME]
+    base_url = "https://api.example.com/v1"   # an OpenAI-compatible endpoint
+    model = "MODEL"
+    api_key_env = "NAME_API_KEY"              # the environment variable holding the key
+
+then export NAME_API_KEY and run again"""
+
+
+def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOLS) -> LiveOptions:
+    """The live-mode options the configuration describes; a usage error saying what to
+    set when something is missing."""
+    settings = loaded.settings
+    name = settings.live_provider
+    if not name:
+        raise UsageError(f"[eval].live_provider is empty, so live mode is off.\n{HOW_TO}")
+    provider = loaded.providers.get(name)
+    if provider is None:
+        defined = ", ".join(sorted(loaded.providers)) or "none"
+        raise UsageError(
+            f"[eval].live_provider = {name!r}, but there is no [providers.models.{name}] table"
+            f" (defined: {defined}).\n{HOW_TO}"
+        )
+    known = sorted(set(known_tools))
+    unknown = sorted(set(settings.live_allowed_tools) - set(known))
+    if unknown:
+        raise UsageError(
+            f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
+            f" the known tools are: {', '.join(known)}"
+        )
+    key = ""
+    if provider.api_key_env:
+        key = os.environ.get(provider.api_key_env, "")
+        if not key:
+            raise UsageError(
+                f"the environment variable {provider.api_key_env} is not set"
+                f" (api_key_env of [providers.models.{name}]); export the provider's key in it"
+            )
+    return LiveOptions(provider, key, frozenset(settings.live_allowed_tools))

@@ -1,0 +1,143 @@
+"""The built-in tools: `echo`, offered to every case, and the workspace tools `file_read`,
+`file_write` and `list_dir`, offered to a case that lists them. Each refuses what it
+cannot do (a missing argument, a path outside the workspace) with a `ToolRefused`, which
+the model gets back as a failed result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import ToolSpec
+from zeroclaw_eval.errors import OutsideWorkspace, ToolRefused
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
+from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.workspace import Workspace, make_folders
+
+
+def _string_arg(arguments: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = arguments.get(name)
+    if value is None:
+        if required:
+            raise ToolRefused(f"missing required argument {name!r}")
+        return None
+    if not isinstance(value, str):
+        raise ToolRefused(f"argument {name!r} must be a string")
+    return value
+
+
+def _workspace(workspace: Workspace | None) -> Workspace:
+    if workspace is None:  # the runner makes one for every case that lists a workspace tool
+        raise ToolRefused("this case has no workspace")
+    return workspace
+
+
+def _inside(workspace: Workspace | None, relative: str) -> Any:
+    try:
+        return _workspace(workspace).resolve(relative)
+    except OutsideWorkspace as exc:
+        raise ToolRefused(str(exc)) from None
+
+
+def _echo(arguments: dict[str, Any], workspace: Workspace | None) -> str:
+    # Upstream fixtures rely on a call without `message` succeeding with "(empty)".
+    message = _string_arg(arguments, "message", required=False)
+    return "(empty)" if message is None else message
+
+
+def _file_read(arguments: dict[str, Any], workspace: Workspace | None) -> str:
+    relative = _string_arg(arguments, "path")
+    assert relative is not None
+    target = _inside(workspace, relative)
+    if not target.exists():
+        raise ToolRefused(f"no such file: {relative}")
+    if target.is_dir():
+        raise ToolRefused(f"{relative} is a folder, not a file")
+    try:
+        text: str = target.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolRefused(f"{relative} is not UTF-8 text") from None
+    return text
+
+
+def _file_write(arguments: dict[str, Any], workspace: Workspace | None) -> str:
+    relative = _string_arg(arguments, "path")
+    content = _string_arg(arguments, "content")
+    assert relative is not None
+    assert content is not None
+    target = _inside(workspace, relative)
+    if target.is_dir():
+        raise ToolRefused(f"{relative} is a folder, not a file")
+    make_folders(target.parent)
+    target.write_text(content, encoding="utf-8")
+    return f"wrote {len(content)} characters to {relative}"
+
+
+def _list_dir(arguments: dict[str, Any], workspace: Workspace | None) -> str:
+    relative = _string_arg(arguments, "path", required=False)
+    target = _workspace(workspace).root if relative in (None, "", ".") else None
+    if target is None:
+        assert relative is not None
+        target = _inside(workspace, relative)
+    if not target.is_dir():
+        raise ToolRefused(f"no such folder: {relative}")
+    entries = sorted(p.name + ("/" if p.is_dir() else "") for p in target.iterdir())
+    return "\n".join(entries)
+
+
+def _schema(properties: dict[str, str], required: Iterable[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": d} for name, d in properties.items()},
+        "required": list(required),
+    }
+
+
+BUILTIN_TOOLS: dict[str, Tool] = {
+    "echo": Tool(
+        ToolSpec("echo", "Return the message unchanged.", _schema({"message": "text to echo"}, [])),
+        _echo,
+    ),
+    "file_read": Tool(
+        ToolSpec(
+            "file_read",
+            "Read a UTF-8 text file from the workspace.",
+            _schema({"path": "workspace-relative path"}, ["path"]),
+        ),
+        _file_read,
+        needs_workspace=True,
+    ),
+    "file_write": Tool(
+        ToolSpec(
+            "file_write",
+            "Create or replace a text file in the workspace, making parent folders.",
+            _schema(
+                {"path": "workspace-relative path", "content": "the file's text"},
+                ["path", "content"],
+            ),
+        ),
+        _file_write,
+        needs_workspace=True,
+    ),
+    "list_dir": Tool(
+        ToolSpec(
+            "list_dir",
+            "List a workspace folder (default: the root), one entry a line, folders ending in /.",
+            _schema({"path": "workspace-relative folder"}, []),
+        ),
+        _list_dir,
+        needs_workspace=True,
+    ),
+}
+
+#: Tools that need a case workspace; a case listing one gets a workspace made for it.
+WORKSPACE_TOOLS = frozenset(name for name, tool in BUILTIN_TOOLS.items() if tool.needs_workspace)
+
+
+def tools_for_case(
+    requested: Iterable[str], available: Mapping[str, Tool] = BUILTIN_TOOLS
+) -> dict[str, Tool]:
+    """The tools a case may call: `echo` plus those of `available` it lists."""
+    names = [ALWAYS_OFFERED, *requested]
+    return {name: available[name] for name in names if name in available}

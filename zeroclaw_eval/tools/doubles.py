@@ -1,0 +1,44 @@
+"""Tool doubles: a fixture's scripted answers for a tool a case must not really run.
+
+The first double whose `when` is a subset of the call's arguments (each key there, its
+value equal as JSON) answers; a call no double matches is a failed dispatch that says so.
+A double keeps the tool's spec, so the model is offered the real tool, and its calls go
+through the recording tool box like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
+from zeroclaw_eval.fixtures.model import ToolDouble
+from zeroclaw_eval.tools.tool import Tool, ToolOutcome
+from zeroclaw_eval.tools.workspace import Workspace
+
+
+def answers(double: ToolDouble, arguments: dict[str, Any]) -> bool:
+    """Whether `double` answers a call with `arguments`."""
+    return all(key in arguments and json_equal(arguments[key], value) for key, value in double.when.items())
+
+
+def with_doubles(tools: Mapping[str, Tool], doubles: Mapping[str, Sequence[ToolDouble]]) -> dict[str, Tool]:
+    """`tools` with each doubled one answered by its doubles instead of its code."""
+    doubled = dict(tools)
+    for name, entries in doubles.items():
+        if name in doubled:
+            doubled[name] = replace(doubled[name], run=_answer_with(name, entries), blocking=False)
+    return doubled
+
+
+def _answer_with(name: str, doubles: Sequence[ToolDouble]) -> Any:
+    def answer(arguments: dict[str, Any], workspace: Workspace | None) -> ToolOutcome:
+        for double in doubles:
+            if answers(double, arguments):
+                return ToolOutcome(double.result, double.success)
+        wanted = "; ".join(compact_json(double.when) for double in doubles)
+        message = f"no double of {name} matched the arguments {compact_json(arguments)}"
+        return ToolOutcome(f"{message} (the doubles want: {wanted})", False)
+
+    return answer

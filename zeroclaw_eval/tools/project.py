@@ -1,0 +1,64 @@
+"""The project's own tools (`[eval].tools`), beside the built-in ones.
+
+A project names a factory that returns its tools; each joins the built-in tools in the
+recording tool box, so a call to it is recorded at the boundary like any other, and a
+fixture may list it in `tools`. The function is called with the call's arguments as
+keywords; it returns the result text, a `ToolOutcome` (to say the call failed without
+raising), or data written back as JSON. It may be async; a plain function runs in a
+worker thread, since it may block.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import ToolSpec
+from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ProjectTool:
+    """A tool of the project's own: what the model sees of it, and the function to run."""
+
+    name: str
+    description: str
+    #: Called with the call's arguments as keywords; may be async.
+    function: Callable[..., Any]
+    #: A JSON schema of the arguments (an object schema).
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+
+    def as_tool(self) -> Tool:
+        """This tool as the tool box runs it."""
+
+        def run(arguments: dict[str, Any], workspace: Workspace | None) -> Any:
+            return self.function(**arguments)
+
+        blocking = not inspect.iscoroutinefunction(self.function)
+        return Tool(ToolSpec(self.name, self.description, self.parameters), run, blocking=blocking)
+
+
+def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
+    """Every tool a case may name: the built-in ones, then the project's.
+
+    Raises `ConfigError` for a tool that is not a `ProjectTool`, has no name, or takes a
+    name already taken.
+    """
+    tools: dict[str, Tool] = dict(BUILTIN_TOOLS)
+    for item in project:
+        if not isinstance(item, ProjectTool):
+            raise ConfigError(f"[eval].tools returned {type(item).__name__}; each tool must be a ProjectTool")
+        if not isinstance(item.name, str) or not item.name:
+            raise ConfigError(
+                f"[eval].tools returned a tool whose name is {item.name!r}; a name is a non-empty string"
+            )
+        if item.name in tools:
+            kind = "built-in tool" if item.name in BUILTIN_TOOLS else "tool of the project"
+            raise ConfigError(f"[eval].tools: {item.name!r} is already the name of a {kind}; rename it")
+        tools[item.name] = item.as_tool()
+    return tools

@@ -1,0 +1,93 @@
+"""What a case may touch: the tools it is offered, the live sandbox's approval rule, and
+the fresh workspace it runs in.
+
+In replay a case is offered `echo` and its own `tools`. In live mode the toolbox is
+supervised: a case is offered `echo` and those of its own `tools` that
+`[eval].live_allowed_tools` also names; a call to anything else is an approval request,
+denied without asking anyone, and the case fails for it. Each case runs isolated: a
+fresh temporary workspace, made only when something needs it, seeded with the case's
+setup and removed afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED, LlmTrace
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, WORKSPACE_TOOLS, tools_for_case
+from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.toolbox import ToolBox
+from zeroclaw_eval.tools.workspace import Workspace
+
+_APPROVAL_RULE = (
+    f"live mode is supervised: only {ALWAYS_OFFERED} and the tools in both the case's tools and"
+    " [eval].live_allowed_tools are approved; the rest are denied"
+)
+
+
+def offered_tools(case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
+    """The case's own tools the live sandbox offers (`echo` is offered besides)."""
+    allowed = set(allowed)
+    return [tool for tool in case_tools if tool in allowed]
+
+
+def case_toolbox(
+    case_tools: Iterable[str],
+    record: RunRecord,
+    workspace: Workspace | None,
+    *,
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
+    live_allowed: Iterable[str] | None = None,
+) -> ToolBox:
+    """The toolbox of one run: the case's tools among `available`; or in live mode
+    (`live_allowed` given, even empty) the supervised toolbox of the sandbox."""
+    if live_allowed is None:
+        return ToolBox(tools_for_case(case_tools, available), record, workspace)
+    offered = offered_tools(case_tools, live_allowed)
+    return ToolBox(tools_for_case(offered, available), record, workspace, supervised=True)
+
+
+def denied_calls(
+    record: RunRecord,
+    case_tools: Iterable[str],
+    allowed: Iterable[str],
+    available: Mapping[str, Tool] = BUILTIN_TOOLS,
+) -> list[str]:
+    """Names of the recorded calls the sandbox denied (tools it did not offer)."""
+    offered = tools_for_case(offered_tools(case_tools, allowed), available)
+    return [call.name for call in record.calls if call.name not in offered]
+
+
+def denial_error(turn: int, denial: str) -> RunError:
+    """The run error of a turn in which the sandbox denied a call."""
+    return RunError(f"turn {turn + 1}: {denial} ({_APPROVAL_RULE})", f"/turns/{turn}")
+
+
+def needs_workspace(trace: LlmTrace) -> bool:
+    """Whether running or grading this case touches a workspace at all."""
+    if trace.setup is not None and trace.setup.workspace_files:
+        return True
+    if trace.expects.workspace is not None:
+        return True
+    return any(tool in WORKSPACE_TOOLS for tool in trace.tools)
+
+
+@contextmanager
+def case_workspace(trace: LlmTrace, *, needed: bool | None = None) -> Iterator[Workspace | None]:
+    """A fresh workspace seeded with the case's setup, removed on exit; None when the
+    case needs none (a case that touches no file pays nothing). `needed` overrides
+    `needs_workspace` (grading alone needs one only for workspace checks).
+
+    Raises `OSError` when the workspace cannot be made or seeded (a full disk, say).
+    """
+    if not (needs_workspace(trace) if needed is None else needed):
+        yield None
+        return
+    workspace = Workspace.create(trace.setup.workspace_files if trace.setup else None)
+    try:
+        yield workspace
+    finally:
+        workspace.cleanup()

@@ -1,0 +1,124 @@
+"""The OpenAI Chat Completions wire format, where the harness speaks it to an agent (the
+replay server, the in-process client, the front of an agent command): the tools a
+request offers, the reply body, and the same reply as stream chunks.
+
+A streamed reply is the list of `chat.completion.chunk` objects the official clients
+accumulate: the role first, the text, each tool call (its id and name, then its
+arguments), the finish reason, and a usage chunk when `stream_options.include_usage`
+asks for one. Every chunk is computed up front: a scripted reply has nothing to wait for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolSpec
+
+#: Text is sent in pieces of at most this many characters, so that a client which only
+#: keeps the last delta (a bug worth catching) gets the answer wrong.
+TEXT_PIECE = 24
+
+
+def offered_specs(tools: Any) -> list[ToolSpec]:
+    """The `tools` of a request as specs: the Chat Completions shape (`{"type":
+    "function", "function": {...}}`) or the Responses one (the function's fields at the
+    top level). Entries that are neither are skipped: what an agent sends is untrusted."""
+    specs = []
+    for entry in tools if isinstance(tools, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        nested = entry.get("function")
+        function: dict[str, Any] = nested if isinstance(nested, dict) else entry
+        name = function.get("name")
+        if isinstance(name, str):
+            parameters = function.get("parameters")
+            description = function.get("description")
+            specs.append(
+                ToolSpec(
+                    name,
+                    description if isinstance(description, str) else "",
+                    parameters if isinstance(parameters, dict) else {},
+                )
+            )
+    return specs
+
+
+def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
+    """An OpenAI error body, which the official clients turn into their own errors."""
+    return {"error": {"message": message, "type": kind, "code": status}}
+
+
+def usage(response: ModelResponse) -> dict[str, int]:
+    """The Chat Completions usage of `response`."""
+    return {
+        "prompt_tokens": response.input_tokens,
+        "completion_tokens": response.output_tokens,
+        "total_tokens": response.input_tokens + response.output_tokens,
+    }
+
+
+def finish_reason(response: ModelResponse) -> str:
+    return "tool_calls" if response.tool_calls else "stop"
+
+
+def completion(response: ModelResponse, model: str, number: int) -> dict[str, Any]:
+    """`response` as an OpenAI chat-completion body."""
+    message: dict[str, Any] = {"role": "assistant", "content": response.content}
+    if response.tool_calls:
+        message["tool_calls"] = [call.as_openai() for call in response.tool_calls]
+    return {
+        "id": f"chatcmpl-zeroclaw-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(response)}],
+        "usage": usage(response),
+    }
+
+
+def completion_chunks(
+    response: ModelResponse, model: str, number: int, *, include_usage: bool = False
+) -> list[dict[str, Any]]:
+    """`response` as the `chat.completion.chunk` objects of a streamed reply.
+
+    Usage is always sent, on one chunk only (clients that sum per-chunk usage would count
+    it twice): its own chunk with no choices when `stream_options.include_usage` asks for
+    it, as the official API does, else on the finish chunk, so that clients which never
+    ask (and would report no tokens) still get it and none meets a chunk without choices.
+    """
+    head = {
+        "id": f"chatcmpl-zeroclaw-{number}",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": model,
+    }
+
+    def chunk(
+        delta: dict[str, Any], finish: str | None = None, spent: dict[str, int] | None = None
+    ) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {**head, "choices": [choice], "usage": spent}
+
+    # The role first, and each call's id, type and name in its first delta only: the
+    # official stream helpers reject a stream without them, and concatenate repeats.
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    text = response.content or ""
+    chunks.extend(chunk({"content": text[at : at + TEXT_PIECE]}) for at in range(0, len(text), TEXT_PIECE))
+    for index, call in enumerate(response.tool_calls):
+        opening = {
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        chunks.append(chunk({"tool_calls": [opening]}))
+        if call.arguments:
+            chunks.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": call.arguments}}]})
+            )
+    if include_usage:
+        chunks.append(chunk({}, finish_reason(response)))
+        chunks.append({**head, "choices": [], "usage": usage(response)})
+    else:
+        chunks.append(chunk({}, finish_reason(response), usage(response)))
+    return chunks

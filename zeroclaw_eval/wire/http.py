@@ -1,0 +1,145 @@
+"""Answering HTTP on loopback with the standard library: the threaded server and the
+request handler that writes `Reply`s, shared by `zeroclaw eval serve` and the front of an
+agent command. A loopback test server needs no web framework."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from zeroclaw_eval.wire.endpoint import Reply, error_reply
+from zeroclaw_eval.wire.limits import MAX_BODY
+
+#: Seconds a refused request's unread body is read away for before its connection closes.
+LINGER_SECS = 1.0
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threaded server whose request threads never keep the process alive."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
+        # here; it is not worth a traceback on the server's stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    @property
+    def base_url(self) -> str:
+        """The base URL clients use (`http://HOST:PORT/v1`)."""
+        host, port = self.server_address[:2]
+        shown = host.decode() if isinstance(host, bytes) else host
+        return f"http://{shown}:{port}/v1"
+
+
+class BoundedServer(QuietServer):
+    """A `QuietServer` serving at most `slots` connections at once: one thread each, so a
+    client that opens connections without end (a retry loop, a client made per request)
+    would otherwise start threads without end. One over the cap is answered 503."""
+
+    def __init__(self, address: tuple[str, int], handler: Any, slots: int) -> None:
+        super().__init__(address, handler)
+        self._slots = threading.BoundedSemaphore(slots)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)  # starts the connection's thread
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+
+def _refuse(request: socket.socket) -> None:
+    """Answer 503 on a connection over the cap, without reading it or waiting on it (this
+    runs in the thread that accepts connections)."""
+    reply = error_reply(503, "too many connections at once; retry shortly", "server_busy")
+    head = (
+        f"HTTP/1.1 503 Service Unavailable\r\nContent-Type: {reply.content_type}\r\n"
+        f"Content-Length: {len(reply.body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+    )
+    try:
+        request.setblocking(False)
+        request.send(head.encode("ascii") + reply.body)
+        # What the client sent already is read away: closing a socket with unread data
+        # resets the connection, and the client might see the reset instead of the 503.
+        request.recv(1 << 16)
+    except OSError:
+        pass  # nothing (more) to read, the client is gone, or it is not reading
+
+
+class ReplyHandler(BaseHTTPRequestHandler):
+    """A request handler that writes `Reply`s, quietly, on kept-alive connections."""
+
+    protocol_version = "HTTP/1.1"
+    #: Bytes a request body may have (a server may lower it).
+    max_body = MAX_BODY
+    # Headers and body go out as two small writes; with Nagle's algorithm on, a client
+    # that delays its ACK would stall every request on a kept-alive connection ~40 ms.
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # what crosses the wire is recorded as data, not printed to stderr
+
+    def send(self, reply: Reply) -> None:
+        """Write `reply` whole."""
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(len(reply.body)))
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(reply.body)
+
+    def read_body(self) -> bytes | None:
+        """The request body; None after answering 400, 411 or 413 for a body it will not read."""
+        given = self.headers.get("Content-Length")
+        if given is None and self.headers.get("Transfer-Encoding"):
+            self._refuse_unread(error_reply(411, "send the request with a Content-Length", "length_required"))
+            return None
+        try:
+            length = int(given or 0)
+        except ValueError:
+            length = -1
+        if 0 <= length <= self.max_body:
+            return self.rfile.read(length)
+        if length < 0:
+            self._refuse_unread(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
+        else:
+            message = f"the request body is {length} bytes; the limit is {self.max_body}"
+            self._refuse_unread(error_reply(413, message, "request_too_large"))
+        return None
+
+    def _refuse_unread(self, reply: Reply) -> None:
+        """Answer a request whose body will not be read, and end the connection (where the
+        body ends is unknown, or it is too large to read) with a lingering close: the
+        answer is sent, the sending side shut, and what the client goes on sending is read
+        away for up to `LINGER_SECS`. Closed at once instead, a socket with unread data
+        resets the connection, and a client still sending its body sees the reset (a
+        broken pipe) rather than the answer."""
+        self.close_connection = True
+        self.send(reply)
+        try:
+            self.connection.shutdown(socket.SHUT_WR)
+            ends = time.monotonic() + LINGER_SECS
+            while (left := ends - time.monotonic()) > 0:
+                self.connection.settimeout(left)
+                if not self.connection.recv(1 << 16):
+                    break  # the client has closed its side: all it sent is read
+        except OSError:
+            pass  # the client is gone, or still sending when the time is up
