@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,15 +52,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@dataclass(frozen=True)
-class _Gate:
-    """How the switched-on plugin runs cases: made once, on the first fixture collected."""
-
-    options: RunOptions
-    #: The tools a fixture may name (None: any, for an agent command).
-    known_tools: frozenset[str] | None
-
-
 class _Plugin:
     """The switched-on plugin: its suite, found when pytest starts (a missing suite is a
     usage error then), and the gate, made on first use. An agent that does not import,
@@ -71,11 +61,12 @@ class _Plugin:
     def __init__(self, suite: Path, rootpath: Path) -> None:
         self.suite = suite
         self._rootpath = rootpath
-        self._gate: _Gate | None = None
+        self._gate: RunOptions | None = None
         self._failure: str | None = None
 
-    def gate(self) -> _Gate:
-        """The gate, made on the first call; `EvalFile.CollectError`-ready text if not."""
+    def gate(self) -> RunOptions:
+        """The gate (how the cases run), made once, on the first call; `_GateError`
+        saying why when it cannot be made."""
         if self._failure is not None:
             raise _GateError(self._failure)
         if self._gate is None:
@@ -158,13 +149,11 @@ def _suite(config: pytest.Config, requested: Path | None) -> Path:
     return suite
 
 
-def _make_gate(rootpath: Path) -> _Gate:
+def _make_gate(rootpath: Path) -> RunOptions:
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.runner.project import agent_setup, known_tools, run_options
+    from zeroclaw_eval.runner.project import run_options
 
-    loaded = load_config(cwd=rootpath)
-    known = known_tools(loaded)
-    return _Gate(run_options(loaded, agent_setup(loaded)), None if known is None else frozenset(known))
+    return run_options(load_config(cwd=rootpath))
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -208,7 +197,7 @@ class EvalFile(pytest.File):
             # run at collection errors, and the other tests must still run.
             yield EvalItem.from_parent(self, name=self.path.stem, fixture=None, broken=str(error))
             return
-        fixture = load_fixture(self.path, gate.known_tools, max_bytes=gate.options.max_fixture_bytes)
+        fixture = load_fixture(self.path, gate.nameable_tools, max_bytes=gate.max_fixture_bytes)
         yield EvalItem.from_parent(self, name=self.path.stem, fixture=fixture)
 
 
@@ -253,7 +242,7 @@ class EvalItem(pytest.Item):
 
         assert isinstance(self.fixture, Case)  # setup stopped a rejected fixture
         try:
-            report = asyncio.run(run_case(self.fixture, self.config.stash[_PLUGIN].gate().options))
+            report = asyncio.run(run_case(self.fixture, self.config.stash[_PLUGIN].gate()))
         except AgentLoadError as error:
             # The factory would fail every case alike: say so once, then stop.
             self.session.shouldstop = "zeroclaw-eval: the agent could not be made (see the first failure)"

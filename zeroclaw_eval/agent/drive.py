@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterable, Mapping
 
 from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.agent.deadline import within
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
+from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
-from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -37,25 +35,21 @@ async def drive(
     case: Case,
     record: RunRecord,
     workspace: Workspace | None,
-    agent_factory: AgentFactory,
-    *,
-    case_timeout_secs: float,
-    max_tool_iterations: int,
-    tools: Mapping[str, Tool] = BUILTIN_TOOLS,
+    settings: CaseSettings,
     live: Provider | None = None,
-    live_allowed: Iterable[str] = (),
-    external: bool = False,
 ) -> RunError | None:
-    """Run every turn of `case` into `record`; the run error that stopped it, if any.
+    """Run every turn of `case` into `record`, as `settings` say; the run error that
+    stopped it, if any.
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
-    that provider inside the live sandbox (`live_allowed` tools, supervised). `tools` are
-    the tools a case may name (the built-in ones and the project's); the case's doubles
-    answer in place of those it doubles. `external`: the agent runs its own tools (an
-    agent command); the tool box only records what it reports, and the case's `tools` are
-    what each request must offer. Raises `AgentLoadError` when the factory cannot make
-    an agent.
+    that provider inside the live sandbox (the settings' live allowlist, supervised). A
+    case may call `echo` and the tools of the run it lists; its doubles answer in place
+    of those it doubles. An agent command (`settings.agent_cmd`, which needs `workspace`
+    as its working folder) runs its own tools: the tool box only records what it reports,
+    and the case's `tools` are what each request must offer. Raises `AgentLoadError` when
+    the factory cannot make an agent.
     """
+    external = settings.agent_cmd is not None
     if external and case.trace.tool_doubles:
         return RunError(
             "tool_doubles cannot answer an agent command's tool calls: it runs its own tools", "/tool_doubles"
@@ -68,8 +62,8 @@ async def drive(
             case.trace.tools,
             record,
             workspace,
-            available=with_doubles(tools, case.trace.tool_doubles),
-            live_allowed=None if live is None else live_allowed,
+            available=with_doubles(settings.toolset, case.trace.tool_doubles),
+            live_allowed=None if live is None else settings.live_allowed or frozenset(),
         )
         offered = [spec.name for spec in toolbox.specs()]
     hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
@@ -79,9 +73,9 @@ async def drive(
     started = time.perf_counter()
     made: list[Agent | SyncAgent] = []
     try:
-        context = AgentContext(recording, toolbox, max_tool_iterations, asyncio.get_running_loop())
-        made.append(make_agent(agent_factory, context))
-        error = await _turns(case, made[0], record, recording, toolbox, script, case_timeout_secs)
+        context = AgentContext(recording, toolbox, settings.max_tool_iterations, asyncio.get_running_loop())
+        made.append(make_agent(_factory(case, workspace, settings), context))
+        error = await _turns(case, made[0], record, recording, toolbox, script, settings.case_timeout_secs)
     finally:
         # The boundaries close first: what the agent does while it winds down (an agent
         # command's last requests) cannot reach a record about to be graded.
@@ -145,6 +139,15 @@ async def _turns(
         if leftover is not None:
             return leftover
     return None
+
+
+def _factory(case: Case, workspace: Workspace | None, settings: CaseSettings) -> AgentFactory:
+    """The factory of this case's agent: the settings' own, or the agent command's (run in
+    the case workspace, which the caller makes for it)."""
+    if settings.agent_cmd is None:
+        return settings.agent_factory
+    assert workspace is not None, "an agent command runs in the case workspace"
+    return settings.agent_cmd.factory(case, workspace.root)
 
 
 def _denied(index: int, toolbox: ToolBox) -> RunError | None:

@@ -11,7 +11,7 @@ denying a tool call is not captured: replay has no approval gate to deny it agai
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,7 @@ from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.text import pretty_json
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.redaction import scrub
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.sandbox import denied_calls, offered_tools
-from zeroclaw_eval.tools.tool import Tool
 
 
 def _step(step: ModelStep) -> dict[str, Any]:
@@ -73,17 +71,15 @@ def write_captured_fixture(
     record: RunRecord,
     secrets: Iterable[str] = (),
     allowed: Iterable[str] | None = None,
-    available: Mapping[str, Tool] = BUILTIN_TOOLS,
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.
 
-    `allowed` is the live allowlist the run had (None: not a sandboxed run), `available`
-    the tools cases may name; a run the sandbox failed by denying a call is not written,
-    and None is returned.
+    `allowed` is the live allowlist the run had (None: not a sandboxed run); a run the
+    sandbox failed by denying a call is not written, and None is returned.
     """
     if allowed is not None:
         allowed = list(allowed)
-        if denied_calls(record, case.trace.tools, allowed, available):
+        if denied_calls(record, case.trace.tools, allowed):
             return None
     fixture = fixture_from_run(case, record, secrets, allowed)
     text = pretty_json(fixture) + "\n"

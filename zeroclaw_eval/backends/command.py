@@ -96,6 +96,14 @@ class AgentCommand:
                 resolved.append(argument)
         return resolved
 
+    def factory(self, case: Case, workspace: Path) -> AgentFactory:
+        """The factory of the agent that runs `case`: this command, started in `workspace`."""
+
+        def make(context: AgentContext) -> CommandAgent:
+            return CommandAgent(self, case, workspace, context)
+
+        return make
+
     def environment(self, base_url: str, case: Case) -> dict[str, str]:
         """The process's environment: this one's, and what points the agent at the case."""
         project = str(self.project_dir)
@@ -116,15 +124,6 @@ class AgentCommand:
             "NO_PROXY": bypass,
             "no_proxy": bypass,
         }
-
-
-def command_agent_factory(command: AgentCommand, case: Case, workspace: Path) -> AgentFactory:
-    """The agent factory of `case` run by `command` in `workspace`."""
-
-    def factory(context: AgentContext) -> CommandAgent:
-        return CommandAgent(command, case, workspace, context)
-
-    return factory
 
 
 class CommandAgent:

@@ -32,9 +32,7 @@ from zeroclaw_eval.mutate.run_operators import (
 from zeroclaw_eval.mutate.suggest import describe, killers, suggestion
 from zeroclaw_eval.mutate.workspace_files import edited, files_under, written_files
 from zeroclaw_eval.runner import RunOptions
-from zeroclaw_eval.runner.case import CaseRun, run_with
-from zeroclaw_eval.runner.options import nameable_tools
-from zeroclaw_eval.tools.project import toolset
+from zeroclaw_eval.runner.case import CaseRun, case_run
 from zeroclaw_eval.tools.workspace import Workspace
 
 
@@ -46,9 +44,10 @@ def mutate_suite(
     options = options or RunOptions()
     started = time.perf_counter()
     targets = [suite] if isinstance(suite, Path) else list(suite)
-    known = nameable_tools(options, toolset(options.tools))
     files = fixture_files(targets)
-    fixtures = load_fixtures(files, known, max_bytes=options.max_fixture_bytes, keyword=options.keyword)
+    fixtures = load_fixtures(
+        files, options.nameable_tools, max_bytes=options.max_fixture_bytes, keyword=options.keyword
+    )
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
 
@@ -153,5 +152,5 @@ def _alike(run: CaseRun, other: CaseRun) -> bool:
 async def replayed(case: Case, options: RunOptions) -> AsyncIterator[CaseRun]:
     """Replay `case`; its workspace stays until the block ends. Raises `OSError` when
     the workspace cannot be seeded."""
-    async with run_with(case, options, toolset(options.tools)) as run:
+    async with case_run(case, options) as run:
         yield run

@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
-from zeroclaw_eval.backends.command import AgentCommand
+from zeroclaw_eval.agent.settings import CaseSettings, ExternalAgent
 from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.collect.collection import Fixture
 from zeroclaw_eval.collect.sharding import Shard
-from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
-from zeroclaw_eval.tools.project import ProjectTool
-from zeroclaw_eval.tools.tool import Tool
 
 if TYPE_CHECKING:
     from zeroclaw_eval.runner.workers import Board
 
-#: A fixture as the runner holds it: admitted, rejected, or a path not yet read.
-Fixture = Case | RejectedFixture | Path
 #: Called as each case finishes, with the fixture as this process holds it: loaded, or
 #: still its path when a worker process read it and ran the case (`--jobs N` in replay).
 CaseDone = Callable[[Fixture, CaseReport], None]
@@ -32,29 +25,21 @@ CaseDone = Callable[[Fixture, CaseReport], None]
 Settle = Callable[[int, Fixture, "CaseReport | None"], None]
 
 
-@dataclass(frozen=True)
-class RunOptions:
-    """How to run cases (the CLI builds this from config and flags)."""
+@dataclass(frozen=True, kw_only=True)
+class RunOptions(CaseSettings):
+    """How to run a suite: how each case runs (`CaseSettings`: the agent, its limits, the
+    tools, live mode), and what the run itself is asked for. The CLI builds it once from
+    the configuration and the command line (`runner.project.run_options`)."""
 
     mode: str = "replay"
-    agent_factory: AgentFactory = field(default=reference_agent)
-    case_timeout_secs: float = 120.0
-    max_tool_iterations: int = 10
     #: The largest fixture file admitted (`[eval].max_fixture_bytes`).
     max_fixture_bytes: int = DEFAULT_MAX_FIXTURE_BYTES
     #: Cases run at once (the report keeps fixture order whatever the completion order).
     jobs: int = 1
-    #: Set for live mode; None replays each case's scripted steps.
-    live: LiveOptions | None = None
     #: Called as each case finishes (progress, recording).
     on_case_done: CaseDone | None = None
     #: Called once the cases to run are known (after `-k`), with how many there are.
     on_selected: Callable[[int], None] | None = None
-    #: The project's own tools (`[eval].tools`), which a fixture's `tools` may name.
-    tools: tuple[ProjectTool, ...] = ()
-    #: An agent that runs as its own process (`--agent-cmd`), in place of `agent_factory`:
-    #: it runs its own tools, so a fixture's `tools` may name any tool.
-    agent_cmd: AgentCommand | None = None
     #: A `-k` expression: only the cases whose file stem, model_name or id it matches run.
     keyword: str | None = None
     #: Stop starting cases once this many have not passed (`-x` is 1); None: run all.
@@ -71,16 +56,11 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
+        super().__post_init__()
         check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
 
 
-def nameable_tools(options: RunOptions, tools: Mapping[str, Tool]) -> frozenset[str] | None:
-    """The tools a fixture may name: those of the run (built-in and the project's), or any
-    name at all (None) for an agent command, which runs tools of its own."""
-    return None if options.agent_cmd is not None else frozenset(tools)
-
-
-def refuse_live_agent_cmd(live: bool, agent_cmd: AgentCommand | None) -> None:
+def refuse_live_agent_cmd(live: bool, agent_cmd: ExternalAgent | None) -> None:
     """Live mode is not offered for an agent command: `UsageError` when both are asked for."""
     if live and agent_cmd is not None:
         raise UsageError(
@@ -94,10 +74,6 @@ class Run:
     """One run's settings as its cases need them."""
 
     options: RunOptions
-    #: Every tool a case may name: the built-in ones and the project's.
-    tools: Mapping[str, Tool]
-    #: The tools a fixture may name (None: any, for an agent command that runs its own).
-    known: frozenset[str] | None = None
     #: The live provider, in live mode.
     live: Provider | None = None
     #: Cases that did not pass so far (for `maxfail`), and those never started.

@@ -1,9 +1,13 @@
 """The project's agent and tools, as its configuration (and the command line) names them:
 one resolution for every front end (the CLI, the pytest plugin).
 
-What a fixture may name (`known_tools`) needs only the project's tools; the agent
-(`agent_setup`) is imported only by what runs cases, so that checking fixtures never
-depends on an agent module that does not import.
+A run's settings (`run_options`) are built here once: the agent (a factory, or an agent
+command in its place), the project's tools, the limits, live mode's provider and key.
+What a fixture may name (`fixture_tools`) needs only the project's tools: the agent is
+imported only by what runs cases, so that checking fixtures never depends on an agent
+module that does not import. A project's modules are imported from the folder of its
+configuration file, put first on `sys.path` as pytest does with its rootdir, so they
+need not be installed.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +25,50 @@ from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
-from zeroclaw_eval.runner import RunOptions
+from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
-from zeroclaw_eval.tools.project import ProjectTool, toolset
+from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, toolset
 
 
-@dataclass(frozen=True)
-class AgentSetup:
-    """What runs the cases: an agent factory, or an agent command in its place."""
+def run_options(
+    loaded: LoadedConfig,
+    *,
+    agent_cmd: str | None = None,
+    agent_io: str | None = None,
+    live: bool = False,
+    **overrides: Any,
+) -> RunOptions:
+    """The settings of a run through the configured agent (`agent_cmd`, the command
+    line's, in its place), with the configured limits, replayed or `live`; `overrides`
+    for what a front end sets itself (jobs, hooks, selection)."""
+    settings = loaded.settings
+    tools = project_tools(loaded)
+    factory, command = _agent(loaded, agent_cmd, agent_io)
+    refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
+    return RunOptions(
+        agent_factory=factory,
+        agent_cmd=command,
+        case_timeout_secs=settings.case_timeout_secs,
+        max_tool_iterations=settings.max_tool_iterations,
+        tools=tools,
+        live=live_options(loaded) if live else None,
+        mode="live" if live else "replay",
+        max_fixture_bytes=settings.max_fixture_bytes,
+        **overrides,
+    )
 
-    factory: AgentFactory
-    command: AgentCommand | None
-    #: The project's own tools (`[eval].tools`).
-    tools: tuple[ProjectTool, ...]
-    #: Which agent it is, in words (for a report header).
-    described: str
+
+def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozenset[str] | None:
+    """The tools the project's fixtures may name (the one rule, `nameable_tools`): the
+    built-in ones and the project's, checked; None (any) for an agent command, which runs
+    its own. The agent is not imported."""
+    return nameable_tools(toolset(project_tools(loaded)), external=uses_agent_command(loaded, agent_cmd))
+
+
+def is_builtin_tool(name: str) -> bool:
+    """Whether `name` is a built-in tool, which a replay runs as it is (a project's tool is
+    doubled in a scaffolded case)."""
+    return name in BUILTIN_TOOLS
 
 
 def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
@@ -50,29 +82,6 @@ def uses_agent_command(loaded: LoadedConfig, agent_cmd: str | None = None) -> bo
     return bool(agent_cmd) or bool(loaded.settings.agent_cmd)
 
 
-def known_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> list[str] | None:
-    """The tools a fixture may name: the built-in ones and the project's, checked; None
-    (any) for an agent command, which runs its own."""
-    if uses_agent_command(loaded, agent_cmd):
-        return None
-    return sorted(toolset(project_tools(loaded)))
-
-
-def run_options(loaded: LoadedConfig, setup: AgentSetup, **overrides: Any) -> RunOptions:
-    """The `RunOptions` of a replay through `setup` with the configured limits
-    (`overrides` for what a front end sets itself: jobs, hooks, selection)."""
-    settings = loaded.settings
-    base: dict[str, Any] = {
-        "agent_factory": setup.factory,
-        "case_timeout_secs": settings.case_timeout_secs,
-        "max_tool_iterations": settings.max_tool_iterations,
-        "max_fixture_bytes": settings.max_fixture_bytes,
-        "tools": setup.tools,
-        "agent_cmd": setup.command,
-    }
-    return RunOptions(**{**base, **overrides})
-
-
 def described_agent(loaded: LoadedConfig, agent_cmd: str | None = None) -> str:
     """Which agent the configuration names, in words, without importing it."""
     command = agent_cmd if agent_cmd is not None else loaded.settings.agent_cmd
@@ -81,25 +90,22 @@ def described_agent(loaded: LoadedConfig, agent_cmd: str | None = None) -> str:
     return loaded.settings.agent or "the reference agent"
 
 
-def agent_setup(
-    loaded: LoadedConfig, agent_cmd: str | None = None, agent_io: str | None = None
-) -> AgentSetup:
+def _agent(
+    loaded: LoadedConfig, agent_cmd: str | None, agent_io: str | None
+) -> tuple[AgentFactory, AgentCommand | None]:
     """The agent the cases run through: `agent_cmd` (the command line's) else
     `[eval].agent_cmd`, else the factory `[eval].agent` names, else the reference loop.
     An agent command stands in for `[eval].agent`, whose module is then not imported."""
     settings = loaded.settings
-    tools = project_tools(loaded)
-    toolset(tools)  # checked before anything runs
     text = agent_cmd if agent_cmd is not None else settings.agent_cmd
     if agent_cmd is None and not text:
         if agent_io is not None:
             raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
         factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
-        return AgentSetup(factory, None, tools, described_agent(loaded))
+        return factory, None
     if settings.agent and agent_cmd is None:
         raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
-    command = AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
-    return AgentSetup(reference_agent, command, tools, described_agent(loaded, agent_cmd))
+    return reference_agent, AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
 
 
 _EXAMPLES = {"[eval].agent": "my_project.agents:make_agent", "[eval].tools": "my_project.tools:eval_tools"}
@@ -170,9 +176,10 @@ live mode needs a provider. In zeroclaw.toml (or [tool.zeroclaw.*] in pyproject.
 then export NAME_API_KEY and run again"""
 
 
-def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOLS) -> LiveOptions:
+def live_options(loaded: LoadedConfig) -> LiveOptions:
     """The live-mode options the configuration describes; a usage error saying what to
-    set when something is missing."""
+    set when something is missing. (That the allowlist names known tools is checked with
+    the tool set, by the run's settings.)"""
     settings = loaded.settings
     name = settings.live_provider
     if not name:
@@ -183,13 +190,6 @@ def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOL
         raise UsageError(
             f"[eval].live_provider = {name!r}, but there is no [providers.models.{name}] table"
             f" (defined: {defined}).\n{HOW_TO}"
-        )
-    known = sorted(set(known_tools))
-    unknown = sorted(set(settings.live_allowed_tools) - set(known))
-    if unknown:
-        raise UsageError(
-            f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
-            f" the known tools are: {', '.join(known)}"
         )
     key = ""
     if provider.api_key_env:

@@ -1,6 +1,8 @@
 """Run cases: each fixture through the stages (admit, run, grade, report), in isolation.
 
-The only module below the CLI that imports every stage. A failure inside one case (a
+A suite run is two named steps, which every front end shares: `collect` (the fixtures
+the targets name, a shard's part, `-k`) and `run_collected` (each case run and graded,
+one report). A failure inside one case (a
 rejected fixture, a divergence from the script, an agent that raises, a timeout) is data
 in that case's report; the suite always runs to the end. Only a configuration that
 fails every case alike stops it: an agent factory that cannot make an agent raises
@@ -20,68 +22,60 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.agent.deadline import bounded_blocking
-from zeroclaw_eval.collect.sharding import shard_files, suite_digest
-from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures, shown_path
+from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
+from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.runner.case import rejected, run_one
-from zeroclaw_eval.runner.options import (
-    CaseDone,
-    Fixture,
-    Run,
-    RunOptions,
-    Settle,
-    Stop,
-    nameable_tools,
-    refuse_live_agent_cmd,
-)
+from zeroclaw_eval.runner.options import Run, RunOptions, Settle, Stop
 from zeroclaw_eval.runner.signals import cancel_on_signals
-from zeroclaw_eval.tools.project import toolset
 
 if TYPE_CHECKING:
     from zeroclaw_eval.runner.workers import Board
 
-__all__ = ["CaseDone", "RunOptions", "refuse_live_agent_cmd", "run_case", "run_suite"]
-
 
 def run_suite(suite: Path | Sequence[Path], options: RunOptions | None = None) -> SuiteReport:
     """Load and run a suite (a folder), or the fixtures and folders `suite` lists; the
-    report lists cases in the order of their files."""
+    report lists cases in the order of their files. `collect` then `run_collected`."""
     options = options or RunOptions()
-    started = time.perf_counter()
+    return run_collected(collect(suite, options), options)
+
+
+def collect(suite: Path | Sequence[Path], options: RunOptions) -> Collection:
+    """The fixtures a run of `suite` takes, as `options` select them (the shard's part,
+    `-k`); `UsageError` for a path that names no fixture, before any case runs."""
     targets = [suite] if isinstance(suite, Path) else list(suite)
-    tools = toolset(options.tools)
-    known = nameable_tools(options, tools)
-    files = fixture_files(targets)
-    shard = None
-    if options.shard is not None:
-        digest = suite_digest(files)
-        shard = ShardInfo(options.shard.index, options.shard.count, digest, len(files))
-        files = shard_files(files, options.shard)
-    # Without -k each fixture is loaded when its turn comes, and only its report outlives
-    # it: a large suite is never held whole. -k reads every fixture's names first.
-    run = Run(options, tools, known)
-    selected: list[Fixture] = list(files)
-    if options.keyword is not None:
-        selected = [
-            *load_fixtures(files, known, max_bytes=options.max_fixture_bytes, keyword=options.keyword)
-        ]
+    return collect_suite(
+        targets,
+        nameable=options.nameable_tools,
+        max_bytes=options.max_fixture_bytes,
+        keyword=options.keyword,
+        shard=options.shard,
+    )
+
+
+def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
+    """Run the cases `collection` selected, as `options` say, into one report."""
+    run = Run(options)
     if options.on_selected is not None:
-        options.on_selected(len(selected))
-    cases = asyncio.run(_run_all(selected, run))
-    duration = (time.perf_counter() - started) * 1000
-    label = " ".join(display_path(target) for target in targets)
+        options.on_selected(len(collection.selected))
+    cases = asyncio.run(_run_all(collection.selected, run))
+    duration = (time.perf_counter() - collection.started) * 1000
+    shard = None
+    if collection.shard is not None and collection.digest is not None:
+        index, count = collection.shard.index, collection.shard.count
+        shard = ShardInfo(index, count, collection.digest, len(collection.files))
     return SuiteReport(
-        label,
+        collection.label,
         options.mode,
         cases,
         duration,
         __version__,
         os.getcwd(),
-        deselected=len(files) - len(selected),
+        deselected=collection.deselected,
         not_run=run.stop.not_run,
         interrupted=run.stop.interrupted,
         shard=shard,
@@ -95,8 +89,7 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     the live sandbox; otherwise its scripted steps are replayed.
     """
     options = options or RunOptions()
-    run = Run(replace(options, maxfail=None), toolset(options.tools))
-    return (await _run_all([case], run))[0]
+    return (await _run_all([case], Run(replace(options, maxfail=None))))[0]
 
 
 async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
@@ -222,4 +215,4 @@ async def _chunk(
 def _loaded(fixture: Fixture, run: Run) -> Case | RejectedFixture:
     if not isinstance(fixture, Path):
         return fixture
-    return load_fixture(fixture, run.known, max_bytes=run.options.max_fixture_bytes)
+    return load_fixture(fixture, run.options.nameable_tools, max_bytes=run.options.max_fixture_bytes)

@@ -11,7 +11,7 @@ worker thread, since it may block.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,3 +62,10 @@ def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
             raise ConfigError(f"[eval].tools: {item.name!r} is already the name of a {kind}; rename it")
         tools[item.name] = item.as_tool()
     return tools
+
+
+def nameable_tools(tools: Mapping[str, Tool], *, external: bool) -> frozenset[str] | None:
+    """The tools a fixture's `tools` may name: those of the run (`tools`, the built-in ones
+    and the project's), or any name at all (None) when the agent runs tools of its own (an
+    agent command), which the harness does not know. The one rule for every command."""
+    return None if external else frozenset(tools)

@@ -50,14 +50,11 @@ def case_toolbox(
     return ToolBox(tools_for_case(offered, available), record, workspace, supervised=True)
 
 
-def denied_calls(
-    record: RunRecord,
-    case_tools: Iterable[str],
-    allowed: Iterable[str],
-    available: Mapping[str, Tool] = BUILTIN_TOOLS,
-) -> list[str]:
-    """Names of the recorded calls the sandbox denied (tools it did not offer)."""
-    offered = tools_for_case(offered_tools(case_tools, allowed), available)
+def denied_calls(record: RunRecord, case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
+    """Names of the recorded calls the live sandbox denied: to tools it did not offer
+    (`echo`, and the case's tools that `allowed` names; admission and the run's settings
+    have checked that each of those is a tool of the run)."""
+    offered = {ALWAYS_OFFERED, *offered_tools(case_tools, allowed)}
     return [call.name for call in record.calls if call.name not in offered]
 
 

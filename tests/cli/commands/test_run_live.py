@@ -17,7 +17,7 @@ from tests.support.invoke import Result, invoke
 from zeroclaw_eval.collect.suite import discover
 from zeroclaw_eval.config.load import load_config
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.runner.project import live_options
+from zeroclaw_eval.runner.project import live_options, run_options
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -66,10 +66,11 @@ def test_an_unset_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.Monk
 def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Checked against the run's tool set, where it is built: the settings of the run.
     monkeypatch.setenv("LOCAL_LLM_KEY", "k")
     text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
     with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
-        live_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)))
+        run_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)), live=True)
 
 
 API_KEY = "sk-zeroclaw-test-9f3c2a7e51b04d68"

@@ -259,16 +259,16 @@ def test_maxfail_holds_with_jobs(cli: Runner, suite: Path, jobs: str) -> None:
 def test_jobs_auto_is_one_per_cpu_this_process_may_use(
     cli: Runner, suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zeroclaw_eval.runner
+    import zeroclaw_eval.runner.suite
 
     asked: list[int] = []
-    real = zeroclaw_eval.runner.run_suite
+    real = zeroclaw_eval.runner.suite.run_collected
 
-    def spy(targets: Any, options: Any) -> Any:
+    def spy(collection: Any, options: Any) -> Any:
         asked.append(options.jobs)
-        return real(targets, options)
+        return real(collection, options)
 
-    monkeypatch.setattr(zeroclaw_eval.runner, "run_suite", spy)
+    monkeypatch.setattr(zeroclaw_eval.runner.suite, "run_collected", spy)
     # Three CPUs allowed (a container's share, say), whatever the machine has.
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 2, 5}, raising=False)
     for spelling, jobs in (("auto", 3), ("AUTO", 3), ("2", 2), (" 4 ", 4)):

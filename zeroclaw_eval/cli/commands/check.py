@@ -88,9 +88,9 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
         loaded = load_config(config)
         targets = paths or (resolve_suite(None, loaded),)
         files = fixture_files(targets)  # a path that names no fixture is a usage error
-        from zeroclaw_eval.runner.project import known_tools
+        from zeroclaw_eval.runner.project import fixture_tools
 
-        known = known_tools(loaded, agent_cmd)
+        known = fixture_tools(loaded, agent_cmd)
         fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes)
     where = ", ".join(display_path(target) for target in targets)
     hints = [hint for target in targets if (hint := nested_fixtures_hint(target)) is not None]

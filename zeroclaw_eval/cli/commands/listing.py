@@ -64,9 +64,9 @@ def list_command(
 
     with exit_on_error():
         loaded = load_config(config)
-        from zeroclaw_eval.runner.project import known_tools
+        from zeroclaw_eval.runner.project import fixture_tools
 
-        known = known_tools(loaded, agent_cmd)
+        known = fixture_tools(loaded, agent_cmd)
         files = fixture_files(resolve_targets(paths, suite, loaded))
         fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes, keyword=keyword)
     entries = [_entry(fixture, display_path(fixture.path)) for fixture in fixtures]

@@ -95,12 +95,12 @@ def mutate_command(
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.mutate.engine import mutate_suite
     from zeroclaw_eval.reporters.mutation import render_annotations, render_json, render_table
-    from zeroclaw_eval.runner.project import agent_setup, run_options
+    from zeroclaw_eval.runner.project import run_options
 
     with exit_on_error(unnamed="a temporary folder"):
         loaded = load_config(config)
         targets = resolve_targets(paths, suite, loaded)
-        options = run_options(loaded, agent_setup(loaded, agent_cmd), keyword=keyword)
+        options = run_options(loaded, agent_cmd=agent_cmd, keyword=keyword)
         report = mutate_suite(targets, options, min_score=min_score)
     from zeroclaw_eval.reporters.outputs import in_github_actions
     from zeroclaw_eval.reporters.render import write_output

@@ -25,9 +25,9 @@ def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
     import asyncio  # here, not at the top: `zeroclaw --help` must not import it
 
     from zeroclaw_eval.runner import run_case
-    from zeroclaw_eval.runner.project import agent_setup, run_options
+    from zeroclaw_eval.runner.project import run_options
 
-    report = asyncio.run(run_case(case, run_options(loaded, agent_setup(loaded))))
+    report = asyncio.run(run_case(case, run_options(loaded)))
     if report.passed:
         return
     reasons = [f"run error: {report.error.message}"] if report.error else []
@@ -151,15 +151,14 @@ def new_command(
         file_name = _file_name(name)
         loaded = load_config(config)
         path = output if output is not None else resolve_suite(suite, loaded) / file_name
-        from zeroclaw_eval.runner.project import known_tools
-        from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+        from zeroclaw_eval.runner.project import fixture_tools, is_builtin_tool
 
-        double = tool is not None and tool not in BUILTIN_TOOLS
+        double = tool is not None and not is_builtin_tool(tool)
         spec = ScaffoldSpec(file_name[: -len(".json")], user_input, tool, arguments, answer, needles, double)
         text = pretty_json(scaffold_fixture(spec)) + "\n"
         # The flags are free text: admission says whether they made a case (an unknown
         # tool, an empty needle), exactly as `zeroclaw eval run` would.
-        admitted = admit_bytes(text.encode("utf-8"), path, known_tools(loaded))
+        admitted = admit_bytes(text.encode("utf-8"), path, fixture_tools(loaded))
         if isinstance(admitted, RejectedFixture):
             problems = "\n".join(f"  {p.what()}" for p in admitted.problems)
             raise UsageError(f"these flags make a fixture that admission rejects:\n{problems}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,11 +24,10 @@ from zeroclaw_eval.cli.options import (
 from zeroclaw_eval.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.collect.collection import Fixture
     from zeroclaw_eval.config.settings import LiveOptions
     from zeroclaw_eval.report.model import CaseReport
     from zeroclaw_eval.runner import CaseDone
-    from zeroclaw_eval.runner.options import Fixture
-    from zeroclaw_eval.tools.tool import Tool
 
 
 @click.command("run", context_settings=CONTEXT)
@@ -149,16 +147,17 @@ def run_command(
     or configuration error; 130/143 stopped by SIGINT/SIGTERM (the outputs hold
     the cases that finished).
     """
+    from dataclasses import replace
+
     from zeroclaw_eval.cli.interrupts import exit_on_signals, held_signals
     from zeroclaw_eval.collect.sharding import Shard
-    from zeroclaw_eval.collect.suite import fixture_files, nested_fixtures_hint
+    from zeroclaw_eval.collect.suite import nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.report.saved import plan_comparison
     from zeroclaw_eval.report.words import plural
     from zeroclaw_eval.reporters.outputs import emit, plan_outputs
-    from zeroclaw_eval.runner import refuse_live_agent_cmd, run_suite
-    from zeroclaw_eval.runner.project import agent_setup, run_options
-    from zeroclaw_eval.tools.project import toolset
+    from zeroclaw_eval.runner.project import run_options
+    from zeroclaw_eval.runner.suite import collect, run_collected
 
     with exit_on_signals() as stage:
         with exit_on_error():
@@ -167,37 +166,15 @@ def run_command(
             loaded = load_config(config)
             if verbose:  # "was my config even read?" is the first question when a setting seems ignored
                 click.echo(loaded.describe(), err=True)
-            settings = loaded.settings
-            live = mode == "live" or (mode is None and settings.mode == "live")
+            live = mode == "live" or (mode is None and loaded.settings.mode == "live")
             if record_dir is not None and not live:
                 raise UsageError("--record writes what a live run got back; use it with --mode live")
-            setup = agent_setup(loaded, agent_cmd, agent_io)
-            refuse_live_agent_cmd(live, setup.command)  # before live mode asks for a provider
-            tools = toolset(setup.tools)
-            live_settings = None
-            if live:
-                from zeroclaw_eval.runner.project import live_options
-
-                live_settings = live_options(loaded, tools)
-            targets = resolve_targets(paths, suite, loaded)
-            files = fixture_files(targets)  # a path that names nothing fails here, before any case
-            recorded: list[Path] = []
-            hooks, selected = _case_hooks(
-                len(files),
-                progress if progress is not None else live,
-                record_dir,
-                live_settings,
-                tools,
-                recorded,
-            )
             options = run_options(
                 loaded,
-                setup,
-                mode="live" if live else "replay",
+                agent_cmd=agent_cmd,
+                agent_io=agent_io,
+                live=live,
                 jobs=jobs,
-                live=live_settings,
-                on_case_done=hooks,
-                on_selected=selected,
                 keyword=keyword,
                 maxfail=_maxfail(exitfirst, maxfail),
                 stop_on_signals=True,
@@ -205,7 +182,12 @@ def run_command(
                 repeat=repeat,
                 min_pass_rate=min_pass_rate,
             )
-            report = run_suite(targets, options)
+            targets = resolve_targets(paths, suite, loaded)
+            collection = collect(targets, options)  # a path that names nothing fails here, before any case
+            recorded: list[Path] = []
+            show = progress if progress is not None else live
+            hooks = _case_hooks(len(collection.selected), show, record_dir, options.live, recorded)
+            report = run_collected(collection, replace(options, on_case_done=hooks) if hooks else options)
             comparison.apply(report)
             with held_signals() as held:  # every output written, or none is newer than another
                 emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
@@ -216,7 +198,7 @@ def run_command(
                     f" {report.not_run} not run; the reports are partial (marked interrupted)",
                     err=True,
                 )
-            if not files:
+            if not collection.files:
                 hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
                 if hint is not None:
                     click.echo(f"note: {hint}", err=True)
@@ -234,29 +216,23 @@ def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:
 
 
 def _case_hooks(
-    total: int,
-    progress: bool,
-    record_dir: Path | None,
-    live: LiveOptions | None,
-    tools: Mapping[str, Tool],
-    recorded: list[Path],
-) -> tuple[CaseDone | None, Callable[[int], None] | None]:
-    """What to do as each case finishes: show progress, capture the run as a fixture
-    (appending the files written to `recorded`); and what to do once the selection is
-    known (count the progress from it)."""
+    total: int, progress: bool, record_dir: Path | None, live: LiveOptions | None, recorded: list[Path]
+) -> CaseDone | None:
+    """What to do as each of the `total` cases finishes: show progress, capture a live run
+    as a fixture (appending the files written to `recorded`)."""
     from zeroclaw_eval.fixtures.case import Case
     from zeroclaw_eval.reporters.progress import Progress
 
     shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
     if shown is None and record_dir is None:
-        return None, None
+        return None
 
     def done(fixture: Fixture, report: CaseReport) -> None:
         if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
             from zeroclaw_eval.backends.capture import write_captured_fixture
 
             path = write_captured_fixture(
-                record_dir, fixture, report.record, [live.api_key], live.allowed_tools, tools
+                record_dir, fixture, report.record, [live.api_key], live.allowed_tools
             )
             if path is not None:
                 recorded.append(path)
@@ -271,4 +247,4 @@ def _case_hooks(
         if shown is not None:
             shown(fixture, report)
 
-    return done, shown.expect if shown is not None else None
+    return done

@@ -139,11 +139,11 @@ def vacuity_command(
     # Without a file name, what the machine refused is the empty run's temporary folder.
     with exit_on_error(unnamed="a temporary folder"):
         loaded = load_config(config)
-        from zeroclaw_eval.runner.project import known_tools
+        from zeroclaw_eval.runner.project import fixture_tools
 
         limit = loaded.settings.max_fixture_bytes
         report = check_vacuity(
-            resolve_suite(suite, loaded), known_tools(loaded, agent_cmd), max_fixture_bytes=limit
+            resolve_suite(suite, loaded), fixture_tools(loaded, agent_cmd), max_fixture_bytes=limit
         )
         emit_vacuity(report, annotations)
     sys.exit(report.exit_code())

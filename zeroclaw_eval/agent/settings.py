@@ -1,0 +1,80 @@
+"""How each case of a run is run: one settings object, built once from the configuration
+and the command line and handed down whole (the runner, one case, the drive of its
+turns), so that a new setting is a field here and the code that reads it.
+
+`RunOptions`, what a suite run is asked for, is these settings and a few of the run's
+own (jobs, selection, hooks). The tool set (the built-in tools and the project's) is
+built and checked once, when the settings are made, as is the live allowlist against it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
+from zeroclaw_eval.config.settings import LiveOptions
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, toolset
+from zeroclaw_eval.tools.tool import Tool
+
+
+class ExternalAgent(Protocol):
+    """An agent that runs outside this process and runs its own tools (an agent command):
+    the harness sees its tool calls only where they cross the wire."""
+
+    def factory(self, case: Case, workspace: Path) -> AgentFactory:
+        """The factory of the agent that runs `case` in `workspace` (its working folder)."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseSettings:
+    """How every case of a run is run."""
+
+    #: Makes the agent under test, afresh for each case (the reference loop by default).
+    agent_factory: AgentFactory = reference_agent
+    #: An agent that runs as its own process (`--agent-cmd`), in place of `agent_factory`:
+    #: it runs its own tools, so a fixture's `tools` may name any tool.
+    agent_cmd: ExternalAgent | None = None
+    #: Seconds each turn may take.
+    case_timeout_secs: float = 120.0
+    #: Tool rounds the reference loop may run in one turn.
+    max_tool_iterations: int = 10
+    #: The project's own tools (`[eval].tools`), which a fixture's `tools` may name.
+    tools: tuple[ProjectTool, ...] = ()
+    #: Live mode: the provider, its key, and the tools live cases may use; None replays
+    #: each case's scripted steps.
+    live: LiveOptions | None = None
+
+    def __post_init__(self) -> None:
+        # Built here, once: `ConfigError` for a project tool that cannot join the built-in
+        # ones, before any case runs.
+        built = toolset(self.tools)
+        object.__setattr__(self, "_toolset", built)
+        if self.live is not None:
+            unknown = sorted(set(self.live.allowed_tools) - set(built))
+            if unknown:
+                raise UsageError(
+                    f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
+                    f" the known tools are: {', '.join(sorted(built))}"
+                )
+
+    @property
+    def toolset(self) -> Mapping[str, Tool]:
+        """Every tool a case may call: the built-in ones, then the project's."""
+        built: Mapping[str, Tool] = self.__dict__["_toolset"]
+        return built
+
+    @property
+    def nameable_tools(self) -> frozenset[str] | None:
+        """The tools a fixture's `tools` may name (None: any, for an agent command)."""
+        return nameable_tools(self.toolset, external=self.agent_cmd is not None)
+
+    @property
+    def live_allowed(self) -> frozenset[str] | None:
+        """The live allowlist, in live mode; None in replay (no sandbox to supervise)."""
+        return self.live.allowed_tools if self.live is not None else None
