@@ -6,9 +6,10 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import overload
+from typing import BinaryIO, overload
 
 #: In the name of every temporary sibling, with the writing process's id after it:
 #: `.eval.json.zeroclaw-eval-4242-k3j9.tmp` is plainly ours, and whether its writer is
@@ -33,7 +34,17 @@ def write_atomic(target: Path, data: bytes) -> None:
 
 def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
     """`write_atomic` of `pieces` one after another, each written as it comes, so a large
-    output is never held whole; an exception while they are made leaves nothing.
+    output is never held whole; an exception while they are made leaves nothing."""
+    with atomic_writer(target) as stream:
+        for piece in pieces:
+            stream.write(piece)
+
+
+@contextmanager
+def atomic_writer(target: Path) -> Iterator[BinaryIO]:
+    """A stream whose bytes become `target` when the block ends, whole: written to a
+    temporary sibling renamed into place, removed instead if the block raises (SIGINT and
+    SIGTERM included, which the CLI turns into an exception). Parent folders are made.
 
     Only a regular file is replaced. A target that is something else (a device such as
     `/dev/null`, a named pipe, `/dev/stdout` on a terminal or a pipe) is opened and
@@ -45,9 +56,8 @@ def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
     except OSError:  # not there yet (or unreachable, which the write below will say)
         found = None
     if found is not None and not stat.S_ISREG(found.st_mode) and not stat.S_ISDIR(found.st_mode):
-        with open(target, "wb") as stream:
-            for piece in pieces:
-                stream.write(piece)
+        with open(target, "wb") as through:
+            yield through
         return
     if found is not None and os.path.islink(target):
         target = Path(os.path.realpath(target))
@@ -57,8 +67,7 @@ def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
     handle, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
-            for piece in pieces:
-                stream.write(piece)
+            yield stream
         # mkstemp makes the file private (0600); the result gets the usual mode instead.
         os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, target)

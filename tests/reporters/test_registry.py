@@ -17,7 +17,7 @@ def test_get_reporter_returns_each_builtin_renderer(name: str) -> None:
     modules = {"json": "json_report", "html": "html.page"}
     module = importlib.import_module(f"zeroclaw_eval.reporters.{modules.get(name, name)}")
     assert name in builtin_names()
-    assert get_reporter(name) is module.render
+    assert get_reporter(name) is module.REPORTER
     text = get_reporter(name)(every_status_report())
     assert isinstance(text, str)
     assert text
@@ -45,8 +45,8 @@ def test_a_plugin_cannot_override_a_builtin_format(install_plugin: Callable[...,
     install_plugin({"table": "boom", "junit": "render"})
     from zeroclaw_eval.reporters import junit, table
 
-    assert get_reporter("table") is table.render
-    assert get_reporter("junit") is junit.render
+    assert get_reporter("table") is table.REPORTER
+    assert get_reporter("junit") is junit.REPORTER
     assert reporter_names() == builtin_names()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,6 +149,52 @@ def test_a_streamed_format_is_never_rendered_whole_into_a_file(
     target = tmp_path / "eval.out"
     render_report(report, fmt, str(target))
     assert target.read_bytes() == whole.encode("utf-8")
+
+
+@pytest.mark.parametrize("fmt", sorted(STREAMED))
+def test_a_streamed_format_goes_to_stdout_a_piece_at_a_time_too(
+    fmt: str, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # Whether a format streams is a property of its reporter, whatever the output: to
+    # stdout (`--format junit > eval.xml`) it is never held whole either.
+    module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED[fmt]}")
+    report = every_status_report()
+    whole = module.render(report)
+
+    def refuse(report: object, *, color: bool = False) -> str:
+        raise AssertionError("rendered whole")
+
+    monkeypatch.setattr(module, "render", refuse)
+    assert render_report(report, fmt, "-") is None
+    assert capsysbinary.readouterr().out == whole.encode("utf-8")
+
+
+def test_a_streamed_format_failing_half_way_on_stdout_says_where_it_stops(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    from zeroclaw_eval.reporters import junit
+
+    def half_then_fail(report: object) -> Iterator[str]:
+        yield "<testsuites>"
+        raise ValueError("a case it cannot write")
+
+    monkeypatch.setattr(junit, "pieces", half_then_fail)
+    with pytest.raises(ReporterError, match="the junit reporter failed, stdout stops where it failed"):
+        render_report(every_status_report(), "junit", "-")
+    assert capsysbinary.readouterr().out == b"<testsuites>"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", sorted(builtin for builtin in ("json", "junit", "html", "table", "github")))
+def test_a_write_the_output_refuses_is_a_write_failure_not_the_reporters(fmt: str) -> None:
+    # /dev/full refuses every write (ENOSPC), as a full disk does mid-way: the error of
+    # writing, which `emit` reports as "cannot write FORMAT to PATH", never a reporter
+    # failure. A large report fills the write buffer, so some writes fail mid-stream.
+    report = every_status_report()
+    big = replace(report, cases=report.cases * 400)
+    with pytest.raises(OSError, match="No space left") as raised:
+        render_report(big, fmt, "/dev/full")
+    assert not isinstance(raised.value, ReporterError)
 
 
 @pytest.mark.parametrize("levels", [990, 3_000])

@@ -1,8 +1,11 @@
-"""Stage 5: a finished `SuiteReport` rendered as text; one module per format.
+"""Stage 5: a finished report rendered; one module per format, and the outputs of a run.
 
-A reporter is a callable `(report, *, color) -> str`. It reads the report and returns;
-it never re-runs, re-grades, writes files or decides the exit code. `render_report`
-owns the output.
+A `Reporter` writes a finished `SuiteReport` to an open text stream (and says whether it
+streams, and whether it is meant for a log). It reads the report and returns; it never
+re-runs, re-grades, opens files or decides the exit code: `render_report` owns the
+output (stdout, or a file replaced whole), and `outputs` writes every output one command
+asks for. Beside the formats: the mutation and vacuity verdicts, progress lines, and the
+one rule that keeps untrusted text harmless in every output (`safety`).
 """
 
 from zeroclaw_eval.reporters.registry import (

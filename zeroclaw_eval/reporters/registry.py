@@ -1,7 +1,14 @@
-"""The registry of report formats: the built-in ones, and plugins found by entry point.
+"""The report formats: the one `Reporter` interface, the built-in formats, and plugins
+found by entry point.
 
-Third-party formats register a reporter under the entry-point group
-`zeroclaw_eval.reporters`, for example in their pyproject.toml:
+A reporter writes a finished report to an open text stream; `render_report` owns where
+that stream goes (stdout, or a file replaced whole). Whether a format is written a piece
+at a time, and whether it is meant for a human reading a CI log, are properties of its
+reporter, so nothing else keeps a list of formats.
+
+Third-party formats register a function `render(report, *, color=False) -> str` (it may
+also take `verbose` and `quiet`) under the entry-point group `zeroclaw_eval.reporters`,
+for example in their pyproject.toml:
 
     [project.entry-points."zeroclaw_eval.reporters"]
     tap = "my_package.tap:render"
@@ -10,15 +17,20 @@ Third-party formats register a reporter under the entry-point group
 from __future__ import annotations
 
 import importlib
+import inspect
+import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Protocol
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.reporters.safety import encodable
 
 ENTRY_POINT_GROUP = "zeroclaw_eval.reporters"
 
+#: Each built-in format's module: its `REPORTER` is the format.
 _BUILTIN = {
     "table": "zeroclaw_eval.reporters.table",
     "json": "zeroclaw_eval.reporters.json_report",
@@ -28,13 +40,46 @@ _BUILTIN = {
 }
 
 
-class Reporter(Protocol):
-    """Renders a finished report as text (a reporter may also take `verbose: bool` and
-    `quiet: bool`, the -v and -q of the command line)."""
+class TextSink(Protocol):
+    """Where a reporter writes: an open text stream (a file, stdout, a `StringIO`)."""
 
-    def __call__(self, report: SuiteReport, *, color: bool = False) -> str:
-        """The whole output for `report`."""
+    def write(self, text: str, /) -> int:
+        """Write `text`; how much of it was written."""
         ...
+
+
+class Writer(Protocol):
+    """Writes the output for `report` to `out`; `verbose` and `quiet` are the command
+    line's -v and -q, `color` whether the text may be painted."""
+
+    def __call__(
+        self, report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool
+    ) -> None:
+        """Write the whole output, a piece or all at once."""
+        ...
+
+
+@dataclass(frozen=True)
+class Reporter:
+    """A report format: what writes it, and what kind of output it is."""
+
+    name: str
+    write: Writer
+    #: Written a piece at a time as it is made, so a large suite's output is never held
+    #: whole; otherwise made whole first, so a reporter that raises writes nothing at all.
+    streams: bool = False
+    #: Meant for a human reading a log: it quotes model text as it is, so printed to a
+    #: GitHub Actions log it is fenced off from the runner's command parser.
+    for_log: bool = False
+
+    def __call__(
+        self, report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False
+    ) -> str:
+        """The whole output for `report`, as the text an output holds (a lone surrogate
+        as its visible escape, as every output writes it)."""
+        out = io.StringIO()
+        self.write(report, out, color=color, verbose=verbose, quiet=quiet)
+        return encodable(out.getvalue())
 
 
 _plugins: dict[str, EntryPoint] | None = None
@@ -66,10 +111,10 @@ def reporter_names() -> list[str]:
 
 
 def get_reporter(name: str) -> Reporter:
-    """The reporter for format `name`; a `UsageError` naming the choices if none."""
+    """The reporter of format `name`; a `UsageError` naming the choices if none."""
     if name in _BUILTIN:
-        render: Reporter = importlib.import_module(_BUILTIN[name]).render
-        return render
+        reporter: Reporter = importlib.import_module(_BUILTIN[name]).REPORTER
+        return reporter
     plugin = _plugin_entry_points().get(name)
     if plugin is None:
         raise UsageError(f"unknown report format {name!r}; choose from: {', '.join(reporter_names())}")
@@ -77,4 +122,24 @@ def get_reporter(name: str) -> Reporter:
         loaded: Callable[..., str] = plugin.load()
     except Exception as exc:
         raise UsageError(f"report format {name!r} ({plugin.value}) failed to load: {exc}") from None
-    return loaded
+    return Reporter(name, _text_writer(loaded))
+
+
+def _text_writer(render: Callable[..., str]) -> Writer:
+    """A plugin's `render(report, *, color) -> str` as a writer: the text made whole, then
+    written. Verbosity is an extra a format may offer; a plugin written for
+    `(report, *, color)` is called as it expects."""
+
+    def write(report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
+        asked = {"verbose": verbose, "quiet": quiet}
+        extra = {name: True for name, wanted in asked.items() if wanted and _takes(render, name)}
+        out.write(render(report, color=color, **extra))
+
+    return write
+
+
+def _takes(render: Callable[..., str], option: str) -> bool:
+    try:
+        return option in inspect.signature(render).parameters
+    except (TypeError, ValueError):  # a callable without a signature to read (a C function)
+        return False
