@@ -31,7 +31,7 @@ def test_connections_over_the_cap_are_answered_503_and_the_held_ones_still_serve
 ) -> None:
     # An agent that opens connections without closing them would otherwise start a
     # harness thread for each, for as long as the case runs.
-    monkeypatch.setattr(http_front, "MAX_CONNECTIONS", 2)
+    monkeypatch.setattr(http_front, "FRONT_CONNECTIONS", 2)
     loop = asyncio.new_event_loop()
     front = HttpFront(Answers(), ToolBox({}, RunRecord(), None), loop, "model-x")
     split = urlsplit(front.url)

@@ -176,3 +176,23 @@ def test_the_responses_api_plain_and_streamed_follows_the_script() -> None:
     assert second.output_text == "hi"
     # The second request continued the first: the script saw the whole conversation.
     assert [m["role"] for m in provider.requests[1][0]] == ["user", "assistant", "tool"]
+
+
+def test_a_body_over_the_one_limit_is_refused_with_413_before_the_provider_sees_it() -> None:
+    # The in-process client has no HTTP server to refuse it from its Content-Length: the
+    # endpoint's one body limit applies to the body in hand.
+    from zeroclaw_eval.wire.limits import MAX_BODY
+
+    provider = scripted()
+
+    async def ask() -> Any:
+        huge = "x" * (MAX_BODY + 1)
+        return await client_for(provider).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": huge}]
+        )
+
+    with pytest.raises(openai.APIStatusError) as raised:
+        asyncio.run(ask())
+    assert raised.value.status_code == 413
+    assert "the limit is" in str(raised.value)
+    assert provider.requests == []

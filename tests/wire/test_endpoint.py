@@ -9,9 +9,20 @@ from typing import Any
 import pytest
 
 from zeroclaw_eval.boundary.provider import ModelResponse
-from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.errors import Divergence, EvalError, WireError
 from zeroclaw_eval.wire import endpoint as openai_endpoint
-from zeroclaw_eval.wire.endpoint import CHAT, RESPONSES, Endpoint, api_of
+from zeroclaw_eval.wire.endpoint import (
+    CHAT,
+    MODELS,
+    RESPONSES,
+    Endpoint,
+    Reply,
+    WireRequest,
+    refusal,
+    route_of,
+    too_large,
+)
+from zeroclaw_eval.wire.limits import MAX_BODY
 
 
 def body(**fields: Any) -> bytes:
@@ -26,10 +37,13 @@ def body(**fields: Any) -> bytes:
         ("POST", "/v1/responses/", RESPONSES),
         ("POST", "/v2/chat/completions", None),
         ("GET", "/v1/responses", None),
+        ("GET", "/v1/models", MODELS),
+        ("GET", "/models/?x=1", MODELS),
+        ("POST", "/v1/models", None),
     ],
 )
 def test_routes_name_their_api(method: str, path: str, api: str | None) -> None:
-    assert api_of(method, path) == api
+    assert route_of(method, path) == api
 
 
 def test_instructions_lead_and_a_stored_response_is_continued() -> None:
@@ -93,3 +107,56 @@ def test_a_request_that_is_not_one_is_a_400(api: str, sent: bytes, words: str) -
     with pytest.raises(WireError, match=words) as caught:
         Endpoint().parse(api, sent)
     assert caught.value.status == 400
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "models", "status", "words"),
+    [
+        ("GET", "/v1/models", ["case_a", "case_b"], 200, '"id": "case_a"'),
+        ("GET", "/v1/models", None, 404, "no route GET /v1/models"),
+        ("GET", "/v1/chat/completions", ["m"], 404, "no route GET /v1/chat/completions"),
+        ("POST", "/v1/embeddings", ["m"], 404, "no route POST /v1/embeddings"),
+        ("POST", "/v1/chat/completions", ["m"], 400, "not a JSON object"),
+    ],
+)
+def test_take_answers_every_request_that_asks_for_no_model_answer(
+    method: str, path: str, models: list[str] | None, status: int, words: str
+) -> None:
+    taken = Endpoint().take(method, path, b"[]", models)
+    assert isinstance(taken, Reply)
+    assert taken.status == status
+    assert words in taken.body.decode("utf-8")
+
+
+def test_take_reads_a_model_request_of_either_api() -> None:
+    endpoint = Endpoint()
+    chat = endpoint.take(
+        "POST", "/chat/completions", body(messages=[{"role": "user", "content": "hi"}]), None
+    )
+    responses = endpoint.take("POST", "/v1/responses/", body(input="hi"), ["m"])
+    assert isinstance(chat, WireRequest)
+    assert isinstance(responses, WireRequest)
+    assert (chat.api, responses.api) == (CHAT, RESPONSES)
+    assert chat.messages == responses.messages == [{"role": "user", "content": "hi"}]
+
+
+def test_the_one_body_limit_refuses_past_it_and_says_both_sizes() -> None:
+    assert too_large(MAX_BODY) is None
+    refused = too_large(MAX_BODY + 1)
+    assert refused is not None
+    assert refused.status == 413
+    assert f"the request body is {MAX_BODY + 1} bytes; the limit is {MAX_BODY}" in refused.body.decode()
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "kind"),
+    [
+        (WireError(413, "too big", "request_too_large"), 413, "request_too_large"),
+        (Divergence("off"), 400, "divergence"),
+    ],
+)
+def test_a_refusal_is_the_error_the_official_clients_raise(error: EvalError, status: int, kind: str) -> None:
+    reply = refusal(error)
+    assert reply.status == status
+    assert json.loads(reply.body)["error"]["type"] == kind
+    assert reply.error == str(error)

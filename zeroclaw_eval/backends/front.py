@@ -1,13 +1,23 @@
 """A loopback OpenAI-compatible server in front of one case's provider, for an agent that
 runs as its own process (`--agent-cmd`).
 
-Each request is answered by the case's recording provider on the harness's event loop
-(replayed and checked against the script), through the same endpoint as the in-process
-client. The tool results an accepted request feeds back are recorded as the case's
+Each request takes the endpoint's one request path (`wire.endpoint`) and is answered by
+the case's recording provider on the harness's event loop (replayed and checked against
+the script). The tool results an accepted request feeds back are recorded as the case's
 dispatches: the agent ran its tools itself, and the wire is where the harness sees them.
 Only accepted requests count: each asks for a new step, so the results it carries (those
 of the step before) are new exactly once, and a request the script refused records
-nothing. A result counts as failed when it reads as one (`tool_results`).
+nothing.
+
+Such an agent says how a call went only in the result text it sends the model, so the
+harness infers it, in the words the common frameworks use. It is an inference,
+documented as one: a result reads as failed when
+
+- its text begins with "error" or "an error occurred" or "encountered error" (any case):
+  "Error: …", the OpenAI Agents SDK's "An error occurred while running the tool…";
+- it begins "N validation error(s)" or ends "Fix the errors and try again." (pydantic-ai's
+  retry prompts for a tool that raised or got invalid arguments);
+- it is a JSON object with a non-null `error`, or a true `is_error` / `isError` (MCP).
 """
 
 from __future__ import annotations
@@ -18,18 +28,14 @@ import re
 from collections.abc import Iterator
 from threading import Thread
 
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, Provider, ToolSpec
+from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.sent import fed_back
+from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.tools.toolbox import ToolBox
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, api_of, error_reply, is_models_route, models_reply
-from zeroclaw_eval.wire.http import BoundedServer, ReplyHandler
-
-#: Connections one agent command may hold open at once; one more is answered 503. An
-#: agent asks the model one request at a time, or a few at once: this many means it opens
-#: connections and never closes them (a client made per request, a retry loop), and each
-#: would hold a thread of the harness until the case ends.
-MAX_CONNECTIONS = 64
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
+from zeroclaw_eval.wire.http import EndpointServer
+from zeroclaw_eval.wire.limits import FRONT_CONNECTIONS
 
 
 class HttpFront:
@@ -44,7 +50,7 @@ class HttpFront:
         self._model = model
         self._endpoint = Endpoint()
         self._numbers: Iterator[int] = itertools.count(1)
-        self._server = BoundedServer(("127.0.0.1", 0), _handler(self), MAX_CONNECTIONS)
+        self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
         Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
 
     @property
@@ -58,40 +64,26 @@ class HttpFront:
         self._server.server_close()
 
     def answer(self, method: str, path: str, body: bytes) -> Reply:
-        """Answer one request (from a handler thread) on the harness's event loop."""
-        if is_models_route(method, path):
-            return models_reply([self._model])
-        if api_of(method, path) is None:
-            return error_reply(404, f"no route {method} {path}", "not_found")
-        work = self._endpoint.handle(method, path, body, next(self._numbers), self._complete)
+        """Answer one request (from a handler thread), the model's answer on the harness's
+        event loop."""
+        taken = self._endpoint.take(method, path, body, [self._model])
+        if isinstance(taken, Reply):
+            return taken
+        work = self._complete(taken, next(self._numbers))
         try:
             return asyncio.run_coroutine_threadsafe(work, self._loop).result()
         except RuntimeError as over:  # the case is over: its provider refuses (or the loop is gone)
             return error_reply(409, str(over), "case_over")
-        except Exception as exc:  # a request shaped in a way nothing above expected
-            return error_reply(
-                400, f"malformed request: {type(exc).__name__}: {exc}", "invalid_request_error"
-            )
 
-    async def _complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
-        response = await self._provider.complete(messages, tools)
-        for result in fed_back(messages):
+    async def _complete(self, request: WireRequest, number: int) -> Reply:
+        try:
+            response = await self._provider.complete(request.messages, request.tools)
+        except EvalError as refused:  # the request left the script
+            return refusal(refused)
+        for result in fed_back(request.messages):
             success = inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
-        return response
-
-
-def _handler(front: HttpFront) -> type[ReplyHandler]:
-    class Handler(ReplyHandler):
-        def do_GET(self) -> None:
-            self.send(front.answer("GET", self.path, b""))
-
-        def do_POST(self) -> None:
-            body = self.read_body()
-            if body is not None:
-                self.send(front.answer("POST", self.path, body))
-
-    return Handler
+        return self._endpoint.reply(request, response, number)
 
 
 _FAILED_OPENING = re.compile(

@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 
 from zeroclaw_eval.boundary.provider import Provider
-from zeroclaw_eval.wire.endpoint import Endpoint
+from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply, refusal, too_large
 
 #: The base URL to give the SDK: the host is never resolved, the transport answers.
 BASE_URL = "http://zeroclaw.invalid/v1"
@@ -34,11 +35,21 @@ def openai_http_client(provider: Provider) -> Any:
     numbers = itertools.count(1)
     endpoint = Endpoint()
 
+    async def answer(method: str, path: str, body: bytes) -> Reply:
+        # The endpoint's one request path, as the HTTP fronts take it (no model list here:
+        # the agent names its own model).
+        taken = too_large(len(body)) or endpoint.take(method, path, body, None)
+        if isinstance(taken, Reply):
+            return taken
+        try:
+            response = await provider.complete(taken.messages, taken.tools)
+        except EvalError as refused:  # the request left the script
+            return refusal(refused)
+        return endpoint.reply(taken, response, next(numbers))
+
     class ProviderTransport(http.AsyncBaseTransport):  # type: ignore[misc]
         async def handle_async_request(self, request: Any) -> Any:
-            reply = await endpoint.handle(
-                request.method, request.url.path, await request.aread(), next(numbers), provider.complete
-            )
+            reply = await answer(request.method, request.url.path, await request.aread())
             headers = {"content-type": reply.content_type, **reply.headers}
             return http.Response(reply.status, content=reply.body, headers=headers)
 

@@ -21,7 +21,7 @@ from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
 
 
 class Backend(Protocol):
@@ -34,7 +34,7 @@ class Backend(Protocol):
         """Count a model request: (the run, the request's number in it, from 1)."""
         ...
 
-    def answer(self, model: str, messages: list[Any]) -> Served:
+    def served(self, model: str, messages: list[Any]) -> Served:
         """The case, position and step a request asks for (`Router.answer`)."""
         ...
 
@@ -56,20 +56,20 @@ class Backend(Protocol):
 
 
 def exchange(server: Backend, api: str, body: bytes) -> Reply:
-    """The reply to one request of `api` (`wire.endpoint.CHAT` or `RESPONSES`)."""
+    """The reply to one model request of `api` (`wire.endpoint.CHAT` or `RESPONSES`),
+    read as every endpoint reads one (`Endpoint.parse`) and written as every endpoint
+    writes its answer (`Endpoint.reply`)."""
     run, number = server.number()
     entry: dict[str, Any] = {"run": run, "number": number, "api": api, "model": None, "fixture": None}
     try:
         request = server.endpoint.parse(api, body)
     except WireError as refused:
-        return _logged(
-            server, entry, error_reply(refused.status, refused.message, refused.kind), refused.message
-        )
+        return _logged(server, entry, refusal(refused), refused.message)
     entry.update(_what_was_sent(request))
     served: Served | None = None
     divergence: Divergence | None = None
     try:
-        served = server.answer(request.model, request.messages)
+        served = server.served(request.model, request.messages)
     except Divergence as diverged:
         divergence = diverged
     case = served.case if served is not None else None

@@ -26,12 +26,12 @@ from typing import Any
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.serve import routes
 from zeroclaw_eval.serve.faults import Fault
-from zeroclaw_eval.serve.handler import handler_for
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog, joined
 from zeroclaw_eval.serve.routing import Router, Served
-from zeroclaw_eval.wire.endpoint import Endpoint
-from zeroclaw_eval.wire.http import BoundedServer
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply
+from zeroclaw_eval.wire.http import EndpointServer
 from zeroclaw_eval.wire.limits import CONNECTION_TIMEOUT, MAX_BODY, MAX_CONNECTIONS
 
 __all__ = ["MAX_LOG", "ReplayServer", "is_loopback"]
@@ -77,7 +77,7 @@ class ReplayServer:
         self._broken: set[str] = set()
         self.router = Router(self.cases, single=self.single)
         self.endpoint = Endpoint()
-        self._server: BoundedServer | None = None
+        self._server: EndpointServer | None = None
 
     @property
     def url(self) -> str:
@@ -88,7 +88,13 @@ class ReplayServer:
     def bind(self) -> ReplayServer:
         """Open the listening socket (so the URL is known before serving)."""
         if self._server is None:
-            self._server = BoundedServer((self.host, self.port), handler_for(self), self.max_connections)
+            self._server = EndpointServer(
+                (self.host, self.port),
+                self.answer,
+                slots=self.max_connections,
+                max_body=self.max_body,
+                timeout=self.timeout_secs,
+            )
         return self
 
     def start(self) -> ReplayServer:
@@ -114,13 +120,17 @@ class ReplayServer:
             self._server.shutdown()
             self._server.server_close()
 
+    def answer(self, method: str, path: str, body: bytes) -> Reply:
+        """The reply to one HTTP request (from a handler thread): see `routes`."""
+        return routes.answer(self, method, path, body)
+
     def number(self) -> tuple[int, int]:
         """Count a model request: (the run, its number in the run, from 1)."""
         with self._lock:
             self._count += 1
             return self.run, self._count
 
-    def answer(self, model: str, messages: list[Any]) -> Served:
+    def served(self, model: str, messages: list[Any]) -> Served:
         """The case, position and step a request asks for (see `Router.answer`)."""
         return self.router.answer(model, messages)
 

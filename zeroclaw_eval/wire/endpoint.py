@@ -1,11 +1,16 @@
-"""One OpenAI-compatible endpoint: a request of either API in, its reply out.
+"""One OpenAI-compatible endpoint: the one request path of every way an agent reaches the
+harness's model (`zeroclaw eval serve`, the front of an agent command, the in-process
+client), so an agent sees the same wire whichever way it is connected.
 
-Chat Completions (`…/chat/completions`) and Responses (`…/responses`), each plain or
-streamed (server-sent events), are read into one `WireRequest` (the conversation as chat
-messages, the tools offered) and a scripted `ModelResponse` is written back in the shape
-the request asked for. The replay server, the in-process client and the front of an
-agent command all speak through this, so an agent sees the same wire whichever way it
-is connected.
+A request's route is read here (`route_of`), its body held to the one limit
+(`too_large`), and a request for a model's answer read into one `WireRequest` (the
+conversation as chat messages, the tools offered) whichever API it came in: Chat
+Completions (`…/chat/completions`) or Responses (`…/responses`). Every other request is
+answered here (`Endpoint.take`). The model's `ModelResponse` is written back in the shape
+the request asked for, plain or streamed (server-sent events) (`Endpoint.reply`), and
+what the harness refuses becomes the error the official clients raise (`refusal`). What
+stands between reading and replying (the script, a live provider, serve's faults and
+log) is the caller's.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +40,11 @@ MAX_STORED = 1000
 
 CHAT = "chat.completions"
 RESPONSES = "responses"
+#: The routes that ask for a model's answer, by their API.
+MODEL_ROUTES = {"/chat/completions": CHAT, "/responses": RESPONSES}
+APIS = frozenset(MODEL_ROUTES.values())
+#: `GET /v1/models`: the models a client may name.
+MODELS = "models"
 
 
 @dataclass(frozen=True)
@@ -62,11 +72,37 @@ class Reply:
     body: bytes
     content_type: str = "application/json"
     headers: dict[str, str] = field(default_factory=dict)
+    #: What went wrong, in words, for a log (an error reply's message).
+    error: str | None = field(default=None, compare=False)
 
 
 def error_reply(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> Reply:
     """An OpenAI error body, which the official clients raise as their own errors."""
-    return Reply(status, _json(error_body(status, message, kind)), headers=headers or {})
+    return Reply(status, _json(error_body(status, message, kind)), headers=headers or {}, error=message)
+
+
+def refusal(error: EvalError) -> Reply:
+    """What the harness refused, as the error a client raises without retrying: a request
+    the endpoint cannot take with its own status, a request that left the script a 400."""
+    if isinstance(error, WireError):
+        return error_reply(error.status, error.message, error.kind)
+    return error_reply(400, str(error), "divergence")
+
+
+def too_large(length: int, limit: int = MAX_BODY) -> Reply | None:
+    """The 413 for a request body of `length` bytes over `limit`: the one body limit,
+    checked from `Content-Length` before a body is read, or from the body in hand."""
+    if length <= limit:
+        return None
+    return error_reply(413, f"the request body is {length} bytes; the limit is {limit}", "request_too_large")
+
+
+def other_route(method: str, path: str, models: Iterable[str] | None) -> Reply:
+    """The reply to a request that asks for no model's answer: the list of `models` (None
+    where there is none to list), else a 404."""
+    if models is not None and route_of(method, path) == MODELS:
+        return models_reply(models)
+    return error_reply(404, f"no route {method} {path}", "not_found")
 
 
 def models_reply(names: Iterable[str]) -> Reply:
@@ -75,16 +111,14 @@ def models_reply(names: Iterable[str]) -> Reply:
     return Reply(200, _json({"object": "list", "data": data}))
 
 
-def is_models_route(method: str, path: str) -> bool:
-    return method == "GET" and path.split("?")[0].rstrip("/") in ("/v1/models", "/models")
-
-
-def api_of(method: str, path: str) -> str | None:
-    """The API a route serves (with or without the `/v1` prefix), or None."""
+def route_of(method: str, path: str) -> str | None:
+    """The route a request takes, with or without the `/v1` prefix (a query string and a
+    trailing slash aside): the API of a request for a model's answer (`CHAT`,
+    `RESPONSES`), `MODELS`, or None for a route the endpoint does not serve."""
     route = path.split("?")[0].rstrip("/").removeprefix("/v1")
-    if method != "POST":
-        return None
-    return {"/chat/completions": CHAT, "/responses": RESPONSES}.get(route)
+    if method == "POST":
+        return MODEL_ROUTES.get(route)
+    return MODELS if method == "GET" and route == "/models" else None
 
 
 class Endpoint:
@@ -100,10 +134,20 @@ class Endpoint:
         with self._lock:
             self._stored.clear()
 
+    def take(self, method: str, path: str, body: bytes, models: Iterable[str] | None) -> WireRequest | Reply:
+        """A request to the endpoint: the `WireRequest` for a model's answer, or the reply
+        that answers it here (the list of `models`, None where the caller lists none; a
+        route the endpoint does not serve; a body it cannot read)."""
+        route = route_of(method, path)
+        if route not in APIS:
+            return other_route(method, path, models)
+        try:
+            return self.parse(route, body)
+        except WireError as refused:
+            return refusal(refused)
+
     def parse(self, api: str, body: bytes) -> WireRequest:
         """The request `body` of `api` holds; `WireError` when it is not one."""
-        if len(body) > MAX_BODY:
-            raise WireError(413, f"the request body is {len(body)} bytes; the limit is {MAX_BODY}")
         try:
             request = loads_untrusted(body)
         except ValueError:
@@ -164,29 +208,6 @@ class Endpoint:
             )
             return Reply(200, data, "text/event-stream")
         return Reply(200, _json(response_body(response, request.body, request.model, number)))
-
-    async def handle(
-        self,
-        method: str,
-        path: str,
-        body: bytes,
-        number: int,
-        complete: Callable[[list[Message], list[ToolSpec]], Awaitable[ModelResponse]],
-    ) -> Reply:
-        """Answer one request with `complete` (a provider's): what the harness refuses
-        (a request that left the script) is a 400 a client does not retry."""
-        api = api_of(method, path)
-        if api is None:
-            return error_reply(404, f"no route {method} {path}", "not_found")
-        try:
-            request = self.parse(api, body)
-        except WireError as refused:
-            return error_reply(refused.status, refused.message, refused.kind)
-        try:
-            response = await complete(request.messages, request.tools)
-        except EvalError as refused:
-            return error_reply(400, str(refused), "divergence")
-        return self.reply(request, response, number)
 
     def _continued(self, previous: Any) -> list[Message]:
         if previous is None:

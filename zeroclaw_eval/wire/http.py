@@ -1,6 +1,8 @@
-"""Answering HTTP on loopback with the standard library: the threaded server and the
-request handler that writes `Reply`s, shared by `zeroclaw eval serve` and the front of an
-agent command. A loopback test server needs no web framework."""
+"""Answering HTTP on loopback with the standard library: the one server and request
+handler of `zeroclaw eval serve` and of the front of an agent command. Each request's
+method, path and body go to the server's `answer`, and its `Reply` goes back; the
+connection bounds (`limits`) are kept here. A loopback test server needs no web
+framework."""
 
 from __future__ import annotations
 
@@ -8,27 +10,45 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from zeroclaw_eval.wire.endpoint import Reply, error_reply
+from zeroclaw_eval.wire.endpoint import Reply, error_reply, too_large
 from zeroclaw_eval.wire.limits import MAX_BODY
 
 #: Seconds a refused request's unread body is read away for before its connection closes.
 LINGER_SECS = 1.0
 
 
-class QuietServer(ThreadingHTTPServer):
-    """A threaded server whose request threads never keep the process alive."""
+#: Answers one request: its method, path and body in, the reply out.
+Answer = Callable[[str, str, bytes], Reply]
+
+
+class EndpointServer(ThreadingHTTPServer):
+    """A threaded loopback server that gives every request to `answer`, serving at most
+    `slots` connections at once: one thread each, so a client that opens connections
+    without end (a retry loop, a client made per request) would otherwise start threads
+    without end; one over the cap is answered 503. Its threads never keep the process
+    alive. A body over `max_body` is refused unread; a connection silent for `timeout`
+    seconds (None: no limit) is dropped."""
 
     daemon_threads = True
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
-        # here; it is not worth a traceback on the server's stderr.
-        if isinstance(sys.exc_info()[1], ConnectionError):
-            return
-        super().handle_error(request, client_address)
+    def __init__(
+        self,
+        address: tuple[str, int],
+        answer: Answer,
+        *,
+        slots: int,
+        max_body: int = MAX_BODY,
+        timeout: float | None = None,
+    ) -> None:
+        super().__init__(address, _Handler)
+        self.answer = answer
+        self.max_body = max_body
+        self.connection_timeout = timeout
+        self._slots = threading.BoundedSemaphore(slots)
 
     @property
     def base_url(self) -> str:
@@ -37,15 +57,12 @@ class QuietServer(ThreadingHTTPServer):
         shown = host.decode() if isinstance(host, bytes) else host
         return f"http://{shown}:{port}/v1"
 
-
-class BoundedServer(QuietServer):
-    """A `QuietServer` serving at most `slots` connections at once: one thread each, so a
-    client that opens connections without end (a retry loop, a client made per request)
-    would otherwise start threads without end. One over the cap is answered 503."""
-
-    def __init__(self, address: tuple[str, int], handler: Any, slots: int) -> None:
-        super().__init__(address, handler)
-        self._slots = threading.BoundedSemaphore(slots)
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that gives up mid-answer (a timeout, a cancelled request) is normal
+        # here; it is not worth a traceback on the server's stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -83,18 +100,42 @@ def _refuse(request: socket.socket) -> None:
         pass  # nothing (more) to read, the client is gone, or it is not reading
 
 
-class ReplyHandler(BaseHTTPRequestHandler):
-    """A request handler that writes `Reply`s, quietly, on kept-alive connections."""
+class _Handler(BaseHTTPRequestHandler):
+    """Gives each request to the server's `answer` and writes its `Reply`, quietly, on
+    kept-alive connections."""
 
+    server: EndpointServer
     protocol_version = "HTTP/1.1"
-    #: Bytes a request body may have (a server may lower it).
-    max_body = MAX_BODY
     # Headers and body go out as two small writes; with Nagle's algorithm on, a client
     # that delays its ACK would stall every request on a kept-alive connection ~40 ms.
     disable_nagle_algorithm = True
 
+    def setup(self) -> None:
+        super().setup()
+        # The socket timeout of the connection: a read or write that times out drops the
+        # connection (`handle_one_request` does that).
+        if self.server.connection_timeout is not None:
+            self.connection.settimeout(self.server.connection_timeout)
+
     def log_message(self, format: str, *args: Any) -> None:
         pass  # what crosses the wire is recorded as data, not printed to stderr
+
+    def do_GET(self) -> None:
+        self._answer(b"")
+
+    def do_POST(self) -> None:
+        body = self.read_body()
+        if body is not None:
+            self._answer(body)
+
+    def _answer(self, body: bytes) -> None:
+        try:
+            reply = self.server.answer(self.command, self.path, body)
+        except Exception as exc:  # a request shaped in a way nothing expected: the client's problem
+            reply = error_reply(
+                400, f"malformed request: {type(exc).__name__}: {exc}", "invalid_request_error"
+            )
+        self.send(reply)
 
     def send(self, reply: Reply) -> None:
         """Write `reply` whole."""
@@ -116,14 +157,14 @@ class ReplyHandler(BaseHTTPRequestHandler):
             length = int(given or 0)
         except ValueError:
             length = -1
-        if 0 <= length <= self.max_body:
-            return self.rfile.read(length)
         if length < 0:
             self._refuse_unread(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
-        else:
-            message = f"the request body is {length} bytes; the limit is {self.max_body}"
-            self._refuse_unread(error_reply(413, message, "request_too_large"))
-        return None
+            return None
+        refused = too_large(length, self.server.max_body)
+        if refused is not None:
+            self._refuse_unread(refused)
+            return None
+        return self.rfile.read(length)
 
     def _refuse_unread(self, reply: Reply) -> None:
         """Answer a request whose body will not be read, and end the connection (where the
