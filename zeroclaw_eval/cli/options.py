@@ -3,6 +3,7 @@ common, where the suite is, and how an error ends the process."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -100,8 +101,31 @@ config_option = click.option(
 )
 
 
-def output_options(command: F) -> F:
-    """The options that say where a report goes, shared by `run` and `render`."""
+def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that say where a report goes (`run`, `render`, `merge`). The command
+    gets them planned and checked, as one `outputs` (`reporters.outputs.Outputs`); one
+    that cannot work ends it with a usage error before anything runs."""
+
+    @functools.wraps(command)
+    def planned(
+        *args: Any,
+        fmt: str,
+        output: str,
+        reports: tuple[str, ...],
+        annotations: bool | None,
+        verbose: bool,
+        quiet: bool,
+        color: bool | None,
+        **kwargs: Any,
+    ) -> Any:
+        from zeroclaw_eval.reporters.outputs import plan_outputs
+
+        with exit_on_error():
+            outputs = plan_outputs(
+                fmt, output, reports, annotations=annotations, verbose=verbose, quiet=quiet, color=color
+            )
+        return command(*args, outputs=outputs, **kwargs)
+
     options = [
         click.option(
             "--format",
@@ -152,8 +176,8 @@ def output_options(command: F) -> F:
         ),
     ]
     for option in reversed(options):
-        command = option(command)
-    return command
+        planned = option(planned)
+    return planned
 
 
 #: `report.baseline.FAIL_ON`, spelt out: importing that module (its dataclasses) would
@@ -161,8 +185,20 @@ def output_options(command: F) -> F:
 FAIL_ON = ("any", "new-failures")
 
 
-def baseline_options(command: F) -> F:
-    """The options that compare a run with an earlier one."""
+def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that compare a run with an earlier one (`run`, `merge`). The command
+    gets the baseline and the history read and checked, as one `comparison`
+    (`report.saved.Comparison`), before anything runs: a bad file costs no replay, nor a
+    live run's tokens."""
+
+    @functools.wraps(command)
+    def read(*args: Any, baseline: Path | None, fail_on: str, history: Path | None, **kwargs: Any) -> Any:
+        from zeroclaw_eval.report.saved import plan_comparison
+
+        with exit_on_error():
+            comparison = plan_comparison(baseline, fail_on, history)
+        return command(*args, comparison=comparison, **kwargs)
+
     options = [
         click.option(
             "--baseline",
@@ -188,8 +224,8 @@ def baseline_options(command: F) -> F:
         ),
     ]
     for option in reversed(options):
-        command = option(command)
-    return command
+        read = option(read)
+    return read
 
 
 def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:

@@ -1,4 +1,5 @@
-"""Where a finished report goes: the outputs of one `run` or `render` invocation.
+"""Where a finished report goes: the outputs of one `run`, `render` or `merge`, planned
+and checked before anything runs (`plan_outputs`), then written (`emit`).
 
 One run can write several formats at once (`--format table --report junit=eval.xml
 --report html=eval.html`) from the one report, without replaying twice. Under GitHub
@@ -47,14 +48,35 @@ def parse_report_option(spec: str) -> Output:
 _FORMAT_OF_SUFFIX = {".xml": "junit", ".html": "html", ".htm": "html", ".json": "json", ".txt": "table"}
 
 
+@dataclass(frozen=True)
+class Outputs:
+    """Every output one command writes, checked: each format and where it goes, the GitHub
+    annotations and step summary (None: on under GitHub Actions), and how much the table
+    shows, in colour or not (None: on a terminal and in a CI log)."""
+
+    targets: list[Output]
+    annotations: bool | None = None
+    verbose: bool = False
+    quiet: bool = False
+    color: bool | None = None
+
+
 def plan_outputs(
-    fmt: str, output: str, reports: tuple[str, ...], *, verbose: bool = False, quiet: bool = False
-) -> list[Output]:
+    fmt: str = "table",
+    output: str = "-",
+    reports: tuple[str, ...] = (),
+    *,
+    annotations: bool | None = None,
+    verbose: bool = False,
+    quiet: bool = False,
+    color: bool | None = None,
+) -> Outputs:
     """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked
     (with how much the table shows: `-v` and `-q` say opposite things)."""
     if verbose and quiet:
         raise UsageError("-v shows more and -q less; give one of them")
-    return plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
+    targets = plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
+    return Outputs(targets, annotations, verbose, quiet, color)
 
 
 def plan(primary: Output, extra: list[Output]) -> list[Output]:
@@ -126,36 +148,27 @@ def in_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def emit(
-    report: SuiteReport,
-    outputs: list[Output],
-    *,
-    annotations: bool | None,
-    verbose: bool = False,
-    quiet: bool = False,
-    color: bool | None = None,
-) -> None:
+def emit(report: SuiteReport, outputs: Outputs) -> None:
     """Render and write every output, then the automatic GitHub annotations and summary,
     then announce each file written on stderr.
 
-    `annotations` None means: on when running under GitHub Actions. A reporter that
-    raises writes nothing, and the other outputs are still written (nothing is lost);
-    then a `ReporterError` lists what failed.
+    A reporter that raises writes nothing, and the other outputs are still written
+    (nothing is lost); then a `ReporterError` lists what failed.
     """
     failed: list[str] = []
     written: list[tuple[Output, Path]] = []
     github = in_github_actions()
     # Colour only on stdout, never in a file.
-    painted = use_color(color)
-    for output in outputs:
+    painted = use_color(outputs.color)
+    for output in outputs.targets:
         try:
             path = render_report(
                 report,
                 output.fmt,
                 output.path,
                 color=painted and output.path == "-",
-                verbose=verbose,
-                quiet=quiet,
+                verbose=outputs.verbose,
+                quiet=outputs.quiet,
                 in_ci_log=github,
             )
         except ReporterError as exc:
@@ -165,9 +178,8 @@ def emit(
         else:
             if path is not None:
                 written.append((output, path))
-    github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs)
-    if annotations is None:
-        annotations = github
+    github_in_log = any(o.fmt == "github" and o.path == "-" for o in outputs.targets)
+    annotations = github if outputs.annotations is None else outputs.annotations
     if annotations and not github_in_log:
         # stderr, so they never mix into a report written to stdout.
         sys.stderr.write(get_reporter("github")(report))

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from zeroclaw_eval.cli.options import CONTEXT, baseline_options, exit_on_error, output_options
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.report.saved import Comparison
+    from zeroclaw_eval.reporters.outputs import Outputs
 
 
 @click.command("merge", context_settings=CONTEXT)
@@ -21,19 +26,7 @@ from zeroclaw_eval.cli.options import CONTEXT, baseline_options, exit_on_error, 
 )
 @output_options
 @baseline_options
-def merge_command(
-    report_files: tuple[Path, ...],
-    baseline: Path | None,
-    fail_on: str,
-    history: Path | None,
-    fmt: str,
-    output: str,
-    reports: tuple[str, ...],
-    annotations: bool | None,
-    verbose: bool,
-    quiet: bool,
-    color: bool | None,
-) -> None:
+def merge_command(report_files: tuple[Path, ...], outputs: Outputs, comparison: Comparison) -> None:
     """Merge the JSON reports of every shard of a suite into one report.
 
     Each shard of a CI matrix runs `zeroclaw eval run --shard K/N --report
@@ -52,13 +45,11 @@ def merge_command(
     2 the reports cannot be merged, or usage error.
     """
     from zeroclaw_eval.report.merge import merge_reports
-    from zeroclaw_eval.report.saved import plan_comparison, read_report
-    from zeroclaw_eval.reporters.outputs import emit, plan_outputs
+    from zeroclaw_eval.report.saved import read_report
+    from zeroclaw_eval.reporters.outputs import emit
 
     with exit_on_error():
-        outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
-        comparison = plan_comparison(baseline, fail_on, history)
         merged = merge_reports([(str(path), read_report(path)) for path in report_files])
         comparison.apply(merged)  # a shard compared alone would call the other shards' cases removed
-        emit(merged, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+        emit(merged, outputs)
     sys.exit(merged.exit_code())

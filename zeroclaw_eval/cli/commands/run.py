@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     from zeroclaw_eval.collect.collection import Fixture
     from zeroclaw_eval.config.settings import LiveOptions
     from zeroclaw_eval.report.model import CaseReport
+    from zeroclaw_eval.report.saved import Comparison
+    from zeroclaw_eval.reporters.outputs import Outputs
     from zeroclaw_eval.runner import CaseDone
 
 
@@ -112,16 +114,8 @@ def run_command(
     progress: bool | None,
     agent_cmd: str | None,
     agent_io: str | None,
-    fmt: str,
-    output: str,
-    reports: tuple[str, ...],
-    annotations: bool | None,
-    verbose: bool,
-    quiet: bool,
-    color: bool | None,
-    baseline: Path | None,
-    fail_on: str,
-    history: Path | None,
+    outputs: Outputs,
+    comparison: Comparison,
     config: Path | None,
 ) -> None:
     """Run a suite, or the fixture files and folders given, and exit 0 only if every
@@ -153,18 +147,17 @@ def run_command(
     from zeroclaw_eval.collect.sharding import Shard
     from zeroclaw_eval.collect.suite import nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.report.saved import plan_comparison
     from zeroclaw_eval.report.words import plural
-    from zeroclaw_eval.reporters.outputs import emit, plan_outputs
+    from zeroclaw_eval.reporters.outputs import emit
     from zeroclaw_eval.runner.project import run_options
     from zeroclaw_eval.runner.suite import collect, run_collected
 
     with exit_on_signals() as stage:
         with exit_on_error():
-            outputs = plan_outputs(fmt, output, reports, verbose=verbose, quiet=quiet)
-            comparison = plan_comparison(baseline, fail_on, history)
             loaded = load_config(config)
-            if verbose:  # "was my config even read?" is the first question when a setting seems ignored
+            if (
+                outputs.verbose
+            ):  # "was my config even read?" is the first question when a setting seems ignored
                 click.echo(loaded.describe(), err=True)
             live = mode == "live" or (mode is None and loaded.settings.mode == "live")
             if record_dir is not None and not live:
@@ -190,7 +183,7 @@ def run_command(
             report = run_collected(collection, replace(options, on_case_done=hooks) if hooks else options)
             comparison.apply(report)
             with held_signals() as held:  # every output written, or none is newer than another
-                emit(report, outputs, annotations=annotations, verbose=verbose, quiet=quiet, color=color)
+                emit(report, outputs)
             stage.written = True
             if report.interrupted is not None:
                 click.echo(
