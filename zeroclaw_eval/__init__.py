@@ -3,23 +3,26 @@
 Replay JSON trace fixtures through a real agent loop, record what crosses the provider
 and tool boundaries, grade it against declarative expectations, and report.
 
-The packages are the stages of that flow, in the order data moves through them:
+Each folder is a stage of that flow, in the order data moves through it:
 
     fixtures/   a fixture file -> an admitted Case, or a RejectedFixture naming each problem
-    run/        a Case through an agent, between two recorded boundaries -> a RunRecord
+    collect/    the targets of a run -> the fixtures it takes (a suite, -k, a shard)
+    boundary/   what crosses the model and tool boundaries, and the RunRecord of it
+    tools/      the tools a case may call, the recording ToolBox, the case's workspace
+    agent/      a Case through the agent under test, replayed against its script -> a RunRecord
+    wire/       the OpenAI wire formats the harness speaks to an agent, one endpoint
+    backends/   how an agent is reached: in-process, as a command, a live model
     grading/    a RunRecord against the fixture's expects -> one GradeResult per check
-    mutate/     a case's RunRecord changed as regressions would change it, each graded
     report/     every case's grades -> one SuiteReport (and its JSON shape)
+    runner/     a suite or a case through all of the above, with one settings object
+    mutate/     a case's RunRecord changed as regressions would change it, each graded
     reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations
+    serve/      fixtures' scripted steps behind an OpenAI-compatible HTTP endpoint
     cli/        the `zeroclaw` command: options in, outputs written, exit code out
 
-`runner` ties the first four together for a case or a suite (in forked workers with
-`jobs`); `serve/` puts fixtures' scripted steps behind an OpenAI-compatible HTTP
-endpoint; `config/` reads the settings;
-`pytest_plugin` makes each fixture a pytest item (opt-in); `errors` holds the one
-exception hierarchy. Imports flow one way: a package imports only from the packages
-before it in that list (`runner` after `report`, `serve` after `run`, `cli` last), which
-a test checks.
+`config/` reads the settings, `errors` holds the one exception hierarchy and the exit
+codes, `pytest_plugin` makes each fixture a pytest item (opt-in). Imports flow one way,
+from a stage to the stages before it, which a test checks (`tests/test_architecture.py`).
 
 The public API is `__all__` below; names are imported on first use, so that
 `import zeroclaw_eval` stays cheap.

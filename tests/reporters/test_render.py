@@ -15,7 +15,7 @@ from tests.support.ci_log import (
 )
 from tests.support.reports import every_status_report
 from zeroclaw_eval.errors import ReporterError
-from zeroclaw_eval.reporters import get_reporter, render_report, write_output
+from zeroclaw_eval.reporters import Reporter, get_reporter, render_report, write_output
 
 
 def test_write_output_writes_the_file_whole_and_makes_parent_folders(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_a_streamed_file_failing_half_way_is_a_reporter_error_and_keeps_the_old_
 
     target = tmp_path / "eval.out"
     target.write_text("old report", encoding="utf-8")
-    monkeypatch.setattr(module, "pieces", half_then_fail)
+    monkeypatch.setattr(module, "REPORTER", Reporter.streaming(fmt, half_then_fail))
     with pytest.raises(ReporterError, match=f"the {fmt} reporter failed, nothing was written to") as raised:
         render_report(every_status_report(), fmt, str(target))
     assert isinstance(raised.value.__cause__, ValueError)
@@ -178,7 +178,7 @@ def test_a_streamed_format_failing_half_way_on_stdout_says_where_it_stops(
         yield "<testsuites>"
         raise ValueError("a case it cannot write")
 
-    monkeypatch.setattr(junit, "pieces", half_then_fail)
+    monkeypatch.setattr(junit, "REPORTER", Reporter.streaming("junit", half_then_fail))
     with pytest.raises(ReporterError, match="the junit reporter failed, stdout stops where it failed"):
         render_report(every_status_report(), "junit", "-")
     assert capsysbinary.readouterr().out == b"<testsuites>"

@@ -1,6 +1,8 @@
-"""What an agent sends the model, checked against the script: the one conversation matcher.
+"""A fixture's script, and what an agent sends the model checked against it: the one
+conversation matcher.
 
-Each request must carry the conversation so far as the script defines it: every turn's
+The script is each turn's scripted steps as the provider replies they stand for
+(`script_of`). Each request must carry the conversation so far as the script defines it: every turn's
 user input, each scripted tool call echoed back with its id and name, and a result for
 each call, in order (system and developer messages may stand anywhere). Walking the
 messages gives the request's position in the script (turn = user messages so far,
@@ -20,6 +22,31 @@ from zeroclaw_eval.boundary.sent import entry, message_text, plain_copies
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.json.text import compact_json, quote
 from zeroclaw_eval.fixtures.model import LlmTrace, Response
+
+#: Each turn's replies, in order: `script[turn][step]`.
+Script = list[list[ModelResponse]]
+
+
+def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
+    calls = []
+    for index, call in enumerate(response.tool_calls):
+        arguments = call.arguments
+        if not isinstance(arguments, str):
+            # Key order and non-ASCII text are kept, so the tool receives what the
+            # fixture wrote.
+            arguments = compact_json(arguments)
+        # A call the fixture gives no id gets one, so that its result can be matched.
+        call_id = call.id or f"call_{turn}_{step}_{index}"
+        calls.append(ToolCallRequest(call_id, call.name, arguments))
+    return ModelResponse(response.content, tuple(calls), response.input_tokens, response.output_tokens)
+
+
+def script_of(trace: LlmTrace) -> Script:
+    """Each turn's scripted steps as provider replies (an empty list where none)."""
+    return [
+        [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
+        for t, turn in enumerate(trace.turns)
+    ]
 
 
 @dataclass(frozen=True)
@@ -297,29 +324,3 @@ def _shown_id(value: Any) -> str:
 
 def _shown_name(value: Any) -> str:
     return value if isinstance(value, str) and value else "no name"
-
-
-#: Each turn's replies, in order: `script[turn][step]`.
-Script = list[list[ModelResponse]]
-
-
-def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
-    calls = []
-    for index, call in enumerate(response.tool_calls):
-        arguments = call.arguments
-        if not isinstance(arguments, str):
-            # Key order and non-ASCII text are kept, so the tool receives what the
-            # fixture wrote.
-            arguments = compact_json(arguments)
-        # A call the fixture gives no id gets one, so that its result can be matched.
-        call_id = call.id or f"call_{turn}_{step}_{index}"
-        calls.append(ToolCallRequest(call_id, call.name, arguments))
-    return ModelResponse(response.content, tuple(calls), response.input_tokens, response.output_tokens)
-
-
-def script_of(trace: LlmTrace) -> Script:
-    """Each turn's scripted steps as provider replies (an empty list where none)."""
-    return [
-        [_to_model_response(s.response, t, i) for i, s in enumerate(turn.steps or ())]
-        for t, turn in enumerate(trace.turns)
-    ]

@@ -1,6 +1,6 @@
 """An agent that runs as its own process (`--agent-cmd`), in any language or framework.
 
-The harness serves the case on a loopback port (`http_front`) and starts the command
+The harness serves the case on a loopback port (`front`) and starts the command
 once per case, in the case workspace, with:
 
     OPENAI_BASE_URL, OPENAI_API_BASE   the loopback server (`http://127.0.0.1:PORT/v1`)
@@ -21,7 +21,7 @@ Two ways to talk (`io`):
 An answer line holds only the keys `answer`, `error` and `turn`; any other JSON line
 (a structured log line) is output like any other. The process gets `case_timeout_secs`
 per turn; when the case ends, or a turn times out, it and every process it started are
-killed (`agent_process`). Its stderr's last lines go into the report when the case
+killed (`process`). Its stderr's last lines go into the report when the case
 errors. Arguments that name a file or folder of the project are made absolute, since the
 command runs in the workspace.
 """

@@ -4,7 +4,7 @@ httpx) talking to the harness's provider in-process.
 An agent built on the `openai` SDK, or on a framework that uses it, keeps its client
 and swaps only the HTTP layer: a Chat Completions or Responses request, plain or
 streamed, goes to `context.provider` (the replay script, or the live provider, recorded
-either way) and its reply comes back in the shape the SDK expects (`openai_endpoint`).
+either way) and its reply comes back in the shape the SDK expects (`wire.endpoint`).
 What the harness refuses (a request that leaves the script) is an HTTP 400 with the
 reason, which the SDK raises as its own error without retrying.
 """

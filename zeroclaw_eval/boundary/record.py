@@ -1,4 +1,6 @@
-"""What graders score: the record of one run, taken at the provider and tool boundaries.
+"""What graders score: the record of one run, taken at the provider and tool boundaries,
+and the recorder at the model boundary (`RecordingProvider`; the tool box records the
+tool boundary).
 
 The list of recorded calls is the canonical fact of dispatch. Tool names, counts and
 aggregate success are derived from it when grading; nothing keeps a second summary.

@@ -22,7 +22,7 @@ from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
-from zeroclaw_eval.reporters.registry import Reporter, TextSink
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
 
 T = TypeVar("T")
@@ -201,11 +201,4 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     return within(head, body, limit)
 
 
-def write(
-    report: SuiteReport, out: TextSink, *, color: bool = False, verbose: bool = False, quiet: bool = False
-) -> None:
-    """Write the output for `report` to `out`, made whole first (`render`)."""
-    out.write(render(report, color=color))
-
-
-REPORTER = Reporter("github", write)
+REPORTER = Reporter.whole("github", render)

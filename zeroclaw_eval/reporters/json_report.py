@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from zeroclaw_eval.report.codec import case_fields, report_summary
 from zeroclaw_eval.report.indented_json import dumps
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.reporters.registry import Reporter, TextSink
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, neutralize_json
 
 #: The line break and indentation of a case inside `"cases": [...]`.
@@ -49,12 +49,4 @@ def _safe(text: str) -> str:
     return encodable(neutralize_json(text))
 
 
-def write(
-    report: SuiteReport, out: TextSink, *, color: bool = False, verbose: bool = False, quiet: bool = False
-) -> None:
-    """Write the output for `report` to `out`, a piece at a time (`pieces`)."""
-    for piece in pieces(report):
-        out.write(piece)
-
-
-REPORTER = Reporter("json", write, streams=True)
+REPORTER = Reporter.streaming("json", pieces)

@@ -25,7 +25,7 @@ from zeroclaw_eval.fixtures.json.text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
-from zeroclaw_eval.reporters.registry import Reporter, TextSink
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import (
     XML_TEXT_LIMIT,
     MarkupNeutralizer,
@@ -224,12 +224,4 @@ def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
     return pairs
 
 
-def write(
-    report: SuiteReport, out: TextSink, *, color: bool = False, verbose: bool = False, quiet: bool = False
-) -> None:
-    """Write the output for `report` to `out`, a piece at a time (`pieces`)."""
-    for piece in pieces(report):
-        out.write(piece)
-
-
-REPORTER = Reporter("junit", write, streams=True)
+REPORTER = Reporter.streaming("junit", pieces)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import Protocol
@@ -72,6 +72,22 @@ class Reporter:
     #: GitHub Actions log it is fenced off from the runner's command parser.
     for_log: bool = False
 
+    @classmethod
+    def streaming(cls, name: str, pieces: Callable[[SuiteReport], Iterable[str]]) -> Reporter:
+        """A format written a piece at a time: each of `pieces(report)` as it is made."""
+
+        def write(report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
+            for piece in pieces(report):
+                out.write(piece)
+
+        return cls(name, write, streams=True)
+
+    @classmethod
+    def whole(cls, name: str, render: Callable[..., str], *, for_log: bool = False) -> Reporter:
+        """A format made whole, then written: `render(report, *, color)` (given `verbose`
+        and `quiet` too when it takes them), as a plugin's format is."""
+        return cls(name, _text_writer(render), for_log=for_log)
+
     def __call__(
         self, report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False
     ) -> str:
@@ -122,7 +138,7 @@ def get_reporter(name: str) -> Reporter:
         loaded: Callable[..., str] = plugin.load()
     except Exception as exc:
         raise UsageError(f"report format {name!r} ({plugin.value}) failed to load: {exc}") from None
-    return Reporter(name, _text_writer(loaded))
+    return Reporter.whole(name, loaded)
 
 
 def _text_writer(render: Callable[..., str]) -> Writer:

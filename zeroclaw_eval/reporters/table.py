@@ -26,7 +26,7 @@ from zeroclaw_eval.report.baseline import (
 )
 from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, RepeatStats, SuiteReport
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
-from zeroclaw_eval.reporters.registry import Reporter, TextSink
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import one_line, visible
 
 #: Each case status's mark and colour (progress lines use the same marks).
@@ -185,11 +185,4 @@ def _summary(report: SuiteReport) -> str:
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"
 
 
-def write(
-    report: SuiteReport, out: TextSink, *, color: bool = False, verbose: bool = False, quiet: bool = False
-) -> None:
-    """Write the output for `report` to `out`, made whole first (`render`)."""
-    out.write(render(report, color=color, verbose=verbose, quiet=quiet))
-
-
-REPORTER = Reporter("table", write, for_log=True)
+REPORTER = Reporter.whole("table", render, for_log=True)

@@ -23,6 +23,32 @@ from zeroclaw_eval.tools.sandbox import case_workspace
 from zeroclaw_eval.tools.workspace import Workspace
 
 
+@dataclass(frozen=True)
+class CaseRun:
+    """A finished run: what it recorded, its workspace (open), the run error if any."""
+
+    record: RunRecord
+    workspace: Workspace | None
+    error: RunError | None
+
+
+@asynccontextmanager
+async def case_run(
+    case: Case, settings: CaseSettings, live: Provider | None = None
+) -> AsyncIterator[CaseRun]:
+    """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
+    which stays until the block ends and is then removed (what could not be removed is
+    `workspace.leftover`): the runner's cases and mutation testing's replays alike.
+    Raises `OSError` when the workspace cannot be made or seeded."""
+    # An agent command always runs in a workspace: it is its working directory.
+    needed = True if settings.agent_cmd is not None else None
+    with case_workspace(case.trace, needed=needed) as workspace:
+        record = RunRecord()
+        with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
+            error = await drive(case, record, workspace, settings, live)
+        yield CaseRun(record, workspace, error)
+
+
 def rejected(fixture: RejectedFixture) -> CaseReport:
     """The report of a fixture admission refused."""
     shown = shown_path(fixture.path)
@@ -69,29 +95,3 @@ def _case_error(case: Case, error: RunError) -> CaseError:
 def _located(case: Case, result: GradeResult) -> GradeResult:
     # Only failing checks are located: a green suite never pays for the position scan.
     return result if result.passed else located(case, result)
-
-
-@dataclass(frozen=True)
-class CaseRun:
-    """A finished run: what it recorded, its workspace (open), the run error if any."""
-
-    record: RunRecord
-    workspace: Workspace | None
-    error: RunError | None
-
-
-@asynccontextmanager
-async def case_run(
-    case: Case, settings: CaseSettings, live: Provider | None = None
-) -> AsyncIterator[CaseRun]:
-    """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
-    which stays until the block ends and is then removed (what could not be removed is
-    `workspace.leftover`): the runner's cases and mutation testing's replays alike.
-    Raises `OSError` when the workspace cannot be made or seeded."""
-    # An agent command always runs in a workspace: it is its working directory.
-    needed = True if settings.agent_cmd is not None else None
-    with case_workspace(case.trace, needed=needed) as workspace:
-        record = RunRecord()
-        with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
-            error = await drive(case, record, workspace, settings, live)
-        yield CaseRun(record, workspace, error)

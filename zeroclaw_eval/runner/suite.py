@@ -2,9 +2,9 @@
 
 A suite run is two named steps, which every front end shares: `collect` (the fixtures
 the targets name, a shard's part, `-k`) and `run_collected` (each case run and graded,
-one report). A failure inside one case (a
-rejected fixture, a divergence from the script, an agent that raises, a timeout) is data
-in that case's report; the suite always runs to the end. Only a configuration that
+one report). A failure inside one case (a rejected fixture, a divergence from the
+script, an agent that raises, a timeout) is data in that case's report; the suite always
+runs to the end. Only a configuration that
 fails every case alike stops it: an agent factory that cannot make an agent raises
 `AgentLoadError`, once.
 """

@@ -4,15 +4,13 @@ Any agent, in any language, can be tested against scripted traces by pointing it
 URL here, through Chat Completions or Responses, plain or streamed. Where a request
 stands in the script, and whether it kept to it, is read from the conversation it
 carries (`routing`); the server keeps only which steps each run has been served, so that
-a step asked for again is refused, and the log of a run's requests (`exchange` answers
-each). `POST /_zeroclaw/reset` starts a new run. Faults can be injected (`faults`) for
-testing clients. The standard library's threading HTTP server is enough for a loopback
-test server; no web framework is needed.
+a step asked for again is refused, and the log of a run's requests. Its routes are
+`routes`; `exchange` answers each model request. `POST /_zeroclaw/reset` starts a new
+run. Faults can be injected (`faults`) for testing clients.
 
-A client cannot hold the server: each connection has a socket timeout (a client silent
-that long, mid-request or between requests, is dropped), connections over a cap are
-answered 503 at once, bodies over a limit get 413 unread, and the request log is bounded
-in entries and bytes (`request_log`).
+A client cannot hold the server: it is the endpoint's own loopback server (`wire.http`,
+with the bounds of `wire.limits`), and the request log is bounded in entries and bytes
+(`request_log`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""`zeroclaw_eval.runner.project` and `zeroclaw eval run --mode live`: configuration and environment
-become live options (or say what to set), and live runs against a `ReplayServer` on loopback
-over real HTTP: retries, timeouts, approvals, concurrency, usage accounting, recording, and
-the API key kept out of every output."""
+"""`zeroclaw eval run --mode live`: live runs against a `ReplayServer` on loopback over
+real HTTP: retries, timeouts, approvals, concurrency, usage accounting, recording, the API
+key kept out of every output, and a misconfiguration that says what to set."""
 
 from __future__ import annotations
 
@@ -12,66 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.builders import PROVIDER_CONFIG, write_fixture
+from tests.support.builders import write_fixture
 from tests.support.invoke import Result, invoke
 from zeroclaw_eval.collect.suite import discover
-from zeroclaw_eval.config.load import load_config
-from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.runner.project import live_options, run_options
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
-
-
-def test_live_options_carry_the_provider_its_key_and_the_allowlist(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local-1")
-    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
-    options = live_options(loaded)
-    assert options.provider == loaded.providers["local"]
-    assert options.api_key == "sk-local-1"
-    assert options.allowed_tools == frozenset({"file_read"})
-
-
-def test_an_empty_live_provider_says_how_to_turn_live_mode_on(tmp_path: Path) -> None:
-    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
-    with pytest.raises(UsageError) as caught:
-        live_options(loaded)
-    message = str(caught.value)
-    assert "[eval].live_provider is empty, so live mode is off" in message
-    assert "[providers.models.NAME]" in message
-    assert "api_key_env" in message
-
-
-def test_a_live_provider_without_its_table_lists_the_defined_ones(tmp_path: Path) -> None:
-    loaded = load_config(
-        write_fixture(
-            tmp_path,
-            "zeroclaw.toml",
-            PROVIDER_CONFIG.replace('live_provider = "local"', 'live_provider = "lokal"'),
-        )
-    )
-    with pytest.raises(UsageError) as caught:
-        live_options(loaded)
-    assert "no [providers.models.lokal] table (defined: local, other)" in str(caught.value)
-
-
-def test_an_unset_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("LOCAL_LLM_KEY", raising=False)
-    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
-    with pytest.raises(UsageError, match="the environment variable LOCAL_LLM_KEY is not set"):
-        live_options(loaded)
-
-
-def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Checked against the run's tool set, where it is built: the settings of the run.
-    monkeypatch.setenv("LOCAL_LLM_KEY", "k")
-    text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
-    with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
-        run_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)), live=True)
-
 
 API_KEY = "sk-zeroclaw-test-9f3c2a7e51b04d68"
 

@@ -21,7 +21,7 @@ from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_change
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
-from zeroclaw_eval.reporters.registry import Reporter, TextSink
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import MarkupNeutralizer, encodable
 
 
@@ -110,12 +110,4 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     yield neutral.feed(tail) + neutral.flush()
 
 
-def write(
-    report: SuiteReport, out: TextSink, *, color: bool = False, verbose: bool = False, quiet: bool = False
-) -> None:
-    """Write the output for `report` to `out`, a piece at a time (`pieces`)."""
-    for piece in pieces(report):
-        out.write(piece)
-
-
-REPORTER = Reporter("html", write, streams=True)
+REPORTER = Reporter.streaming("html", pieces)

@@ -1,0 +1,140 @@
+"""`runner.project`: a run's settings as the project's configuration and the command line
+give them, built once; the tools its fixtures may name; live mode's options (or what to
+set for them)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.builders import PROVIDER_CONFIG, write_fixture
+from zeroclaw_eval.agent.loop import reference_agent
+from zeroclaw_eval.backends.command import AgentCommand
+from zeroclaw_eval.config.load import load_config
+from zeroclaw_eval.errors import AgentLoadError, UsageError
+from zeroclaw_eval.runner.project import fixture_tools, is_builtin_tool, live_options, run_options
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+
+TOOLS = """
+from zeroclaw_eval import ProjectTool
+
+def eval_tools():
+    return [ProjectTool("get_weather", "The weather of a city.", lambda city: "sunny")]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "project_tools_mod.py").write_text(TOOLS, encoding="utf-8")
+    write_fixture(
+        tmp_path,
+        "zeroclaw.toml",
+        '[eval]\ntools = "project_tools_mod:eval_tools"\ncase_timeout_secs = 7.5\n'
+        "max_tool_iterations = 3\nmax_fixture_bytes = 4096\n",
+    )
+    monkeypatch.delitem(sys.modules, "project_tools_mod", raising=False)
+    return tmp_path
+
+
+def test_run_options_carry_the_configured_agent_tools_and_limits(project: Path) -> None:
+    options = run_options(load_config(project / "zeroclaw.toml"), jobs=2, keyword="echo")
+    assert options.agent_factory is reference_agent
+    assert options.agent_cmd is None
+    assert (options.case_timeout_secs, options.max_tool_iterations, options.max_fixture_bytes) == (
+        7.5,
+        3,
+        4096,
+    )
+    assert [tool.name for tool in options.tools] == ["get_weather"]
+    assert "get_weather" in options.toolset
+    assert (options.mode, options.live, options.jobs, options.keyword) == ("replay", None, 2, "echo")
+
+
+def test_an_agent_command_on_the_command_line_stands_in_for_the_configured_agent(project: Path) -> None:
+    options = run_options(load_config(project / "zeroclaw.toml"), agent_cmd=f"{sys.executable} -V")
+    assert isinstance(options.agent_cmd, AgentCommand)
+    assert options.agent_cmd.argv == (sys.executable, "-V")
+    assert options.nameable_tools is None
+
+
+def test_live_mode_with_an_agent_command_is_refused_before_any_provider_is_asked_for(project: Path) -> None:
+    # No provider is configured: the agent command's refusal comes first.
+    with pytest.raises(UsageError, match="--agent-cmd runs in replay only"):
+        run_options(load_config(project / "zeroclaw.toml"), agent_cmd=f"{sys.executable} -V", live=True)
+
+
+def test_the_tools_fixtures_may_name_follow_the_one_rule(project: Path) -> None:
+    loaded = load_config(project / "zeroclaw.toml")
+    assert fixture_tools(loaded) == frozenset([*BUILTIN_TOOLS, "get_weather"])
+    assert fixture_tools(loaded) == run_options(loaded).nameable_tools
+    assert fixture_tools(loaded, agent_cmd="node agent.mjs") is None
+
+
+def test_fixture_tools_never_imports_the_agent(project: Path) -> None:
+    # Checking fixtures must not depend on an agent module that does not import.
+    (project / "zeroclaw.toml").write_text(
+        '[eval]\ntools = "project_tools_mod:eval_tools"\nagent = "no_such_module:make_agent"\n',
+        encoding="utf-8",
+    )
+    loaded = load_config(project / "zeroclaw.toml")
+    assert "get_weather" in (fixture_tools(loaded) or ())
+    with pytest.raises(AgentLoadError, match="cannot import module 'no_such_module'"):
+        run_options(loaded)
+
+
+@pytest.mark.parametrize(("name", "builtin"), [("echo", True), ("file_write", True), ("get_weather", False)])
+def test_is_builtin_tool(name: str, builtin: bool) -> None:
+    assert is_builtin_tool(name) is builtin
+
+
+def test_live_options_carry_the_provider_its_key_and_the_allowlist(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCAL_LLM_KEY", "sk-local-1")
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
+    options = live_options(loaded)
+    assert options.provider == loaded.providers["local"]
+    assert options.api_key == "sk-local-1"
+    assert options.allowed_tools == frozenset({"file_read"})
+
+
+def test_an_empty_live_provider_says_how_to_turn_live_mode_on(tmp_path: Path) -> None:
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", '[eval]\nsuite_dir = "x"\n'))
+    with pytest.raises(UsageError) as caught:
+        live_options(loaded)
+    message = str(caught.value)
+    assert "[eval].live_provider is empty, so live mode is off" in message
+    assert "[providers.models.NAME]" in message
+    assert "api_key_env" in message
+
+
+def test_a_live_provider_without_its_table_lists_the_defined_ones(tmp_path: Path) -> None:
+    loaded = load_config(
+        write_fixture(
+            tmp_path,
+            "zeroclaw.toml",
+            PROVIDER_CONFIG.replace('live_provider = "local"', 'live_provider = "lokal"'),
+        )
+    )
+    with pytest.raises(UsageError) as caught:
+        live_options(loaded)
+    assert "no [providers.models.lokal] table (defined: local, other)" in str(caught.value)
+
+
+def test_an_unset_key_variable_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LOCAL_LLM_KEY", raising=False)
+    loaded = load_config(write_fixture(tmp_path, "zeroclaw.toml", PROVIDER_CONFIG))
+    with pytest.raises(UsageError, match="the environment variable LOCAL_LLM_KEY is not set"):
+        live_options(loaded)
+
+
+def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Checked against the run's tool set, where it is built: the settings of the run.
+    monkeypatch.setenv("LOCAL_LLM_KEY", "k")
+    text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
+    with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
+        run_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)), live=True)
