@@ -71,10 +71,8 @@ MAY_IMPORT: dict[str, set[str]] = {
         "mutate",
         "reporters",
         "serve",
-        # Two things of lower stages the CLI names itself: the HTTP limits `serve --help`
-        # shows, and the capture `run --record` writes each live run with.
+        # The HTTP limits `serve --help` shows, from a module of constants.
         "wire",
-        "backends",
     },
     # Like the CLI, a front end on the runner: pytest's, never imported by the CLI.
     "pytest_plugin": {"_version", "errors", "config", "fixtures", "collect", "report", "runner", "reporters"},

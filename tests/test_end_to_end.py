@@ -184,3 +184,68 @@ def test_a_ci_log_gets_colour_but_a_file_it_is_redirected_to_does_not(project: P
     text = target.read_text(encoding="utf-8")
     assert "✓ echo_hello.json" in text
     assert "\x1b[" not in text
+
+
+@pytest.fixture
+def big_report(project: Path) -> Path:
+    """A project whose one failing case answers 300 KB: its JUnit and JSON outputs take
+    many writes, more than a pipe holds."""
+    write_fixture(
+        project / "evals" / "regression",
+        "long_answer.json",
+        {
+            "model_name": "long-answer",
+            "turns": [
+                {"user_input": "go", "steps": [{"response": {"type": "text", "content": "y" * 300_000}}]}
+            ],
+            "expects": {"response_contains": ["needle"]},
+        },
+    )
+    return project
+
+
+def _buffered_environment() -> dict[str, str]:
+    # stdout buffered as it is by default: a failed write leaves bytes in the buffer, which
+    # the interpreter flushes once more at exit.
+    return {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED" and not k.startswith("GITHUB_")}
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("fmt", ["junit", "json", "table"])
+def test_a_full_disk_on_stdout_is_a_write_failure_exit_two(big_report: Path, fmt: str) -> None:
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [console_script(), "eval", "run", "--format", fmt],
+            cwd=big_report,
+            env=_buffered_environment(),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=120,
+            check=False,
+        )
+    stderr = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2, stderr
+    assert f"cannot write {fmt} to -: No space left on device" in stderr
+    assert "Exception ignored" not in stderr
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("fmt", ["junit", "json"])
+def test_a_reader_that_closes_the_pipe_is_a_write_failure_not_a_traceback(big_report: Path, fmt: str) -> None:
+    # `zeroclaw eval run --format junit | head -c 10`: the reader goes after 10 bytes.
+    process = subprocess.Popen(
+        [console_script(), "eval", "run", "--format", fmt],
+        cwd=big_report,
+        env=_buffered_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    assert len(process.stdout.read(10)) == 10
+    process.stdout.close()
+    stderr = process.stderr.read().decode("utf-8", "replace")
+    assert process.wait(timeout=120) == 2, stderr
+    assert f"cannot write {fmt} to -: Broken pipe" in stderr
+    assert "Exception ignored" not in stderr
+    assert "Traceback" not in stderr

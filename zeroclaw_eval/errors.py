@@ -29,8 +29,9 @@ from collections.abc import Iterable
 
 
 class ExitCode(enum.IntEnum):
-    """How a `zeroclaw` command ended, as its process exit status (an `int`, as pytest's
-    `ExitCode` is, so `sys.exit` takes it as it is)."""
+    """How a zeroclaw-eval process ended, as its exit status: a `zeroclaw` command (an
+    `int`, as pytest's `ExitCode` is, so `sys.exit` takes it as it is), or a forked worker
+    of `--jobs N`, which ends `OK` or `FAILED`."""
 
     #: The gate passed: every case passed (every fixture admitted, every one can fail, ...).
     OK = 0

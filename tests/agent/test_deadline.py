@@ -1,4 +1,4 @@
-"""`run.deadline`: a turn's time limit, armed only when the turn waits, and enforced on a
+"""`agent.deadline`: a turn's time limit, armed only when the turn waits, and enforced on a
 turn that blocks the event loop inside `bounded_blocking`."""
 
 from __future__ import annotations

@@ -195,4 +195,5 @@ def test_a_body_over_the_one_limit_is_refused_with_413_before_the_provider_sees_
         asyncio.run(ask())
     assert raised.value.status_code == 413
     assert "the limit is" in str(raised.value)
+    assert raised.value.type == "request_too_large"  # as the HTTP fronts answer it
     assert provider.requests == []

@@ -16,7 +16,7 @@ from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
-from zeroclaw_eval.reporters.junit import render
+from zeroclaw_eval.reporters.junit import REPORTER as render
 
 
 def read(xml: str) -> tuple[ET.Element, JUnitXml]:

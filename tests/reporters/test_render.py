@@ -133,55 +133,69 @@ def test_a_streamed_file_failing_half_way_is_a_reporter_error_and_keeps_the_old_
 
 
 @pytest.mark.parametrize("fmt", sorted(STREAMED))
-def test_a_streamed_format_is_never_rendered_whole_into_a_file(
-    fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # A 10,000-case page or JUnit file held whole (and again as bytes) was most of a
-    # run's memory: a file gets the pieces, as they are made.
+def test_a_streamed_format_is_written_as_its_reporter_writes_it(fmt: str, tmp_path: Path) -> None:
     module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED[fmt]}")
     report = every_status_report()
-    whole = module.render(report)
-
-    def refuse(report: object, *, color: bool = False) -> str:
-        raise AssertionError("rendered whole")
-
-    monkeypatch.setattr(module, "render", refuse)
+    whole = module.REPORTER(report)
     target = tmp_path / "eval.out"
     render_report(report, fmt, str(target))
     assert target.read_bytes() == whole.encode("utf-8")
 
 
-@pytest.mark.parametrize("fmt", sorted(STREAMED))
-def test_a_streamed_format_goes_to_stdout_a_piece_at_a_time_too(
-    fmt: str, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+@pytest.mark.parametrize("output", ["file", "-"])
+def test_a_streamed_format_is_never_held_whole(
+    output: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfdbinary: pytest.CaptureFixture[bytes]
 ) -> None:
-    # Whether a format streams is a property of its reporter, whatever the output: to
-    # stdout (`--format junit > eval.xml`) it is never held whole either.
-    module = importlib.import_module(f"zeroclaw_eval.reporters.{STREAMED[fmt]}")
-    report = every_status_report()
-    whole = module.render(report)
-
-    def refuse(report: object, *, color: bool = False) -> str:
-        raise AssertionError("rendered whole")
-
-    monkeypatch.setattr(module, "render", refuse)
-    assert render_report(report, fmt, "-") is None
-    assert capsysbinary.readouterr().out == whole.encode("utf-8")
-
-
-def test_a_streamed_format_failing_half_way_on_stdout_says_where_it_stops(
-    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
-) -> None:
+    # A 10,000-case page or JUnit file held whole (and again as bytes) was most of a
+    # run's memory: a file, or stdout (`--format junit > eval.xml`), gets the pieces in
+    # writes of about a MiB as they are made. Here each piece is made only once what came
+    # before it has reached the output.
     from zeroclaw_eval.reporters import junit
+    from zeroclaw_eval.reporters.render import _Encoded
 
-    def half_then_fail(report: object) -> Iterator[str]:
+    piece = "x" * _Encoded.CHUNK
+    target = tmp_path / "eval.xml"
+    seen = [0]  # bytes that reached stdout so far
+
+    def written() -> int:
+        if output == "-":
+            seen[0] += len(capfdbinary.readouterr().out)
+            return seen[0]
+        temporary = [path for path in tmp_path.iterdir() if path.name != target.name]
+        return temporary[0].stat().st_size if temporary else 0
+
+    def pieces(report: object) -> Iterator[str]:
+        for made in range(3):
+            assert written() >= made * len(piece)
+            yield piece
+
+    monkeypatch.setattr(junit, "REPORTER", Reporter.streaming("junit", pieces))
+    render_report(every_status_report(), "junit", str(target) if output == "file" else "-")
+    assert (target.stat().st_size if output == "file" else written()) == 3 * len(piece)
+
+
+@pytest.mark.parametrize(
+    ("written", "words"), [(0, "nothing was written to -"), (3, "its output on stdout stops")]
+)
+def test_a_streamed_format_failing_on_stdout_says_what_it_left(
+    written: int, words: str, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    # Written to stdout in writes of about a MiB: a failure before the first leaves
+    # nothing there, one after it leaves what was written, and each says so.
+    from zeroclaw_eval.reporters import junit
+    from zeroclaw_eval.reporters.render import _Encoded
+
+    def pieces_then_fail(report: object) -> Iterator[str]:
+        for _ in range(written):
+            yield "x" * (_Encoded.CHUNK // 2)
         yield "<testsuites>"
         raise ValueError("a case it cannot write")
 
-    monkeypatch.setattr(junit, "REPORTER", Reporter.streaming("junit", half_then_fail))
-    with pytest.raises(ReporterError, match="the junit reporter failed, stdout stops where it failed"):
+    monkeypatch.setattr(junit, "REPORTER", Reporter.streaming("junit", pieces_then_fail))
+    with pytest.raises(ReporterError, match=f"the junit reporter failed, {words}"):
         render_report(every_status_report(), "junit", "-")
-    assert capsysbinary.readouterr().out == b"<testsuites>"
+    out = capsysbinary.readouterr().out
+    assert out == b"x" * ((_Encoded.CHUNK // 2) * 2 if written else 0)
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

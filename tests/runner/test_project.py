@@ -13,7 +13,7 @@ from tests.support.builders import PROVIDER_CONFIG, write_fixture
 from zeroclaw_eval.agent.loop import reference_agent
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.config.load import load_config
-from zeroclaw_eval.errors import AgentLoadError, UsageError
+from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.runner.project import fixture_tools, is_builtin_tool, live_options, run_options
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
@@ -138,3 +138,45 @@ def test_an_allowlisted_tool_that_does_not_exist_is_a_usage_error(
     text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
     with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
         run_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)), live=True)
+
+
+DUPLICATE_TOOLS = """
+from zeroclaw_eval import ProjectTool
+
+def eval_tools():
+    return [ProjectTool("echo", "Mine.", str)]
+"""
+
+
+def test_the_projects_tools_are_checked_before_its_agent_is_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "dup_tools_mod.py").write_text(DUPLICATE_TOOLS, encoding="utf-8")
+    write_fixture(
+        tmp_path,
+        "zeroclaw.toml",
+        '[eval]\ntools = "dup_tools_mod:eval_tools"\nagent = "no_such_module:make"\n',
+    )
+    monkeypatch.delitem(sys.modules, "dup_tools_mod", raising=False)
+    with pytest.raises(ConfigError, match="'echo' is already the name of a built-in tool"):
+        run_options(load_config(tmp_path / "zeroclaw.toml"))
+
+
+def test_an_unknown_allowlisted_tool_is_said_before_a_missing_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LOCAL_LLM_KEY", raising=False)
+    text = PROVIDER_CONFIG.replace('live_allowed_tools = ["file_read"]', 'live_allowed_tools = ["shell"]')
+    with pytest.raises(UsageError, match="live_allowed_tools names unknown tools: shell"):
+        run_options(load_config(write_fixture(tmp_path, "zeroclaw.toml", text)), live=True)
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_an_agent_command_given_empty_is_refused_by_every_command(project: Path, blank: str) -> None:
+    loaded = load_config(project / "zeroclaw.toml")
+    for asks in (
+        lambda: run_options(loaded, agent_cmd=blank),
+        lambda: fixture_tools(loaded, agent_cmd=blank),
+    ):
+        with pytest.raises(UsageError, match="--agent-cmd is empty"):
+            asks()

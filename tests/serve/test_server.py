@@ -60,10 +60,17 @@ def test_a_body_that_is_not_json_is_a_400(two_turns: Case, serve: Callable[..., 
     assert "not a JSON object" in reply.json()["error"]["message"]
 
 
-def test_unknown_routes_are_404(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
+def test_unknown_routes_are_404_naming_the_route(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
     server = serve([two_turns])
-    assert httpx.get(server.url + "/nothing", timeout=5).status_code == 404
-    assert httpx.post(server.url + "/completions", json={}, timeout=5).status_code == 404
+    for method, path in [
+        ("GET", "/v1/nothing?x=1"),
+        ("POST", "/v1/completions"),
+        ("GET", "/_zeroclaw/reset"),
+    ]:
+        reply = httpx.request(method, server.url.removesuffix("/v1") + path, json={}, timeout=5)
+        assert reply.status_code == 404
+        assert reply.json()["error"]["message"] == f"no route {method} {path}"
+    assert server.requests() == []  # no model request: nothing numbered, nothing logged
 
 
 def test_get_models_lists_the_fixture_stems(tmp_path: Path, serve: Callable[..., ReplayServer]) -> None:

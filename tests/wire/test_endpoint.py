@@ -48,10 +48,10 @@ def test_routes_name_their_api(method: str, path: str, api: str | None) -> None:
 
 def test_instructions_lead_and_a_stored_response_is_continued() -> None:
     endpoint = Endpoint()
-    first = endpoint.parse(RESPONSES, body(input="hi", instructions="be brief"))
+    first = endpoint.parse(RESPONSES, body(input="hi", instructions="be brief"), 1)
     assert first.messages == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-    endpoint.reply(first, ModelResponse("hello"), 1)
-    later = endpoint.parse(RESPONSES, body(input="again", previous_response_id="resp_zeroclaw_1"))
+    endpoint.reply(first, ModelResponse("hello"))
+    later = endpoint.parse(RESPONSES, body(input="again", previous_response_id="resp_zeroclaw_1"), 2)
     # The instructions of the first request do not carry over; the conversation does.
     assert later.messages == [
         {"role": "user", "content": "hi"},
@@ -63,22 +63,21 @@ def test_instructions_lead_and_a_stored_response_is_continued() -> None:
 def test_only_the_newest_responses_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(openai_endpoint, "MAX_STORED", 2)
     endpoint = Endpoint()
-    request = endpoint.parse(RESPONSES, body(input="hi"))
     for number in (1, 2, 3):
-        endpoint.reply(request, ModelResponse("hello"), number)
+        endpoint.reply(endpoint.parse(RESPONSES, body(input="hi"), number), ModelResponse("hello"))
     with pytest.raises(WireError, match="'resp_zeroclaw_1' not found"):
-        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"))
-    assert endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3")).messages
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"), 4)
+    assert endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"), 5).messages
     endpoint.forget()
     with pytest.raises(WireError, match="'resp_zeroclaw_3' not found"):
-        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"))
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"), 1)
 
 
 def test_a_reply_a_fault_cuts_off_is_not_kept() -> None:
     endpoint = Endpoint()
-    endpoint.reply(endpoint.parse(RESPONSES, body(input="hi")), ModelResponse("hello"), 1, keep=False)
+    endpoint.reply(endpoint.parse(RESPONSES, body(input="hi"), 1), ModelResponse("hello"), keep=False)
     with pytest.raises(WireError):
-        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"))
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"), 2)
 
 
 @pytest.mark.parametrize("api", [CHAT, RESPONSES])
@@ -86,8 +85,8 @@ def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> N
     # Some SSE readers also end lines at U+2028, U+2029 and U+0085.
     endpoint = Endpoint()
     fields = {"messages": [{"role": "user", "content": "hi"}]} if api == CHAT else {"input": "hi"}
-    request = endpoint.parse(api, body(stream=True, **fields))
-    reply = endpoint.reply(request, ModelResponse("a\u2028b\u2029c\x85d é"), 1)
+    request = endpoint.parse(api, body(stream=True, **fields), 1)
+    reply = endpoint.reply(request, ModelResponse("a\u2028b\u2029c\x85d é"))
     assert reply.content_type == "text/event-stream"
     reply.body.decode("ascii")  # raises if any byte is not ASCII
     assert "\\u2028" in reply.body.decode("ascii")
@@ -105,7 +104,7 @@ def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> N
 )
 def test_a_request_that_is_not_one_is_a_400(api: str, sent: bytes, words: str) -> None:
     with pytest.raises(WireError, match=words) as caught:
-        Endpoint().parse(api, sent)
+        Endpoint().parse(api, sent, 1)
     assert caught.value.status == 400
 
 
@@ -160,3 +159,19 @@ def test_a_refusal_is_the_error_the_official_clients_raise(error: EvalError, sta
     assert reply.status == status
     assert json.loads(reply.body)["error"]["type"] == kind
     assert reply.error == str(error)
+
+
+def test_every_model_request_is_numbered_as_it_arrives_answered_or_refused() -> None:
+    # The number a reply's ids carry: the same count for serve, an agent command's front
+    # and the in-process client, whatever happened to the requests before.
+    endpoint = Endpoint()
+    assert isinstance(endpoint.take("GET", "/v1/models", b"", ["m"]), Reply)  # not a model request
+    assert isinstance(endpoint.take("POST", "/v1/chat/completions", b"[]", None), Reply)  # refused: 1
+    taken = endpoint.take("POST", "/v1/chat/completions", body(messages=[]), None)
+    assert isinstance(taken, WireRequest)
+    assert taken.number == 2
+    assert json.loads(endpoint.reply(taken, ModelResponse("hi")).body)["id"] == "chatcmpl-zeroclaw-2"
+    endpoint.forget()
+    again = endpoint.take("POST", "/v1/responses", body(input="hi"), None)
+    assert isinstance(again, WireRequest)
+    assert again.number == 1

@@ -146,7 +146,8 @@ def _factory(case: Case, workspace: Workspace | None, settings: CaseSettings) ->
     the case workspace, which the caller makes for it)."""
     if settings.agent_cmd is None:
         return settings.agent_factory
-    assert workspace is not None, "an agent command runs in the case workspace"
+    if workspace is None:  # `runner.case.case_run` makes one for every agent command
+        raise RuntimeError("an agent command runs in the case workspace: drive it with one")
     return settings.agent_cmd.factory(case, workspace.root)
 
 

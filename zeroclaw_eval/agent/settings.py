@@ -3,22 +3,24 @@ and the command line and handed down whole (the runner, one case, the drive of i
 turns), so that a new setting is a field here and the code that reads it.
 
 `RunOptions`, what a suite run is asked for, is these settings and a few of the run's
-own (jobs, selection, hooks). The tool set (the built-in tools and the project's) is
-built and checked once, when the settings are made, as is the live allowlist against it.
+own (jobs, selection, hooks). The project's tools are checked when the settings are
+made, as is the live allowlist against them; the tool set is built once, when first
+needed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.config.settings import LiveOptions
-from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, toolset
+from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
+from zeroclaw_eval.tools.sandbox import check_allowlist
 from zeroclaw_eval.tools.tool import Tool
 
 
@@ -51,25 +53,19 @@ class CaseSettings:
     live: LiveOptions | None = None
 
     def __post_init__(self) -> None:
-        # Built here, once: `ConfigError` for a project tool that cannot join the built-in
-        # ones, before any case runs.
-        built = toolset(self.tools)
-        object.__setattr__(self, "_toolset", built)
+        # Checked when the settings are made, before any case runs: a project tool that
+        # cannot join the built-in ones (`ConfigError`), an allowlist naming no tool.
+        names = tool_names(self.tools)
         if self.live is not None:
-            unknown = sorted(set(self.live.allowed_tools) - set(built))
-            if unknown:
-                raise UsageError(
-                    f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
-                    f" the known tools are: {', '.join(sorted(built))}"
-                )
+            check_allowlist(self.live.allowed_tools, names)
 
-    @property
+    @cached_property
     def toolset(self) -> Mapping[str, Tool]:
-        """Every tool a case may call: the built-in ones, then the project's."""
-        built: Mapping[str, Tool] = self.__dict__["_toolset"]
-        return built
+        """Every tool a case may call: the built-in ones, then the project's. Built once,
+        when first needed."""
+        return toolset(self.tools)
 
-    @property
+    @cached_property
     def nameable_tools(self) -> frozenset[str] | None:
         """The tools a fixture's `tools` may name (None: any, for an agent command)."""
         return nameable_tools(self.toolset, external=self.agent_cmd is not None)

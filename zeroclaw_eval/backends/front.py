@@ -23,9 +23,7 @@ documented as one: a result reads as failed when
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
-from collections.abc import Iterator
 from threading import Thread
 
 from zeroclaw_eval.boundary.provider import Provider
@@ -49,7 +47,6 @@ class HttpFront:
         self._loop = loop
         self._model = model
         self._endpoint = Endpoint()
-        self._numbers: Iterator[int] = itertools.count(1)
         self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
         Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
 
@@ -69,13 +66,13 @@ class HttpFront:
         taken = self._endpoint.take(method, path, body, [self._model])
         if isinstance(taken, Reply):
             return taken
-        work = self._complete(taken, next(self._numbers))
+        work = self._complete(taken)
         try:
             return asyncio.run_coroutine_threadsafe(work, self._loop).result()
         except RuntimeError as over:  # the case is over: its provider refuses (or the loop is gone)
             return error_reply(409, str(over), "case_over")
 
-    async def _complete(self, request: WireRequest, number: int) -> Reply:
+    async def _complete(self, request: WireRequest) -> Reply:
         try:
             response = await self._provider.complete(request.messages, request.tools)
         except EvalError as refused:  # the request left the script
@@ -83,7 +80,7 @@ class HttpFront:
         for result in fed_back(request.messages):
             success = inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
-        return self._endpoint.reply(request, response, number)
+        return self._endpoint.reply(request, response)
 
 
 _FAILED_OPENING = re.compile(

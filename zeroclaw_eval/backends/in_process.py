@@ -11,7 +11,6 @@ reason, which the SDK raises as its own error without retrying.
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import httpx
@@ -32,7 +31,6 @@ def openai_http_client(provider: Provider) -> Any:
     in recent releases, `httpx` before; both share one API): the SDK accepts no other.
     """
     http: Any = _http_library()
-    numbers = itertools.count(1)
     endpoint = Endpoint()
 
     async def answer(method: str, path: str, body: bytes) -> Reply:
@@ -45,7 +43,7 @@ def openai_http_client(provider: Provider) -> Any:
             response = await provider.complete(taken.messages, taken.tools)
         except EvalError as refused:  # the request left the script
             return refusal(refused)
-        return endpoint.reply(taken, response, next(numbers))
+        return endpoint.reply(taken, response)
 
     class ProviderTransport(http.AsyncBaseTransport):  # type: ignore[misc]
         async def handle_async_request(self, request: Any) -> Any:

@@ -10,12 +10,12 @@ holds the signal until every output is written, so no report is left older than 
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -33,11 +33,12 @@ class _Stopped(BaseException):
         self.signal = name
 
 
-@dataclass
 class Stage:
-    """How far the command got: whether its outputs are written."""
+    """How far the command got: whether its outputs are written. (A plain class: this
+    module is imported by every `zeroclaw --help`, and a dataclass costs its import time.)"""
 
-    written: bool = False
+    def __init__(self) -> None:
+        self.written = False
 
 
 def _stop(number: int, frame: FrameType | None) -> None:
@@ -72,6 +73,19 @@ def exit_on_signals() -> Iterator[Stage]:
         said = "the outputs were written" if stage.written else "no report was written"
         click.echo(f"Interrupted by {stop.signal}: {said}", err=True)
         sys.exit(ExitCode.stopped_by(stop.signal))
+
+
+def handles_signals(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`command` run inside `exit_on_signals`, given its `Stage` as `stage`. The decorator
+    closest to `click.command`, so that what the others do before the command (reading a
+    baseline, planning the outputs) is covered too."""
+
+    @functools.wraps(command)
+    def handled(*args: Any, **kwargs: Any) -> Any:
+        with exit_on_signals() as stage:
+            return command(*args, stage=stage, **kwargs)
+
+    return handled
 
 
 @contextmanager

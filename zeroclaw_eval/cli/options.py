@@ -37,7 +37,7 @@ def fail(error: EvalError) -> NoReturn:
 @contextmanager
 def exit_on_error(*, unnamed: str = "") -> Iterator[None]:
     """End the command on an `EvalError` with its exit code, and on an `OSError` (the
-    machine refused a file, a folder, a port) with exit code 2; never a traceback.
+    machine refused a file, a folder, a port) with `ExitCode.USAGE_ERROR`; never a traceback.
 
     `unnamed` says what the machine refused when the error names no file.
     """
@@ -103,7 +103,7 @@ config_option = click.option(
 
 def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options that say where a report goes (`run`, `render`, `merge`). The command
-    gets them planned and checked, as one `outputs` (`reporters.outputs.Outputs`); one
+    gets them planned and checked, as one `outputs` (`cli.outputs.Outputs`); one
     that cannot work ends it with a usage error before anything runs."""
 
     @functools.wraps(command)
@@ -118,7 +118,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
         color: bool | None,
         **kwargs: Any,
     ) -> Any:
-        from zeroclaw_eval.reporters.outputs import plan_outputs
+        from zeroclaw_eval.cli.outputs import plan_outputs
 
         with exit_on_error():
             outputs = plan_outputs(

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
@@ -33,6 +31,7 @@ from zeroclaw_eval.mutate.suggest import describe, killers, suggestion
 from zeroclaw_eval.mutate.workspace_files import edited, files_under, written_files
 from zeroclaw_eval.runner import RunOptions
 from zeroclaw_eval.runner.case import CaseRun, case_run
+from zeroclaw_eval.runner.suite import admitted, collect
 from zeroclaw_eval.tools.workspace import Workspace
 
 
@@ -42,12 +41,8 @@ def mutate_suite(
     """Mutate every admitted fixture of a suite (a folder, or the files and folders
     `suite` lists) and grade the mutants; `options` names the agent, as for a run."""
     options = options or RunOptions()
-    started = time.perf_counter()
-    targets = [suite] if isinstance(suite, Path) else list(suite)
-    files = fixture_files(targets)
-    fixtures = load_fixtures(
-        files, options.nameable_tools, max_bytes=options.max_fixture_bytes, keyword=options.keyword
-    )
+    collection = collect(suite, options)  # the fixtures a run of the same suite would take
+    fixtures = [admitted(fixture, options) for fixture in collection.selected]
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
 
@@ -55,9 +50,8 @@ def mutate_suite(
         return [await mutate_case(case, options) for case in cases]
 
     mutated = tuple(asyncio.run(each()))
-    label = " ".join(display_path(target) for target in targets)
-    duration = (time.perf_counter() - started) * 1000
-    return MutationReport(label, mutated, rejected, min_score, duration)
+    duration = (time.perf_counter() - collection.started) * 1000
+    return MutationReport(collection.label, mutated, rejected, min_score, duration)
 
 
 async def mutate_case(case: Case, options: RunOptions | None = None) -> FixtureMutation:
@@ -67,7 +61,7 @@ async def mutate_case(case: Case, options: RunOptions | None = None) -> FixtureM
     expects = case.locate("/expects", at_key=True)
     about = (case.name, case.path, trace.model_name, expects)
     try:
-        async with replayed(case, options) as run:
+        async with case_run(case, options) as run:
             grades = grade(trace.expects, run.record, run.workspace)
             if run.error is not None:
                 return FixtureMutation(*about, problem=f"does not pass in replay: {run.error.message}")
@@ -107,7 +101,7 @@ async def _outcome(case: Case, mutant: Mutant, run: CaseRun, options: RunOptions
     (no check could tell them apart) or its changed script could not be replayed."""
     if mutant.trace is not None:
         changed = Case(case.name, case.path, mutant.trace, case.text)
-        async with replayed(changed, options) as other:
+        async with case_run(changed, options) as other:
             if other.error is not None or _alike(run, other):
                 return None
             return _outcome_of(case, mutant, run, _graded(case, mutant, other.record, other.workspace))
@@ -146,11 +140,3 @@ def _alike(run: CaseRun, other: CaseRun) -> bool:
     if run.workspace is None or other.workspace is None:
         return run.workspace is other.workspace
     return files_under(run.workspace.root) == files_under(other.workspace.root)
-
-
-@asynccontextmanager
-async def replayed(case: Case, options: RunOptions) -> AsyncIterator[CaseRun]:
-    """Replay `case`; its workspace stays until the block ends. Raises `OSError` when
-    the workspace cannot be seeded."""
-    async with case_run(case, options) as run:
-        yield run

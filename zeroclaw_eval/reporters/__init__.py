@@ -2,10 +2,10 @@
 
 A `Reporter` writes a finished `SuiteReport` to an open text stream (and says whether it
 streams, and whether it is meant for a log). It reads the report and returns; it never
-re-runs, re-grades, opens files or decides the exit code: `render_report` owns the
-output (stdout, or a file replaced whole), and `outputs` writes every output one command
-asks for. Beside the formats: the mutation and vacuity verdicts, progress lines, and the
-one rule that keeps untrusted text harmless in every output (`safety`).
+re-runs, re-grades, opens files, prints or decides the exit code: `render_report` owns
+the output (stdout, or a file replaced whole), and the CLI decides which outputs a
+command writes. Beside the formats: the mutation and vacuity verdicts, progress lines,
+and the one rule that keeps untrusted text harmless in every output (`safety`).
 """
 
 from zeroclaw_eval.reporters.registry import (

@@ -21,14 +21,8 @@ from zeroclaw_eval.reporters.safety import encodable, neutralize_json
 _CASE_LINE = "\n    "
 
 
-def render(report: SuiteReport, *, color: bool = False) -> str:
-    """The report as indented JSON, non-ASCII text kept, ending in a newline; a lone
-    surrogate is written as its `\\udXXX` escape, which reads back as the same string."""
-    return "".join(pieces(report))
-
-
 def pieces(report: SuiteReport) -> Iterator[str]:
-    """The text of `render`, in pieces: the summary, each case, the end. Each piece is
+    """The whole output, in pieces: the summary, each case, the end. Each piece is
     safe on its own: `##[` and lone surrogates occur only inside strings, and no string
     spans two pieces."""
     summary = dumps(report_summary(report))

@@ -168,13 +168,8 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
     return f"at {_at(case, grade.field)}\n\nexpected:\n{expected}\n\nfound:\n{found}"
 
 
-def render(report: SuiteReport, *, color: bool = False) -> str:
-    """The report as one JUnit `<testsuites>` document."""
-    return "".join(pieces(report))
-
-
 def pieces(report: SuiteReport) -> Iterator[str]:
-    """The text of `render`, in pieces: the suite's head, each testcase, the end."""
+    """The whole output, in pieces: the suite's head, each testcase, the end."""
     cases = report.cases
     errors = sum(1 for case in cases if case.problems or case.error is not None)
     failures = sum(1 for case in cases if case.error is None and case.failed_grades)

@@ -31,6 +31,10 @@ class Progress:
         self._failed = 0
         self._started = time.monotonic()
 
+    def expect(self, total: int) -> None:
+        """How many cases will finish, once the selection is known."""
+        self._total = total
+
     def __call__(self, fixture: Case | RejectedFixture | Path, report: CaseReport) -> None:
         """Count one finished case and show it."""
         self._done += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.agent.settings import CaseSettings, ExternalAgent
@@ -53,9 +54,16 @@ class RunOptions(CaseSettings):
     #: Live mode: runs of each case (`--repeat`), and the share that must pass (None: all).
     repeat: int = 1
     min_pass_rate: float | None = None
+    #: Live mode: write each case's run into this folder as a replay fixture (`--record`),
+    #: secrets scrubbed.
+    record_dir: Path | None = None
+    #: Called as each live run is recorded: with the file written, or None when the
+    #: sandbox failed the run by denying a call (which replay has no approval gate to repeat).
+    on_recorded: Callable[[Fixture, Path | None], None] | None = None
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
+        refuse_record_without_live(self.live is not None, self.record_dir)
         super().__post_init__()
         check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
 
@@ -69,20 +77,40 @@ def refuse_live_agent_cmd(live: bool, agent_cmd: ExternalAgent | None) -> None:
         )
 
 
+def refuse_record_without_live(live: bool, record_dir: Path | None) -> None:
+    """Recording keeps what a live provider answered: `UsageError` when asked for in replay."""
+    if record_dir is not None and not live:
+        raise UsageError("--record writes what a live run got back; use it with --mode live")
+
+
 @dataclass(frozen=True)
 class Run:
-    """One run's settings as its cases need them."""
+    """One run's settings as its cases need them, and the run's state. What this process
+    does of the run may differ from what the options ask of the whole (a worker runs its
+    share one case at a time and reports it to the parent; one case run alone has no
+    `maxfail`)."""
 
     options: RunOptions
+    #: Cases run at once in this process.
+    jobs: int
+    #: Stop starting cases once this many have not passed; None: run all.
+    maxfail: int | None
+    #: Called as each case finishes (None: the parent process reports it).
+    on_case_done: CaseDone | None
     #: The live provider, in live mode.
     live: Provider | None = None
     #: Cases that did not pass so far (for `maxfail`), and those never started.
     stop: Stop = field(default_factory=lambda: Stop())
 
+    @classmethod
+    def of(cls, options: RunOptions) -> Run:
+        """A run of the whole of what `options` ask for."""
+        return cls(options, options.jobs, options.maxfail, options.on_case_done)
+
     def stopped(self) -> bool:
         """Whether no more cases start: `maxfail` reached (counting every worker's
         failures, in a worker), or, in a worker, the parent asked that none start."""
-        maxfail = self.options.maxfail
+        maxfail = self.maxfail
         board = self.stop.board
         return (maxfail is not None and self.stop.failures >= maxfail) or (
             board is not None and board.stopping

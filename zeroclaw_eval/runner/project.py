@@ -27,7 +27,8 @@ from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
-from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, toolset
+from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
+from zeroclaw_eval.tools.sandbox import check_allowlist
 
 
 def run_options(
@@ -43,6 +44,7 @@ def run_options(
     for what a front end sets itself (jobs, hooks, selection)."""
     settings = loaded.settings
     tools = project_tools(loaded)
+    names = tool_names(tools)  # checked before the agent is imported
     factory, command = _agent(loaded, agent_cmd, agent_io)
     refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
     return RunOptions(
@@ -51,7 +53,7 @@ def run_options(
         case_timeout_secs=settings.case_timeout_secs,
         max_tool_iterations=settings.max_tool_iterations,
         tools=tools,
-        live=live_options(loaded) if live else None,
+        live=live_options(loaded, names) if live else None,
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,
         **overrides,
@@ -62,7 +64,8 @@ def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozens
     """The tools the project's fixtures may name (the one rule, `nameable_tools`): the
     built-in ones and the project's, checked; None (any) for an agent command, which runs
     its own. The agent is not imported."""
-    return nameable_tools(toolset(project_tools(loaded)), external=uses_agent_command(loaded, agent_cmd))
+    external = command_text(loaded, agent_cmd) is not None
+    return nameable_tools(toolset(project_tools(loaded)), external=external)
 
 
 def is_builtin_tool(name: str) -> bool:
@@ -77,15 +80,19 @@ def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
     return load_project_tools(spec, loaded.base_dir) if spec else ()
 
 
-def uses_agent_command(loaded: LoadedConfig, agent_cmd: str | None = None) -> bool:
-    """Whether the cases run through an agent command (`agent_cmd`, else `[eval].agent_cmd`)."""
-    return bool(agent_cmd) or bool(loaded.settings.agent_cmd)
+def command_text(loaded: LoadedConfig, agent_cmd: str | None = None) -> str | None:
+    """The command line of the agent command the cases run through, if they do: `agent_cmd`
+    (the command line's) else `[eval].agent_cmd`; None for an agent of this process.
+    `UsageError` for a command line given empty: it can start no agent."""
+    if agent_cmd is not None and not agent_cmd.strip():
+        raise UsageError("--agent-cmd is empty; give the command that starts the agent")
+    return agent_cmd if agent_cmd is not None else loaded.settings.agent_cmd or None
 
 
 def described_agent(loaded: LoadedConfig, agent_cmd: str | None = None) -> str:
     """Which agent the configuration names, in words, without importing it."""
-    command = agent_cmd if agent_cmd is not None else loaded.settings.agent_cmd
-    if command:
+    command = command_text(loaded, agent_cmd)
+    if command is not None:
         return f"agent command {command!r}"
     return loaded.settings.agent or "the reference agent"
 
@@ -97,8 +104,8 @@ def _agent(
     `[eval].agent_cmd`, else the factory `[eval].agent` names, else the reference loop.
     An agent command stands in for `[eval].agent`, whose module is then not imported."""
     settings = loaded.settings
-    text = agent_cmd if agent_cmd is not None else settings.agent_cmd
-    if agent_cmd is None and not text:
+    text = command_text(loaded, agent_cmd)
+    if text is None:
         if agent_io is not None:
             raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
         factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
@@ -176,10 +183,9 @@ live mode needs a provider. In zeroclaw.toml (or [tool.zeroclaw.*] in pyproject.
 then export NAME_API_KEY and run again"""
 
 
-def live_options(loaded: LoadedConfig) -> LiveOptions:
-    """The live-mode options the configuration describes; a usage error saying what to
-    set when something is missing. (That the allowlist names known tools is checked with
-    the tool set, by the run's settings.)"""
+def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOLS) -> LiveOptions:
+    """The live-mode options the configuration describes, its allowlist naming only
+    `known_tools`; a usage error saying what to set when something is missing."""
     settings = loaded.settings
     name = settings.live_provider
     if not name:
@@ -191,6 +197,7 @@ def live_options(loaded: LoadedConfig) -> LiveOptions:
             f"[eval].live_provider = {name!r}, but there is no [providers.models.{name}] table"
             f" (defined: {defined}).\n{HOW_TO}"
         )
+    check_allowlist(settings.live_allowed_tools, known_tools)
     key = ""
     if provider.api_key_env:
         key = os.environ.get(provider.api_key_env, "")

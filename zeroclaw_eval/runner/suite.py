@@ -59,7 +59,7 @@ def collect(suite: Path | Sequence[Path], options: RunOptions) -> Collection:
 
 def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
     """Run the cases `collection` selected, as `options` say, into one report."""
-    run = Run(options)
+    run = Run.of(options)
     if options.on_selected is not None:
         options.on_selected(len(collection.selected))
     cases = asyncio.run(_run_all(collection.selected, run))
@@ -89,7 +89,7 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
     the live sandbox; otherwise its scripted steps are replayed.
     """
     options = options or RunOptions()
-    return (await _run_all([case], Run(replace(options, maxfail=None))))[0]
+    return (await _run_all([case], replace(Run.of(options), maxfail=None)))[0]
 
 
 async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
@@ -98,7 +98,7 @@ async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
         return await _run_each(fixtures, run)
     from zeroclaw_eval.backends.live import live_provider  # only live mode pays for httpx
 
-    async with live_provider(options.live, connections=max(options.jobs, 1) * 2) as provider:
+    async with live_provider(options.live, connections=max(run.jobs, 1) * 2) as provider:
         return await _run_each(fixtures, replace(run, live=provider))
 
 
@@ -111,8 +111,8 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
         settled[index] = True
         if report is not None:
             reports[index] = report
-            if options.on_case_done is not None:
-                options.on_case_done(fixture, report)
+            if run.on_case_done is not None:
+                run.on_case_done(fixture, report)
 
     def take(results: Sequence[tuple[int, CaseReport | None]]) -> bool:
         for index, report in results:  # a worker's chunk, counted here in fixture order
@@ -128,10 +128,10 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
         # Installed once for the suite (each case's own block is then a counter), and
         # inherited by forked workers.
         with bounded_blocking():
-            if len(fixtures) > 1 and _forks(options):
+            if len(fixtures) > 1 and _forks(run):
                 from zeroclaw_eval.runner.workers import in_workers  # only --jobs pays for the pool
 
-                await in_workers(len(fixtures), options.jobs, partial(_chunk, fixtures, run), take)
+                await in_workers(len(fixtures), run.jobs, partial(_chunk, fixtures, run), take)
             else:
                 await _each(fixtures, run, settle)
 
@@ -150,7 +150,7 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
             for index, fixture in enumerate(fixtures):
                 if settled[index]:
                     continue
-                if isinstance(loaded := _loaded(fixture, run), RejectedFixture):  # always reported
+                if isinstance(loaded := admitted(fixture, options), RejectedFixture):  # always reported
                     reports[index] = rejected(loaded)
                 else:
                     run.stop.not_run += 1  # never started, or cancelled before it finished
@@ -162,7 +162,7 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
     options = run.options
 
     async def one(index: int, fixture: Fixture) -> None:
-        fixture = _loaded(fixture, run)
+        fixture = admitted(fixture, options)
         # A rejected fixture costs nothing to report, and must always be: past --maxfail
         # only cases that would have to run are left out.
         report: CaseReport | None = None
@@ -173,14 +173,15 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
             report = combine(attempts, options.min_pass_rate)
             if options.live is not None:
                 report = scrub_case(report, [options.live.api_key])
+                _record(fixture, report, options)
         run.stop.count(report)
         settle(index, fixture, report)
 
-    if options.jobs <= 1:
+    if run.jobs <= 1:
         for index, fixture in enumerate(fixtures):  # no task per case when serial
             await one(index, fixture)
         return
-    slots = asyncio.Semaphore(options.jobs)
+    slots = asyncio.Semaphore(run.jobs)
 
     async def bounded(index: int, fixture: Fixture) -> None:
         async with slots:
@@ -189,11 +190,12 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
     await asyncio.gather(*(bounded(index, fixture) for index, fixture in enumerate(fixtures)))
 
 
-def _forks(options: RunOptions) -> bool:
+def _forks(run: Run) -> bool:
     # Replayed cases with an in-process agent are CPU work: worker processes share it out.
     # Live mode and agent commands wait on the network and on processes instead, which
     # tasks in one process overlap well, and live mode's one provider is not forked.
-    if options.jobs <= 1 or options.live is not None or options.agent_cmd is not None:
+    options = run.options
+    if run.jobs <= 1 or options.live is not None or options.agent_cmd is not None:
         return False
     from zeroclaw_eval.runner.workers import forkable
 
@@ -207,12 +209,25 @@ async def _chunk(
     index (None for a case left out). Its failures count on the board, so a worker stops
     as soon as the failures before its case, in fixture order, reach `maxfail`; the
     parent then cuts the report where one process would have stopped."""
-    options = replace(run.options, jobs=1, on_case_done=None)
-    mine = replace(run, options=options, stop=Stop(board=board))
+    mine = replace(run, jobs=1, on_case_done=None, stop=Stop(board=board))
     await _each([fixtures[i] for i in chunk], mine, lambda i, _, report: put((chunk[i], report)))
 
 
-def _loaded(fixture: Fixture, run: Run) -> Case | RejectedFixture:
+def admitted(fixture: Fixture, options: RunOptions) -> Case | RejectedFixture:
+    """A fixture of a collection as admission makes it, read now if it is still a path
+    (with the tools `options` let a fixture name, no file over their size limit)."""
     if not isinstance(fixture, Path):
         return fixture
-    return load_fixture(fixture, run.options.nameable_tools, max_bytes=run.options.max_fixture_bytes)
+    return load_fixture(fixture, options.nameable_tools, max_bytes=options.max_fixture_bytes)
+
+
+def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
+    """`--record`: a finished live run of `case` written as a replay fixture, and said so."""
+    if options.record_dir is None or options.live is None or report.record is None:
+        return
+    from zeroclaw_eval.backends.capture import write_captured_fixture
+
+    live = options.live
+    path = write_captured_fixture(options.record_dir, case, report.record, [live.api_key], live.allowed_tools)
+    if options.on_recorded is not None:
+        options.on_recorded(case, path)

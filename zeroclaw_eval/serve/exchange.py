@@ -34,7 +34,7 @@ class Backend(Protocol):
         """Count a model request: (the run, the request's number in it, from 1)."""
         ...
 
-    def served(self, model: str, messages: list[Any]) -> Served:
+    def answer(self, model: str, messages: list[Any]) -> Served:
         """The case, position and step a request asks for (`Router.answer`)."""
         ...
 
@@ -62,14 +62,14 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
     run, number = server.number()
     entry: dict[str, Any] = {"run": run, "number": number, "api": api, "model": None, "fixture": None}
     try:
-        request = server.endpoint.parse(api, body)
+        request = server.endpoint.parse(api, body, number)
     except WireError as refused:
         return _logged(server, entry, refusal(refused), refused.message)
     entry.update(_what_was_sent(request))
     served: Served | None = None
     divergence: Divergence | None = None
     try:
-        served = server.served(request.model, request.messages)
+        served = server.answer(request.model, request.messages)
     except Divergence as diverged:
         divergence = diverged
     case = served.case if served is not None else None
@@ -84,7 +84,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         entry["fault"] = fault[0]
         reply = fault[1]
         if fault[0] == "malformed" and request.stream and served is not None:
-            reply = _cut_off(server.endpoint.reply(request, served.step, number, keep=False))
+            reply = _cut_off(server.endpoint.reply(request, served.step, keep=False))
         return _logged(server, entry, reply)
     if served is not None:
         divergence = _check(server, served, request, number)
@@ -95,7 +95,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         message = _refusal(why, served, request.model, server)
         entry["fixture"] = entry["fixture"] or why.fixture
         return _logged(server, entry, error_reply(400, message, "divergence"), str(why))
-    return _logged(server, entry, server.endpoint.reply(request, served.step, number))
+    return _logged(server, entry, server.endpoint.reply(request, served.step))
 
 
 def _what_was_sent(request: WireRequest) -> dict[str, Any]:

@@ -67,7 +67,6 @@ class ReplayServer:
         if not is_loopback(self.host):
             raise UsageError(f"--host {self.host}: the replay server listens on loopback only")
         self._lock = threading.Lock()
-        self._count = 0
         self.run = 1
         #: (fixture, turn, step) -> the number of the request that was served it.
         self._served: dict[tuple[str, int, int], int] = {}
@@ -88,7 +87,7 @@ class ReplayServer:
         if self._server is None:
             self._server = EndpointServer(
                 (self.host, self.port),
-                self.answer,
+                self.reply_to,
                 slots=self.max_connections,
                 max_body=self.max_body,
                 timeout=self.timeout_secs,
@@ -118,17 +117,17 @@ class ReplayServer:
             self._server.shutdown()
             self._server.server_close()
 
-    def answer(self, method: str, path: str, body: bytes) -> Reply:
+    def reply_to(self, method: str, path: str, body: bytes) -> Reply:
         """The reply to one HTTP request (from a handler thread): see `routes`."""
         return routes.answer(self, method, path, body)
 
     def number(self) -> tuple[int, int]:
-        """Count a model request: (the run, its number in the run, from 1)."""
+        """Count a model request as every endpoint does (`Endpoint.number`): (the run, its
+        number in the run, from 1)."""
         with self._lock:
-            self._count += 1
-            return self.run, self._count
+            return self.run, self.endpoint.number()
 
-    def served(self, model: str, messages: list[Any]) -> Served:
+    def answer(self, model: str, messages: list[Any]) -> Served:
         """The case, position and step a request asks for (see `Router.answer`)."""
         return self.router.answer(model, messages)
 
@@ -200,7 +199,6 @@ class ReplayServer:
         over, and stored Responses conversations are forgotten. Returns the new run's id."""
         with self._lock:
             self.run += 1
-            self._count = 0
             self._served.clear()
             self._broken.clear()
             self.log.clear()

@@ -43,13 +43,13 @@ class ProjectTool:
         return Tool(ToolSpec(self.name, self.description, self.parameters), run, blocking=blocking)
 
 
-def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
-    """Every tool a case may name: the built-in ones, then the project's.
+def tool_names(project: Iterable[ProjectTool]) -> list[str]:
+    """The name of every tool a case may name: the built-in ones, then the project's.
 
     Raises `ConfigError` for a tool that is not a `ProjectTool`, has no name, or takes a
-    name already taken.
+    name already taken: the one check a project's tools pass to join the built-in ones.
     """
-    tools: dict[str, Tool] = dict(BUILTIN_TOOLS)
+    names = list(BUILTIN_TOOLS)
     for item in project:
         if not isinstance(item, ProjectTool):
             raise ConfigError(f"[eval].tools returned {type(item).__name__}; each tool must be a ProjectTool")
@@ -57,11 +57,19 @@ def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
             raise ConfigError(
                 f"[eval].tools returned a tool whose name is {item.name!r}; a name is a non-empty string"
             )
-        if item.name in tools:
+        if item.name in names:
             kind = "built-in tool" if item.name in BUILTIN_TOOLS else "tool of the project"
             raise ConfigError(f"[eval].tools: {item.name!r} is already the name of a {kind}; rename it")
-        tools[item.name] = item.as_tool()
-    return tools
+        names.append(item.name)
+    return names
+
+
+def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
+    """Every tool a case may call, by name: the built-in ones, then the project's (checked
+    by `tool_names`)."""
+    project = tuple(project)
+    tool_names(project)
+    return {**BUILTIN_TOOLS, **{item.name: item.as_tool() for item in project}}
 
 
 def nameable_tools(tools: Mapping[str, Tool], *, external: bool) -> frozenset[str] | None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED, LlmTrace
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, WORKSPACE_TOOLS, tools_for_case
 from zeroclaw_eval.tools.tool import Tool
@@ -48,6 +48,18 @@ def case_toolbox(
         return ToolBox(tools_for_case(case_tools, available), record, workspace)
     offered = offered_tools(case_tools, live_allowed)
     return ToolBox(tools_for_case(offered, available), record, workspace, supervised=True)
+
+
+def check_allowlist(allowed: Iterable[str], known: Iterable[str]) -> None:
+    """`UsageError` unless every tool the live allowlist names is one of the `known` tools
+    (a misspelt name would silently allow nothing)."""
+    known = list(known)
+    unknown = sorted(set(allowed) - set(known))
+    if unknown:
+        raise UsageError(
+            f"[eval].live_allowed_tools names unknown tools: {', '.join(unknown)};"
+            f" the known tools are: {', '.join(sorted(known))}"
+        )
 
 
 def denied_calls(record: RunRecord, case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:

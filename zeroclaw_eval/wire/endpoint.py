@@ -52,6 +52,9 @@ class WireRequest:
     """A model request as the script sees it, whichever API it came in."""
 
     api: str
+    #: The request's number: every model request is numbered as it arrives, from 1
+    #: (`Endpoint.number`), answered or refused; its reply's ids carry it.
+    number: int
     model: str
     #: The whole conversation as chat messages (`conversation.follow` reads these).
     messages: list[Message]
@@ -127,12 +130,21 @@ class Endpoint:
 
     def __init__(self) -> None:
         self._stored: OrderedDict[str, list[Message]] = OrderedDict()
-        self._lock = threading.Lock()  # the replay server answers from several threads
+        self._lock = threading.Lock()  # the servers answer from several threads
+        self._count = 0
 
     def forget(self) -> None:
-        """Drop every stored conversation (a new run of the replay server)."""
+        """Drop every stored conversation, and number requests from 1 again (a new run of
+        the replay server)."""
         with self._lock:
             self._stored.clear()
+            self._count = 0
+
+    def number(self) -> int:
+        """The number of a model request that has just arrived: the next one."""
+        with self._lock:
+            self._count += 1
+            return self._count
 
     def take(self, method: str, path: str, body: bytes, models: Iterable[str] | None) -> WireRequest | Reply:
         """A request to the endpoint: the `WireRequest` for a model's answer, or the reply
@@ -142,12 +154,13 @@ class Endpoint:
         if route not in APIS:
             return other_route(method, path, models)
         try:
-            return self.parse(route, body)
+            return self.parse(route, body, self.number())
         except WireError as refused:
             return refusal(refused)
 
-    def parse(self, api: str, body: bytes) -> WireRequest:
-        """The request `body` of `api` holds; `WireError` when it is not one."""
+    def parse(self, api: str, body: bytes, number: int) -> WireRequest:
+        """The request `body` of `api` holds, numbered `number`; `WireError` when it is
+        not one."""
         try:
             request = loads_untrusted(body)
         except ValueError:
@@ -165,7 +178,14 @@ class Endpoint:
             options = request.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
             return WireRequest(
-                api, model, messages, offered_specs(request.get("tools")), stream, include_usage, request
+                api,
+                number,
+                model,
+                messages,
+                offered_specs(request.get("tools")),
+                stream,
+                include_usage,
+                request,
             )
         history = self._continued(request.get("previous_response_id"))
         history = [*history, *input_messages(request.get("input", []))]
@@ -173,6 +193,7 @@ class Endpoint:
         lead = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
         return WireRequest(
             api,
+            number,
             model,
             [*lead, *history],
             offered_specs(request.get("tools")),
@@ -182,11 +203,10 @@ class Endpoint:
             history,
         )
 
-    def reply(
-        self, request: WireRequest, response: ModelResponse, number: int, *, keep: bool = True
-    ) -> Reply:
+    def reply(self, request: WireRequest, response: ModelResponse, *, keep: bool = True) -> Reply:
         """`response` in the shape `request` asked for; `keep`: a Responses reply is stored
         for a later `previous_response_id` (not one a fault cuts off)."""
+        number = request.number
         if request.api == CHAT:
             if request.stream:
                 chunks = completion_chunks(

@@ -136,10 +136,28 @@ def test_a_signal_before_any_case_ran_exits_with_its_code_and_writes_nothing(
     assert not (project / "reports").exists()
 
 
+@pytest.mark.parametrize(
+    ("module", "function"),
+    [("zeroclaw_eval.report.saved", "read_report_bytes"), ("zeroclaw_eval.cli.outputs", "plan_outputs")],
+)
+def test_a_signal_while_the_options_are_read_exits_with_its_code(
+    project: Path, monkeypatch: pytest.MonkeyPatch, guarded: None, module: str, function: str
+) -> None:
+    # Reading the baseline and planning the outputs happen before the command's body: a
+    # signal then ends it as cleanly as one while the configuration is read.
+    import importlib
+
+    target = importlib.import_module(module)
+    write_fixture(project, "previous.json", {})
+    monkeypatch.setattr(target, function, _sigterm_then(getattr(target, function)))
+    result = invoke("eval", "run", "--baseline", "previous.json", cwd=project)
+    assert (result.code, result.stderr) == (143, "Interrupted by SIGTERM: no report was written\n")
+
+
 def test_a_signal_while_the_outputs_are_written_waits_until_every_one_is_written(
     project: Path, monkeypatch: pytest.MonkeyPatch, guarded: None
 ) -> None:
-    from zeroclaw_eval.reporters import outputs
+    from zeroclaw_eval.cli import outputs
 
     monkeypatch.setattr(outputs, "render_report", _sigterm_then(outputs.render_report))
     result = invoke(

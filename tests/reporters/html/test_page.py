@@ -21,7 +21,7 @@ from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
-from zeroclaw_eval.reporters.html.page import render
+from zeroclaw_eval.reporters.html.page import REPORTER as render
 
 
 def section(page: str, start: str, end: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.reports import every_status_report
 from zeroclaw_eval.reporters import write_output
-from zeroclaw_eval.reporters.html.page import render
+from zeroclaw_eval.reporters.html.page import REPORTER as render
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

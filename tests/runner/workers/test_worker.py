@@ -1,4 +1,4 @@
-"""`run.worker`: what a forked worker sends back, and the board it shares."""
+"""`runner.workers.worker`: what a forked worker sends back, and the board it shares."""
 
 from __future__ import annotations
 

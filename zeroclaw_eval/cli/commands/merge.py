@@ -12,8 +12,8 @@ import click
 from zeroclaw_eval.cli.options import CONTEXT, baseline_options, exit_on_error, output_options
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.cli.outputs import Outputs
     from zeroclaw_eval.report.saved import Comparison
-    from zeroclaw_eval.reporters.outputs import Outputs
 
 
 @click.command("merge", context_settings=CONTEXT)
@@ -44,9 +44,9 @@ def merge_command(report_files: tuple[Path, ...], outputs: Outputs, comparison: 
     Exit codes: 0 every case of the suite passed; 1 a case did not pass (as `run`);
     2 the reports cannot be merged, or usage error.
     """
+    from zeroclaw_eval.cli.outputs import emit
     from zeroclaw_eval.report.merge import merge_reports
     from zeroclaw_eval.report.saved import read_report
-    from zeroclaw_eval.reporters.outputs import emit
 
     with exit_on_error():
         merged = merge_reports([(str(path), read_report(path)) for path in report_files])

@@ -102,7 +102,7 @@ def mutate_command(
         targets = resolve_targets(paths, suite, loaded)
         options = run_options(loaded, agent_cmd=agent_cmd, keyword=keyword)
         report = mutate_suite(targets, options, min_score=min_score)
-    from zeroclaw_eval.reporters.outputs import in_github_actions
+    from zeroclaw_eval.cli.outputs import in_github_actions
     from zeroclaw_eval.reporters.render import write_output
 
     render = render_json if output_format == "json" else render_table

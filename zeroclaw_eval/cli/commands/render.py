@@ -10,7 +10,7 @@ import click
 from zeroclaw_eval.cli.options import CONTEXT, exit_on_error, output_options
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.reporters.outputs import Outputs
+    from zeroclaw_eval.cli.outputs import Outputs
 
 
 @click.command("render", context_settings=CONTEXT)
@@ -26,8 +26,8 @@ def render_command(report_file: Path, outputs: Outputs) -> None:
       zeroclaw eval run --format json -o reports/eval.json
       zeroclaw eval render reports/eval.json --format html -o reports/eval.html
     """
+    from zeroclaw_eval.cli.outputs import emit
     from zeroclaw_eval.report.saved import read_report
-    from zeroclaw_eval.reporters.outputs import emit
 
     with exit_on_error():
         report = read_report(report_file)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from zeroclaw_eval.cli.interrupts import handles_signals
 from zeroclaw_eval.cli.options import (
     CONTEXT,
     agent_cmd_option,
@@ -24,15 +25,15 @@ from zeroclaw_eval.cli.options import (
 from zeroclaw_eval.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
+    from zeroclaw_eval.cli.interrupts import Stage
+    from zeroclaw_eval.cli.outputs import Outputs
     from zeroclaw_eval.collect.collection import Fixture
-    from zeroclaw_eval.config.settings import LiveOptions
-    from zeroclaw_eval.report.model import CaseReport
     from zeroclaw_eval.report.saved import Comparison
-    from zeroclaw_eval.reporters.outputs import Outputs
-    from zeroclaw_eval.runner import CaseDone
+    from zeroclaw_eval.reporters.progress import Progress
 
 
 @click.command("run", context_settings=CONTEXT)
+@handles_signals
 @paths_argument
 @suite_option()
 @keyword_option
@@ -117,6 +118,7 @@ def run_command(
     outputs: Outputs,
     comparison: Comparison,
     config: Path | None,
+    stage: Stage,
 ) -> None:
     """Run a suite, or the fixture files and folders given, and exit 0 only if every
     case passed.
@@ -141,62 +143,61 @@ def run_command(
     or configuration error; 130/143 stopped by SIGINT/SIGTERM (the outputs hold
     the cases that finished).
     """
-    from dataclasses import replace
-
-    from zeroclaw_eval.cli.interrupts import exit_on_signals, held_signals
+    from zeroclaw_eval.cli.interrupts import held_signals
+    from zeroclaw_eval.cli.outputs import emit
     from zeroclaw_eval.collect.sharding import Shard
     from zeroclaw_eval.collect.suite import nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.report.words import plural
-    from zeroclaw_eval.reporters.outputs import emit
+    from zeroclaw_eval.runner.options import refuse_record_without_live
     from zeroclaw_eval.runner.project import run_options
     from zeroclaw_eval.runner.suite import collect, run_collected
 
-    with exit_on_signals() as stage:
-        with exit_on_error():
-            loaded = load_config(config)
-            if (
-                outputs.verbose
-            ):  # "was my config even read?" is the first question when a setting seems ignored
-                click.echo(loaded.describe(), err=True)
-            live = mode == "live" or (mode is None and loaded.settings.mode == "live")
-            if record_dir is not None and not live:
-                raise UsageError("--record writes what a live run got back; use it with --mode live")
-            options = run_options(
-                loaded,
-                agent_cmd=agent_cmd,
-                agent_io=agent_io,
-                live=live,
-                jobs=jobs,
-                keyword=keyword,
-                maxfail=_maxfail(exitfirst, maxfail),
-                stop_on_signals=True,
-                shard=Shard.parse(shard) if shard is not None else None,
-                repeat=repeat,
-                min_pass_rate=min_pass_rate,
+    with exit_on_error():
+        loaded = load_config(config)
+        # "Was my config even read?" is the first question when a setting seems ignored.
+        if outputs.verbose:
+            click.echo(loaded.describe(), err=True)
+        live = mode == "live" or (mode is None and loaded.settings.mode == "live")
+        refuse_record_without_live(live, record_dir)  # before anything asks for a provider
+        shown = _progress(progress if progress is not None else live)
+        recorded = _Recorded()
+        options = run_options(
+            loaded,
+            agent_cmd=agent_cmd,
+            agent_io=agent_io,
+            live=live,
+            jobs=jobs,
+            keyword=keyword,
+            maxfail=_maxfail(exitfirst, maxfail),
+            stop_on_signals=True,
+            shard=Shard.parse(shard) if shard is not None else None,
+            repeat=repeat,
+            min_pass_rate=min_pass_rate,
+            record_dir=record_dir,
+            on_recorded=recorded if record_dir is not None else None,
+            on_case_done=shown,
+            on_selected=shown.expect if shown is not None else None,
+        )
+        targets = resolve_targets(paths, suite, loaded)
+        collection = collect(targets, options)  # a path that names nothing fails here, before any case
+        report = run_collected(collection, options)
+        comparison.apply(report)
+        with held_signals() as held:  # every output written, or none is newer than another
+            emit(report, outputs)
+        stage.written = True
+        if report.interrupted is not None:
+            click.echo(
+                f"Interrupted by {report.interrupted}: {plural(len(report.cases), 'case')} finished,"
+                f" {report.not_run} not run; the reports are partial (marked interrupted)",
+                err=True,
             )
-            targets = resolve_targets(paths, suite, loaded)
-            collection = collect(targets, options)  # a path that names nothing fails here, before any case
-            recorded: list[Path] = []
-            show = progress if progress is not None else live
-            hooks = _case_hooks(len(collection.selected), show, record_dir, options.live, recorded)
-            report = run_collected(collection, replace(options, on_case_done=hooks) if hooks else options)
-            comparison.apply(report)
-            with held_signals() as held:  # every output written, or none is newer than another
-                emit(report, outputs)
-            stage.written = True
-            if report.interrupted is not None:
-                click.echo(
-                    f"Interrupted by {report.interrupted}: {plural(len(report.cases), 'case')} finished,"
-                    f" {report.not_run} not run; the reports are partial (marked interrupted)",
-                    err=True,
-                )
-            if not collection.files:
-                hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
-                if hint is not None:
-                    click.echo(f"note: {hint}", err=True)
-        if record_dir is not None:
-            click.echo(f"Recorded {len(recorded)} run(s) as fixtures in {record_dir}", err=True)
+        if not collection.files:
+            hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
+            if hint is not None:
+                click.echo(f"note: {hint}", err=True)
+    if record_dir is not None:
+        click.echo(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}", err=True)
     # A signal held while the outputs were written is honoured now.
     sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
 
@@ -208,36 +209,30 @@ def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:
     return 1 if exitfirst else maxfail
 
 
-def _case_hooks(
-    total: int, progress: bool, record_dir: Path | None, live: LiveOptions | None, recorded: list[Path]
-) -> CaseDone | None:
-    """What to do as each of the `total` cases finishes: show progress, capture a live run
-    as a fixture (appending the files written to `recorded`)."""
-    from zeroclaw_eval.fixtures.case import Case
+def _progress(shown: bool) -> Progress | None:
+    """Progress on stderr, when it is to be shown: a line redrawn on a terminal, a line per
+    case in a log."""
+    if not shown:
+        return None
     from zeroclaw_eval.reporters.progress import Progress
 
-    shown = Progress(total, sys.stderr, tty=sys.stderr.isatty()) if progress else None
-    if shown is None and record_dir is None:
-        return None
+    return Progress(0, sys.stderr, tty=sys.stderr.isatty())  # the total comes with the selection
 
-    def done(fixture: Fixture, report: CaseReport) -> None:
-        if record_dir is not None and live is not None and isinstance(fixture, Case) and report.record:
-            from zeroclaw_eval.backends.capture import write_captured_fixture
 
-            path = write_captured_fixture(
-                record_dir, fixture, report.record, [live.api_key], live.allowed_tools
-            )
-            if path is not None:
-                recorded.append(path)
-            else:
-                from zeroclaw_eval.reporters.safety import log_line
+class _Recorded:
+    """`--record`: counts the runs written as fixtures, and says which one was not."""
 
-                click.echo(
-                    f"Not recorded: {log_line(fixture.name)} was failed by the sandbox denying a tool call,"
-                    " which replay has no approval gate to repeat",
-                    err=True,
-                )
-        if shown is not None:
-            shown(fixture, report)
+    def __init__(self) -> None:
+        self.count = 0
 
-    return done
+    def __call__(self, fixture: Fixture, path: Path | None) -> None:
+        if path is not None:
+            self.count += 1
+            return
+        from zeroclaw_eval.reporters.safety import log_line
+
+        click.echo(
+            f"Not recorded: {log_line(fixture.name)} was failed by the sandbox denying a tool call,"
+            " which replay has no approval gate to repeat",
+            err=True,
+        )

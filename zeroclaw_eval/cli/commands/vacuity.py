@@ -152,15 +152,13 @@ def vacuity_command(
 def emit_vacuity(report: VacuityReport, annotations: bool | None) -> None:
     """The text on stdout; under GitHub Actions fenced off from the command parser, with
     annotations on stderr and the step summary appended (as `run` does)."""
+    from zeroclaw_eval.cli.outputs import in_github_actions
     from zeroclaw_eval.reporters import vacuity as github
     from zeroclaw_eval.reporters.github import SUMMARY_LIMIT
-    from zeroclaw_eval.reporters.outputs import in_github_actions
     from zeroclaw_eval.reporters.render import append_summary, write_output
-    from zeroclaw_eval.reporters.safety import stop_commands
 
     github_log = in_github_actions()
-    text = render_vacuity(report)
-    write_output(stop_commands(text) if github_log else text, "-")
+    write_output(render_vacuity(report), "-", fenced=github_log)
     if not (github_log if annotations is None else annotations):
         return
     click.echo(github.render(report), err=True, nl=False)  # stderr: never mixed into the text

@@ -1,10 +1,10 @@
 """One case of the HTML page as markup, every value from the report escaped by `text`.
 
-The page around the cases comes from the jinja2 template (`html.py`); the cases are
+The page around the cases comes from the jinja2 template (`page`); the cases are
 written here with plain string building instead, because they are nearly all of a large
 page and jinja2 spends about half a millisecond on each (seconds for 10,000 cases, most
 of them passing), where this takes a tenth of that. The markup is the template's, byte
-for byte; `tests/reporters/test_html.py` holds it to the page's escaping guarantees.
+for byte; `tests/reporters/html/test_page.py` holds it to the page's escaping guarantees.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The page around the cases is a jinja2 template, a package data file
 (`reporters/html/templates/`) read through `importlib.resources`, with autoescaping on for
-everything; each case is written by `html_case`, which escapes the same way. The page's
+everything; each case is written by `case`, which escapes the same way. The page's
 Content-Security-Policy allows only its own script (by hash), so model text can neither
 inject markup nor run code. A file output is written a case at a time, never held whole.
 """
@@ -22,7 +22,7 @@ from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
-from zeroclaw_eval.reporters.safety import MarkupNeutralizer, encodable
+from zeroclaw_eval.reporters.safety import MarkupNeutralizer
 
 
 @lru_cache(maxsize=1)
@@ -65,14 +65,8 @@ _SCRIPT_SLOT = "/*zeroclaw-eval: the page script*/"
 _CASES_SLOT = "<!--zeroclaw-eval: the cases-->"
 
 
-def render(report: SuiteReport, *, color: bool = False) -> str:
-    """The whole page as one string; a lone surrogate (a model's broken text) is written
-    as a visible escape."""
-    return encodable("".join(pieces(report)))
-
-
 def pieces(report: SuiteReport) -> Iterator[str]:
-    """The text of `render`, in pieces: the page's head, each case, the end. A lone
+    """The whole output, in pieces: the page's head, each case, the end. A lone
     surrogate is left for the writer to escape (`encoded`), which saves a pass over a
     page of tens of megabytes."""
     script = _script()

@@ -1,4 +1,4 @@
-"""`zeroclaw_eval.reporters.outputs`: several outputs from one run, GitHub behaviour, reporter plugins."""
+"""`zeroclaw_eval.cli.outputs`: several outputs from one run, GitHub behaviour, reporter plugins."""
 
 from __future__ import annotations
 
