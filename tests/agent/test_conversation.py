@@ -14,8 +14,8 @@ from tests.support.scripts import (
     USER_1,
     USER_2,
 )
-from zeroclaw_eval.agent.conversation import next_step
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.agent.conversation import check_choice, next_step
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.case import Case
 
@@ -147,3 +147,63 @@ def test_tool_calls_where_the_script_answered_with_text_diverge(two_turns: Case)
         Divergence, match=r"messages\[3\] \(assistant\): turn 1, step 2 of the script answers with text"
     ):
         next_step(two_turns.trace, messages)
+
+
+TWO_CALLS = ModelResponse(
+    content=None,
+    tool_calls=(ToolCallRequest("c1", "echo", "{}"), ToolCallRequest("c2", "file_read", "{}")),
+)
+TEXT = ModelResponse(content="done")
+
+
+@pytest.mark.parametrize(
+    ("step", "choice"),
+    [
+        (TWO_CALLS, ToolChoice()),
+        (TEXT, ToolChoice()),
+        (TEXT, ToolChoice("none")),
+        (TWO_CALLS, ToolChoice("required")),
+        (TWO_CALLS, ToolChoice("required", allowed=frozenset({"echo", "file_read"}))),
+        (
+            ModelResponse(content=None, tool_calls=TWO_CALLS.tool_calls[:1]),
+            ToolChoice("function", "echo", parallel=False),
+        ),
+    ],
+)
+def test_a_step_the_request_allows_passes_check_choice(step: ModelResponse, choice: ToolChoice) -> None:
+    check_choice(step, choice)
+
+
+@pytest.mark.parametrize(
+    ("step", "choice", "expected"),
+    [
+        (TWO_CALLS, ToolChoice("none"), 'calls echo, file_read, but the request\'s tool_choice is "none"'),
+        (
+            TEXT,
+            ToolChoice("required"),
+            'answers with text, but the request\'s tool_choice is "required": the model must call a tool',
+        ),
+        (TEXT, ToolChoice("function", "echo"), "the model must call echo"),
+        (
+            TWO_CALLS,
+            ToolChoice("function", "echo"),
+            "calls file_read, but the request's tool_choice forces echo",
+        ),
+        (
+            TWO_CALLS,
+            ToolChoice(allowed=frozenset({"echo"})),
+            "calls file_read, but the request allows the model only echo",
+        ),
+        (
+            TWO_CALLS,
+            ToolChoice(parallel=False),
+            "calls 2 tools in one step (echo, file_read), but the request's parallel_tool_calls is false",
+        ),
+    ],
+)
+def test_a_step_the_request_forbids_diverges_saying_why(
+    step: ModelResponse, choice: ToolChoice, expected: str
+) -> None:
+    with pytest.raises(Divergence) as raised:
+        check_choice(step, choice)
+    assert expected in str(raised.value)

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.support.builders import admit_case, run_replay, scripted_fixture, text_step, tool_call, tools_step
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, Provider, ToolSpec
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
 
 
 class SpyProvider:
@@ -18,9 +18,11 @@ class SpyProvider:
         self._inner = inner
         self._log = log
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         self._log.append(copy.deepcopy(messages))
-        return await self._inner.complete(messages, tools)
+        return await self._inner.complete(messages, tools, choice)
 
 
 def spying_reference_agent(log: list[list[Message]]) -> Any:

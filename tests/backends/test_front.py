@@ -10,13 +10,15 @@ import pytest
 
 from zeroclaw_eval.backends import front as http_front
 from zeroclaw_eval.backends.front import HttpFront
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.tools.toolbox import ToolBox
 
 
 class Answers:
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         return ModelResponse("hello")
 
 

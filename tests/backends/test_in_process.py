@@ -13,7 +13,7 @@ from tests.support.builders import scripted_fixture, text_step, tool_call, tools
 from zeroclaw_eval import openai_http_client
 from zeroclaw_eval.agent.replay import ReplayProvider
 from zeroclaw_eval.backends.in_process import BASE_URL
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.fixtures.model import LlmTrace
 
 TRACE = LlmTrace.model_validate(
@@ -58,10 +58,14 @@ class Counting:
     def __init__(self, inner: ReplayProvider) -> None:
         self.inner = inner
         self.requests: list[tuple[list[Message], list[str]]] = []
+        self.choices: list[ToolChoice] = []
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         self.requests.append((list(messages), [spec.name for spec in tools]))
-        return await self.inner.complete(messages, tools)
+        self.choices.append(choice)
+        return await self.inner.complete(messages, tools, choice)
 
 
 def client_for(provider: Counting) -> openai.AsyncOpenAI:
@@ -197,3 +201,48 @@ def test_a_body_over_the_one_limit_is_refused_with_413_before_the_provider_sees_
     assert "the limit is" in str(raised.value)
     assert raised.value.type == "request_too_large"  # as the HTTP fronts answer it
     assert provider.requests == []
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"tool_choice": "none"}, 'the script calls echo, but the request\'s tool_choice is "none"'),
+        (
+            {"tool_choice": {"type": "function", "function": {"name": "file_read"}}},
+            "the request's tool_choice forces file_read",
+        ),
+    ],
+)
+def test_a_request_that_forbids_the_scripted_step_is_refused(options: dict[str, Any], expected: str) -> None:
+    # An agent that tells the model not to call a tool while the script calls one would pass
+    # against a replay that ignored tool_choice and fail against a real model.
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await client_for(provider).chat.completions.create(
+            model="any",
+            messages=[{"role": "user", "content": "Echo hi"}],
+            tools=[ECHO],  # type: ignore[list-item]
+            **options,
+        )
+
+    with pytest.raises(openai.BadRequestError) as raised:
+        asyncio.run(ask())
+    assert expected in str(raised.value)
+
+
+def test_the_choice_a_request_makes_reaches_the_provider() -> None:
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await client_for(provider).responses.create(
+            model="any",
+            input="Echo hi",
+            tools=[{"type": "function", "name": "echo", "parameters": {"type": "object"}, "strict": False}],
+            tool_choice="required",
+            parallel_tool_calls=False,
+        )
+
+    reply = asyncio.run(ask())
+    assert [item.type for item in reply.output] == ["function_call"]
+    assert provider.choices == [ToolChoice("required", parallel=False)]

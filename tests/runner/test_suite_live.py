@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.agents import rewriting
 from tests.support.builders import text_step, tool_call, tools_step, write_fixture
 from zeroclaw_eval.agent.loop import Agent, AgentContext, reference_agent
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
@@ -247,6 +248,19 @@ def test_the_tools_offered_are_echo_plus_the_case_tools_on_the_allowlist(suite: 
     offered.clear()
     live.run(allowed=(), agent=spying_agent)
     assert offered == [["echo"], ["echo"], ["echo"]]
+
+
+def test_a_live_agent_that_feeds_the_model_garbage_fails_at_the_call(suite: Callable[..., Suite]) -> None:
+    # A real model answers whatever it is sent; the check of what it was sent is the harness's.
+    live = suite({"echo": ECHO})
+    assert live.run(agent=rewriting()).cases[0].passed  # the same loop, results unchanged
+    (case,) = live.run(agent=rewriting(rewrite=lambda content, success: "garbage")).cases
+    assert case.error is not None
+    assert case.error.field.pointer == "/turns/0"  # a live case scripts no steps to point into
+    assert case.error.message == (
+        "turn 1, request 2: the result sent to the model for echo (call call_1) is not what the"
+        ' tool returned: the tool returned "hello", the request sends "garbage"'
+    )
 
 
 def test_a_call_outside_the_sandbox_fails_its_case_with_approval_denied(suite: Callable[..., Suite]) -> None:

@@ -100,6 +100,25 @@ def test_a_request_that_does_not_offer_the_scripted_tool_is_refused_with_the_fie
     assert "offers the model no tool named echo (it offers: repeat)" in message
 
 
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ({"tool_choice": "none"}, 'the script calls echo, but the request\'s tool_choice is "none"'),
+        ({"tool_choice": {"type": "function", "function": {"name": "other"}}}, "tool_choice forces other"),
+        ({"tool_choice": "sometimes"}, "tool_choice 'sometimes' is not none, auto, required"),
+    ],
+)
+def test_a_request_whose_tool_choice_forbids_the_step_is_refused(
+    two_turns: Case, serve: Callable[..., ReplayServer], extra: dict[str, Any], words: str
+) -> None:
+    server = serve([two_turns])
+    reply = post(server, "two_turns", [USER_1], **extra)
+    assert reply.status_code == 400
+    assert words in reply.json()["error"]["message"]
+    # The step was not served: the same request without the ban gets it.
+    assert post(server, "two_turns", [USER_1]).status_code == 200
+
+
 def test_a_step_asked_for_again_is_refused_until_a_reset(
     two_turns: Case, serve: Callable[..., ReplayServer]
 ) -> None:

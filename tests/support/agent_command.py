@@ -11,7 +11,8 @@ answers), `spawn` (starts a child that would outlive it, says its pid on stderr,
 `terse` (keeps no closing answer in its history: a turn's tool results sit right before
 the next user message), `extra` (asks the model once more after its last answer),
 `linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
-ZEROCLAW_EVAL_PROJECT). Not broken, only noisy: `noisy` (prints a
+ZEROCLAW_EVAL_PROJECT), `none` (sends `tool_choice: "none"`: it tells the model to call no
+tool), `garble` (sends "garbage" as every tool result). Not broken, only noisy: `noisy` (prints a
 line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
 after each answer, on stdout and stderr).
 """
@@ -38,12 +39,13 @@ def run_tool(name: str, arguments: str, breaks: str | None) -> str:
     args = json.loads(arguments or "{}")
     if name == "write_note" and breaks == "fail":
         return "Error: the disk is full"
+    result = f"Error: no tool {name}"
     if name == "echo":
-        return str(args.get("message", ""))
+        result = str(args.get("message", ""))
     if name == "write_note":
         Path("note.txt").write_text(args["text"], encoding="utf-8")  # the case workspace
-        return "saved"
-    return f"Error: no tool {name}"
+        result = "saved"
+    return "garbage" if breaks == "garble" else result
 
 
 def post(path: str, body: dict[str, Any]) -> bytes:
@@ -67,7 +69,13 @@ def events(raw: bytes) -> list[dict[str, Any]]:
     return found
 
 
-def chat(messages: list[dict[str, Any]], tools: list[str], stream: bool) -> dict[str, Any]:
+def choosing(body: dict[str, Any], breaks: str | None) -> dict[str, Any]:
+    return {**body, "tool_choice": "none"} if breaks == "none" else body
+
+
+def chat(
+    messages: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None = None
+) -> dict[str, Any]:
     offered = [{"type": "function", "function": {"name": n, "parameters": TOOLS.get(n, {})}} for n in tools]
     body = {
         "model": os.environ["ZEROCLAW_EVAL_MODEL"],
@@ -75,6 +83,7 @@ def chat(messages: list[dict[str, Any]], tools: list[str], stream: bool) -> dict
         "tools": offered,
         "stream": stream,
     }
+    body = choosing(body, breaks)
     raw = post("/chat/completions", body)
     if not stream:
         return dict(json.loads(raw)["choices"][0]["message"])
@@ -96,9 +105,12 @@ def chat(messages: list[dict[str, Any]], tools: list[str], stream: bool) -> dict
     return message
 
 
-def respond(items: list[dict[str, Any]], tools: list[str], stream: bool) -> list[dict[str, Any]]:
+def respond(
+    items: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
+) -> list[dict[str, Any]]:
     offered = [{"type": "function", "name": n, "parameters": TOOLS.get(n, {})} for n in tools]
     body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "input": items, "tools": offered, "stream": stream}
+    body = choosing(body, breaks)
     raw = post("/responses", body)
     if not stream:
         return list(json.loads(raw)["output"])
@@ -108,7 +120,7 @@ def respond(items: list[dict[str, Any]], tools: list[str], stream: bool) -> list
 
 def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
-        message = chat(history, tools, options.stream)
+        message = chat(history, tools, options.stream, options.breaks)
         if not message.get("tool_calls"):
             if options.breaks != "terse":
                 history.append(message)
@@ -122,7 +134,7 @@ def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools:
 
 def turn_responses(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
-        output = respond(history, tools, options.stream)
+        output = respond(history, tools, options.stream, options.breaks)
         history.extend(output)
         calls = [item for item in output if item["type"] == "function_call"]
         if not calls:

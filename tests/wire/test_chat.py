@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest
-from zeroclaw_eval.wire.chat import completion, completion_chunks, offered_specs
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.chat import (
+    chat_tool_choice,
+    completion,
+    completion_chunks,
+    offered_specs,
+    tool_choice_of,
+)
 
 
 def test_completion_is_an_openai_chat_completion_body() -> None:
@@ -73,3 +84,64 @@ def test_offered_specs_reads_both_tool_shapes_and_skips_the_rest() -> None:
     specs = offered_specs([chat, flat, "junk", {"type": "web_search"}, {"function": {"name": 7}}])
     assert [(spec.name, spec.description) for spec in specs] == [("echo", "E."), ("list_dir", "")]
     assert offered_specs("not a list") == []
+
+
+@pytest.mark.parametrize(
+    ("request_body", "expected"),
+    [
+        ({}, ToolChoice()),
+        ({"tool_choice": "none"}, ToolChoice("none")),
+        ({"tool_choice": "required", "parallel_tool_calls": False}, ToolChoice("required", parallel=False)),
+        # Chat nests the function; Responses does not.
+        ({"tool_choice": {"type": "function", "function": {"name": "echo"}}}, ToolChoice("function", "echo")),
+        ({"tool_choice": {"type": "function", "name": "echo"}}, ToolChoice("function", "echo")),
+        (
+            {
+                "tool_choice": {
+                    "type": "allowed_tools",
+                    "allowed_tools": {
+                        "mode": "required",
+                        "tools": [{"type": "function", "function": {"name": "a"}}],
+                    },
+                }
+            },
+            ToolChoice("required", allowed=frozenset({"a"})),
+        ),
+        (
+            {
+                "tool_choice": {
+                    "type": "allowed_tools",
+                    "mode": "auto",
+                    "tools": [{"type": "function", "name": "b"}],
+                }
+            },
+            ToolChoice("auto", allowed=frozenset({"b"})),
+        ),
+        ({"tool_choice": {"type": "file_search"}}, ToolChoice("function", "file_search (a hosted tool)")),
+    ],
+)
+def test_tool_choice_of_reads_both_apis_shapes(request_body: dict[str, Any], expected: ToolChoice) -> None:
+    assert tool_choice_of(request_body) == expected
+
+
+@pytest.mark.parametrize(
+    "given", ["sometimes", {"type": "function"}, {"type": "allowed_tools", "mode": "none"}, 3]
+)
+def test_a_tool_choice_no_api_takes_is_refused(given: Any) -> None:
+    with pytest.raises(WireError) as raised:
+        tool_choice_of({"tool_choice": given})
+    assert raised.value.status == 400
+    assert "tool_choice" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "choice",
+    [
+        ToolChoice(),
+        ToolChoice("none"),
+        ToolChoice("function", "echo"),
+        ToolChoice("required", allowed=frozenset({"a", "b"})),
+    ],
+)
+def test_chat_tool_choice_is_read_back_as_the_same_choice(choice: ToolChoice) -> None:
+    assert tool_choice_of({"tool_choice": chat_tool_choice(choice)}) == choice

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import entry, message_text, plain_copies
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.json.text import compact_json, quote
@@ -254,6 +254,49 @@ def check_offered(step: ModelResponse, required: frozenset[str], tools: list[Any
                 f"the script calls {call.name}, but the request offers the model no tool named"
                 f" {call.name} (it offers: {listed}){hint}"
             )
+
+
+def check_choice(step: ModelResponse, choice: ToolChoice) -> None:
+    """Raise `Divergence` unless a model the request lets do only what `choice` says could
+    answer with `step`: a scripted model must not do what the real one could not (call a
+    tool the request forbids, answer with text when it must call one)."""
+    called = [call.name for call in step.tool_calls]
+    said = _choice_words(choice)
+    if choice.mode == "none" and called:
+        raise Divergence(f"the script calls {_named(called)}, but {said}: the model may call no tool")
+    if choice.mode in ("required", "function") and not called:
+        must = "must call a tool" if choice.mode == "required" else f"must call {choice.function}"
+        raise Divergence(f"the script answers with text, but {said}: the model {must}")
+    if choice.mode == "function":
+        others = [name for name in called if name != choice.function]
+        if others:
+            raise Divergence(
+                f"the script calls {_named(others)}, but {said}: the model may call no other tool"
+            )
+    if choice.allowed is not None:
+        barred = [name for name in called if name not in choice.allowed]
+        if barred:
+            allowed = ", ".join(sorted(choice.allowed)) or "none"
+            raise Divergence(
+                f"the script calls {_named(barred)}, but the request allows the model only {allowed}"
+                " (tool_choice allowed_tools)"
+            )
+    if not choice.parallel and len(called) > 1:
+        raise Divergence(
+            f"the script calls {len(called)} tools in one step ({_named(called)}), but the request's"
+            " parallel_tool_calls is false: the model may call one at a time"
+        )
+
+
+def _choice_words(choice: ToolChoice) -> str:
+    """How a request's `tool_choice` is named in a divergence."""
+    if choice.mode == "function":
+        return f"the request's tool_choice forces {choice.function}"
+    return f'the request\'s tool_choice is "{choice.mode}"'
+
+
+def _named(names: list[str]) -> str:
+    return ", ".join(names)
 
 
 def check_request(follower: Follower, messages: list[Any], expected: Position) -> None:

@@ -16,6 +16,7 @@ from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.agent.deadline import within
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
+from zeroclaw_eval.agent.results import ResultsChecked
 from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
@@ -69,13 +70,16 @@ async def drive(
     hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
     script = ReplayProvider(case.trace, offered, **hints) if live is None else None
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
-    recording = RecordingProvider(provider, record)
+    # The results an agent of this process sends back are checked against its tools'.
+    checked = None if external else ResultsChecked(provider, record, scripted=live is None)
+    recording = RecordingProvider(checked or provider, record)
     started = time.perf_counter()
     made: list[Agent | SyncAgent] = []
     try:
         context = AgentContext(recording, toolbox, settings.max_tool_iterations, asyncio.get_running_loop())
         made.append(make_agent(_factory(case, workspace, settings), context))
-        error = await _turns(case, made[0], record, recording, toolbox, script, settings.case_timeout_secs)
+        watched = _Watched(script, checked)
+        error = await _turns(case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs)
     finally:
         # The boundaries close first: what the agent does while it winds down (an agent
         # command's last requests) cannot reach a record about to be graded.
@@ -100,10 +104,11 @@ async def _turns(
     record: RunRecord,
     recording: RecordingProvider,
     toolbox: ToolBox,
-    script: ReplayProvider | None,
+    watched: _Watched,
     case_timeout_secs: float,
 ) -> RunError | None:
     """Run each turn in order; the run error that stopped them, if any."""
+    script = watched.script
     for index, turn in enumerate(case.trace.turns):
         if script is not None:
             script.begin_turn(index)
@@ -120,11 +125,9 @@ async def _turns(
             )
         except (Exception, SystemExit) as exc:
             # sys.exit() inside an agent ends its turn, not the whole run.
-            # A divergence the script saw, or a denied approval, explains the exception
-            # better than the agent's own wrapping of it.
-            if script is not None and script.divergence is not None:
-                return script.divergence
-            return _denied(index, toolbox) or _agent_error(index, exc)
+            # A divergence the script or the result check saw, or a denied approval,
+            # explains the exception better than the agent's own wrapping of it.
+            return watched.divergence() or _denied(index, toolbox) or _agent_error(index, exc)
         if not isinstance(answer, str):
             return RunError(
                 f"turn {index + 1}: the agent's run_turn returned {type(answer).__name__},"
@@ -132,7 +135,7 @@ async def _turns(
                 f"/turns/{index}",
             )
         turn_record.response = answer
-        denied = _denied(index, toolbox)
+        denied = watched.divergence() or _denied(index, toolbox)  # one the agent swallowed
         if denied is not None:
             return denied
         leftover = script.finish_turn() if script is not None else None
@@ -149,6 +152,21 @@ def _factory(case: Case, workspace: Workspace | None, settings: CaseSettings) ->
     if workspace is None:  # `runner.case.case_run` makes one for every agent command
         raise RuntimeError("an agent command runs in the case workspace: drive it with one")
     return settings.agent_cmd.factory(case, workspace.root)
+
+
+class _Watched:
+    """What watches a case's requests: the script it replays (None in live mode), the
+    check of the results sent back (None for an agent command)."""
+
+    def __init__(self, script: ReplayProvider | None, checked: ResultsChecked | None) -> None:
+        self.script = script
+        self.checked = checked
+
+    def divergence(self) -> RunError | None:
+        """The first request either refused, kept even if the agent swallowed the error."""
+        if self.checked is not None and self.checked.divergence is not None:
+            return self.checked.divergence
+        return self.script.divergence if self.script is not None else None
 
 
 def _denied(index: int, toolbox: ToolBox) -> RunError | None:

@@ -4,8 +4,9 @@ Like httpx's mock transport, it is a full implementation of the interface rather
 patched object. Each turn has its own FIFO of scripted steps; asking for more steps than
 a turn scripts, or leaving some unconsumed, is a run error naming the turn. What the
 agent sends is checked too: a request must carry the conversation so far as the script
-defines it (`conversation.check_request`), and offer every tool of the harness's that the
-step it asks for calls; otherwise the run errors at that step.
+defines it (`conversation.check_request`), offer every tool of the harness's that the
+step it asks for calls, and let the model make the step's calls (`tool_choice`,
+`parallel_tool_calls`: `conversation.check_choice`); otherwise the run errors at that step.
 """
 
 from __future__ import annotations
@@ -13,8 +14,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 
-from zeroclaw_eval.agent.conversation import Follower, Position, check_offered, check_request, script_of
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.agent.conversation import (
+    Follower,
+    Position,
+    check_choice,
+    check_offered,
+    check_request,
+    script_of,
+)
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.errors import Divergence, RunError
 from zeroclaw_eval.fixtures.model import LlmTrace
 
@@ -64,7 +72,9 @@ class ReplayProvider:
             )
         return None
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         """The next scripted step of the current turn."""
         if not self._queue:
             scripted = self._served
@@ -85,6 +95,7 @@ class ReplayProvider:
         try:
             check_request(self._follower, messages, position)
             check_offered(step, self._offered, tools, self._offer_hint)
+            check_choice(step, choice)
         except Divergence as diverged:
             pointer = f"/turns/{position.turn}/steps/{position.step}"
             self.divergence = RunError(f"{position}: {diverged}", pointer)

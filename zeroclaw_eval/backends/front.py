@@ -74,7 +74,7 @@ class HttpFront:
 
     async def _complete(self, request: WireRequest) -> Reply:
         try:
-            response = await self._provider.complete(request.messages, request.tools)
+            response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
             return refusal(refused)
         for result in fed_back(request.messages):

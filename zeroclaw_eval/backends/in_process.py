@@ -40,7 +40,7 @@ def openai_http_client(provider: Provider) -> Any:
         if isinstance(taken, Reply):
             return taken
         try:
-            response = await provider.complete(taken.messages, taken.tools)
+            response = await provider.complete(taken.messages, taken.tools, taken.choice)
         except EvalError as refused:  # the request left the script
             return refusal(refused)
         return endpoint.reply(taken, response)

@@ -17,11 +17,19 @@ from typing import Any
 
 import httpx
 
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.boundary.provider import (
+    AUTO,
+    Message,
+    ModelResponse,
+    ToolCallRequest,
+    ToolChoice,
+    ToolSpec,
+)
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
 from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.wire.chat import chat_tool_choice
 
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
 
@@ -64,22 +72,29 @@ class OpenAIProvider:
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(scrub(message, [self._key]))
 
-    def _body(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+    def _body(self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self._settings.model, "messages": messages}
         if tools:
             body["tools"] = [tool.as_openai() for tool in tools]
+            # What the agent asked of the model reaches the model.
+            if choice != AUTO:
+                body["tool_choice"] = chat_tool_choice(choice)
+            if not choice.parallel:
+                body["parallel_tool_calls"] = False
         if self._settings.temperature is not None:
             body["temperature"] = self._settings.temperature
         if self._settings.max_tokens is not None:
             body["max_tokens"] = self._settings.max_tokens
         return body
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         """One chat completion, retried on 429, 5xx and connection failures."""
         headers = {**self._settings.headers}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        body = self._body(messages, tools)
+        body = self._body(messages, tools, choice)
         attempts = self._settings.max_retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1

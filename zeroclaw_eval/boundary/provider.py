@@ -10,7 +10,7 @@ agent is under test.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from zeroclaw_eval.fixtures.json.text import loads_strict
 
@@ -82,9 +82,30 @@ class ModelResponse:
     output_tokens: int = 0
 
 
+@dataclass(frozen=True)
+class ToolChoice:
+    """What a request lets the model do with the tools it offers (its `tool_choice` and
+    `parallel_tool_calls`, in whichever API's words): `mode` is `auto` (call any tool or
+    none), `none` (call none), `required` (call at least one), or `function` (call the one
+    tool named `function`); `allowed` narrows the tools it may call (None: every tool
+    offered); `parallel` false allows one call per reply at most."""
+
+    mode: Literal["auto", "none", "required", "function"] = "auto"
+    function: str | None = None
+    allowed: frozenset[str] | None = None
+    parallel: bool = True
+
+
+#: What a request that says nothing about tool use lets the model do: anything.
+AUTO = ToolChoice()
+
+
 class Provider(Protocol):
     """Anything that answers a conversation with a `ModelResponse`."""
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
-        """Answer the conversation so far, given the tools on offer."""
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
+        """Answer the conversation so far, given the tools on offer and what the request
+        lets the model do with them."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, Provider, ToolSpec
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import roles_and_system_prompt
 
 
@@ -107,7 +107,9 @@ class RecordingProvider:
         turn) must not add steps to a record already graded."""
         self._closed = True
 
-    async def complete(self, messages: list[Message], tools: list[ToolSpec]) -> ModelResponse:
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
         """Forward to the wrapped provider and record the request and its reply."""
         if self._closed:
             self.late += 1
@@ -115,7 +117,7 @@ class RecordingProvider:
         # Taken before forwarding: an agent may change its message list afterwards.
         roles, system = roles_and_system_prompt(messages)
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
-        response = await self._inner.complete(messages, tools)
+        response = await self._inner.complete(messages, tools, choice)
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
         step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
         step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from zeroclaw_eval.agent.conversation import check_offered
+from zeroclaw_eval.agent.conversation import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.collect.suite import display_path
@@ -121,6 +121,7 @@ def _check(server: Backend, served: Served, request: WireRequest, number: int) -
         # hallucination the fixture scripts on purpose, which needs no offer.
         required = frozenset({ALWAYS_OFFERED, *case.trace.tools})
         check_offered(served.step, required, request.tools, OWN_TOOLS_HINT)
+        check_choice(served.step, request.choice)
     except Divergence as diverged:
         return Divergence(f"{position}: {diverged}", case.name, pointer)
     before = server.claim(served, number)

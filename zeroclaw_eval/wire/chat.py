@@ -1,6 +1,7 @@
 """The OpenAI Chat Completions wire format, where the harness speaks it to an agent (the
 replay server, the in-process client, the front of an agent command): the tools a
-request offers, the reply body, and the same reply as stream chunks.
+request offers and what it lets the model do with them (also for Responses, whose
+shapes differ only in nesting), the reply body, and the same reply as stream chunks.
 
 A streamed reply is the list of `chat.completion.chunk` objects the official clients
 accumulate: the role first, the text, each tool call (its id and name, then its
@@ -12,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolSpec
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval.errors import WireError
 
 #: Text is sent in pieces of at most this many characters, so that a client which only
 #: keeps the last delta (a bug worth catching) gets the answer wrong.
@@ -41,6 +43,45 @@ def offered_specs(tools: Any) -> list[ToolSpec]:
                 )
             )
     return specs
+
+
+def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
+    """What a Chat Completions or Responses request lets the model do with its tools: its
+    `tool_choice` (`none`, `auto`, `required`, a function, `allowed_tools`, or a hosted
+    tool, in either API's shape) and `parallel_tool_calls`. `WireError` for a
+    `tool_choice` neither API takes, which the real one would refuse as well."""
+    given = request.get("tool_choice", "auto")
+    parallel = request.get("parallel_tool_calls") is not False
+    if given in ("auto", "none", "required"):
+        return ToolChoice(given, parallel=parallel)
+    if isinstance(given, dict):
+        kind = given.get("type")
+        if kind == "function":
+            nested = given.get("function")
+            name = (nested if isinstance(nested, dict) else given).get("name")
+            if isinstance(name, str) and name:
+                return ToolChoice("function", name, parallel=parallel)
+        elif kind == "allowed_tools":
+            nested = given.get("allowed_tools")
+            rule = nested if isinstance(nested, dict) else given  # Chat nests it, Responses not
+            mode, tools = rule.get("mode", "auto"), rule.get("tools")
+            if mode in ("auto", "required") and isinstance(tools, list):
+                allowed = frozenset(spec.name for spec in offered_specs(tools))
+                return ToolChoice(mode, allowed=allowed, parallel=parallel)
+        elif isinstance(kind, str) and kind:
+            # A hosted tool forced (`file_search`, `web_search`...): the model calls it, no function.
+            return ToolChoice("function", f"{kind} (a hosted tool)", parallel=parallel)
+    raise WireError(400, f"tool_choice {given!r} is not none, auto, required, a function or allowed_tools")
+
+
+def chat_tool_choice(choice: ToolChoice) -> Any:
+    """`choice` as a Chat Completions request's `tool_choice` (`parallel_tool_calls` aside)."""
+    if choice.mode == "function":
+        return {"type": "function", "function": {"name": choice.function}}
+    if choice.allowed is not None:
+        tools = [{"type": "function", "function": {"name": name}} for name in sorted(choice.allowed)]
+        return {"type": "allowed_tools", "allowed_tools": {"mode": choice.mode, "tools": tools}}
+    return choice.mode
 
 
 def error_body(status: int, message: str, kind: str) -> dict[str, Any]:

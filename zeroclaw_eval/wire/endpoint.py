@@ -22,10 +22,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.errors import EvalError, WireError
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.wire.chat import completion, completion_chunks, error_body, offered_specs
+from zeroclaw_eval.wire.chat import completion, completion_chunks, error_body, offered_specs, tool_choice_of
 from zeroclaw_eval.wire.limits import MAX_BODY
 from zeroclaw_eval.wire.responses import (
     continued,
@@ -65,6 +65,8 @@ class WireRequest:
     body: dict[str, Any] = field(repr=False)
     #: Responses: the conversation a later `previous_response_id` continues from.
     history: list[Message] = field(default_factory=list, repr=False)
+    #: What the request lets the model do with the tools it offers.
+    choice: ToolChoice = AUTO
 
 
 @dataclass(frozen=True)
@@ -177,30 +179,19 @@ class Endpoint:
                 raise WireError(400, "the request has no messages list")
             options = request.get("stream_options")
             include_usage = isinstance(options, dict) and options.get("include_usage") is True
+            tools = offered_specs(request.get("tools"))
+            choice = tool_choice_of(request)
             return WireRequest(
-                api,
-                number,
-                model,
-                messages,
-                offered_specs(request.get("tools")),
-                stream,
-                include_usage,
-                request,
+                api, number, model, messages, tools, stream, include_usage, request, choice=choice
             )
         history = self._continued(request.get("previous_response_id"))
         history = [*history, *input_messages(request.get("input", []))]
         instructions = request.get("instructions")
         lead = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
+        tools = offered_specs(request.get("tools"))
+        choice = tool_choice_of(request)
         return WireRequest(
-            api,
-            number,
-            model,
-            [*lead, *history],
-            offered_specs(request.get("tools")),
-            stream,
-            False,
-            request,
-            history,
+            api, number, model, [*lead, *history], tools, stream, False, request, history, choice
         )
 
     def reply(self, request: WireRequest, response: ModelResponse, *, keep: bool = True) -> Reply:

@@ -97,6 +97,7 @@ def test_an_agent_command_passes_its_case_in_every_api(
     [
         ("rename", "/turns/0/steps/0", "offers the model no tool named echo (it offers: repeat, write_note)"),
         ("forget", "/turns/0/steps/1", "the request does not carry the results of echo (id call_1)"),
+        ("none", "/turns/0/steps/0", 'the script calls echo, but the request\'s tool_choice is "none"'),
     ],
 )
 def test_a_broken_agent_fails_at_the_step(
@@ -114,6 +115,8 @@ def test_a_broken_agent_fails_at_the_step(
         ("wrong", ["response_matches[0]"]),
         # A result that reads as an error is a failed dispatch (and the note was not written).
         ("fail", ["all_tools_succeeded", 'workspace.file_contains["note.txt"][0]']),
+        # The results recorded are the ones the agent fed the model, so garbage fails the check.
+        ("garble", ["tool_results_contain[0]"]),
     ],
 )
 def test_a_broken_agent_fails_at_the_check(cli: Runner, suite: Path, breaks: str, checks: list[str]) -> None:

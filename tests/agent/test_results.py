@@ -1,0 +1,151 @@
+"""`agent.results`: the tool results an agent of this process sends the model must be what
+its tools returned (a minimal, documented normalisation), else the case is a run error at
+the call's field: an agent that feeds the model garbage never passes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.agents import Rewriting, rewriting
+from tests.support.builders import (
+    admit_case,
+    run_replay,
+    scripted_fixture,
+    text_step,
+    tool_call,
+    tools_step,
+    write_fixture,
+)
+from zeroclaw_eval import ProjectTool
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case
+
+#: A turn whose step calls echo twice, then answers; checks that pass whatever reached the model.
+TWO_ECHOES = scripted_fixture(
+    [
+        (
+            "Echo a and b",
+            [
+                tools_step(
+                    tool_call("echo", {"message": "a"}, "c1"), tool_call("echo", {"message": "b"}, "c2")
+                ),
+                text_step("a and b"),
+            ],
+        )
+    ],
+    {"exact_tool_calls": 2, "tool_results_contain": [{"tool": "echo", "needle": "a"}]},
+)
+
+
+def test_an_agent_that_sends_garbage_in_place_of_a_result_fails_at_the_call(tmp_path: Path) -> None:
+    case = admit_case(tmp_path, TWO_ECHOES)
+    report = run_replay(case, agent_factory=rewriting(rewrite=lambda content, success: "garbage"))
+    assert report.error is not None, report.grades
+    assert report.error.field.pointer == "/turns/0/steps/0/response/tool_calls/0"
+    assert report.error.message == (
+        "turn 1, step 2: the result sent to the model for echo (call c1) is not what the tool returned:"
+        ' the tool returned "a", the request sends "garbage"'
+    )
+    assert not report.passed
+    # The tools ran and returned the right text: only what reached the model was wrong.
+    assert report.record is not None
+    assert [call.result for call in report.record.calls] == ["a", "b"]
+
+
+def test_one_garbled_result_among_several_is_named(tmp_path: Path) -> None:
+    case = admit_case(tmp_path, TWO_ECHOES)
+    garble_b = rewriting(rewrite=lambda content, success: "B?" if content == "b" else content)
+    report = run_replay(case, agent_factory=garble_b)
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/0/response/tool_calls/1"
+    assert "for echo (call c2) is not what the tool returned" in report.error.message
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        lambda content, success: content,
+        lambda content, success: f"  {content}\n",  # whitespace around it
+    ],
+    ids=["as_returned", "trimmed"],
+)
+def test_the_result_as_the_tool_returned_it_passes(
+    tmp_path: Path, rewrite: Callable[[str, bool], str]
+) -> None:
+    assert run_replay(admit_case(tmp_path, TWO_ECHOES), agent_factory=rewriting(rewrite=rewrite)).passed
+
+
+def test_a_json_result_written_another_way_is_the_same_result(tmp_path: Path) -> None:
+    # A dict a project's tool returns becomes compact JSON text; a framework that reads it
+    # and writes it again (indented, keys reordered) sends the same value.
+    fixture = scripted_fixture(
+        [("Look it up", [tools_step(tool_call("lookup", {"id": 7}, "c1")), text_step("found")])],
+        {"tools_used": ["lookup"]},
+        tools=["lookup"],
+    )
+    lookup = ProjectTool("lookup", "Look up.", lambda id: {"name": "widget", "id": id})
+    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
+    assert isinstance(loaded, Case)
+    case = loaded
+    indented = rewriting(
+        rewrite=lambda content, success: json.dumps(json.loads(content), indent=2, sort_keys=True)
+    )
+    assert run_replay(case, agent_factory=indented, tools=(lookup,)).passed
+    other = rewriting(rewrite=lambda content, success: json.dumps({"name": "gadget", "id": 7}))
+    report = run_replay(case, agent_factory=other, tools=(lookup,))
+    assert report.error is not None
+    assert 'the tool returned "{\\"name\\":\\"widget\\",\\"id\\":7}"' in report.error.message
+
+
+def test_a_failed_call_may_be_reported_in_words_holding_its_failure(tmp_path: Path) -> None:
+    # The reference loop sends "error: <the failure>"; frameworks wrap it in a retry prompt.
+    fixture = scripted_fixture(
+        [("Read it", [tools_step(tool_call("file_read", {"path": "missing.txt"}, "c1")), text_step("gone")])],
+        {"all_tools_succeeded": False},
+        tools=["file_read"],
+    )
+    case = admit_case(tmp_path, fixture)
+    assert run_replay(case).passed  # the reference loop's "error: no such file: missing.txt"
+    retry = rewriting(
+        rewrite=lambda content, success: f"Tool failed: {content}. Fix the errors and try again."
+    )
+    assert run_replay(case, agent_factory=retry).passed
+    vague = rewriting(rewrite=lambda content, success: "something went wrong")
+    report = run_replay(case, agent_factory=vague)
+    assert report.error is not None
+    assert "is not what the tool returned" in report.error.message
+
+
+def test_a_result_for_a_call_no_tool_ran_is_made_up(tmp_path: Path) -> None:
+    report = run_replay(admit_case(tmp_path, TWO_ECHOES), agent_factory=rewriting(dispatch=False))
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/0/response/tool_calls/0"
+    assert "the result sent to the model for echo (call c1) was returned by no tool" in report.error.message
+
+
+def test_calls_dispatched_without_their_ids_are_matched_in_order(tmp_path: Path) -> None:
+    case = admit_case(tmp_path, TWO_ECHOES)
+    assert run_replay(case, agent_factory=rewriting(with_ids=False)).passed
+    swapped = rewriting(with_ids=False, rewrite=lambda content, success: {"a": "b", "b": "a"}[content])
+    report = run_replay(case, agent_factory=swapped)
+    assert report.error is not None
+    assert 'the tool returned "a", the request sends "b"' in report.error.message
+
+
+def test_an_agent_that_swallows_the_refusal_still_fails(tmp_path: Path) -> None:
+    class Swallowing(Rewriting):
+        rewrite = staticmethod(lambda content, success: "garbage")
+
+        async def run_turn(self, user_input: str) -> str:
+            try:
+                return await super().run_turn(user_input)
+            except Exception:
+                return "a and b"  # as if all went well
+
+    report = run_replay(admit_case(tmp_path, TWO_ECHOES), agent_factory=Swallowing)
+    assert report.error is not None
+    assert "is not what the tool returned" in report.error.message
