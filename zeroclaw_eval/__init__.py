@@ -80,6 +80,8 @@ _EXPORTS = {
     "ToolSpec": "zeroclaw_eval.boundary.provider",
     "ToolOutcome": "zeroclaw_eval.tools.tool",
     "openai_http_client": "zeroclaw_eval.backends.in_process",
+    "anthropic_http_client": "zeroclaw_eval.backends.in_process",
+    "ToolChoice": "zeroclaw_eval.boundary.provider",
     "ProjectTool": "zeroclaw_eval.tools.project",
     # Serving fixtures to an agent in any language.
     "ReplayServer": "zeroclaw_eval.serve.server",
@@ -103,12 +105,16 @@ if TYPE_CHECKING:
         SyncAgent as SyncAgent,
         ToolDispatcher as ToolDispatcher,
     )
-    from zeroclaw_eval.backends.in_process import openai_http_client as openai_http_client
+    from zeroclaw_eval.backends.in_process import (
+        anthropic_http_client as anthropic_http_client,
+        openai_http_client as openai_http_client,
+    )
     from zeroclaw_eval.boundary.provider import (
         Message as Message,
         ModelResponse as ModelResponse,
         Provider as Provider,
         ToolCallRequest as ToolCallRequest,
+        ToolChoice as ToolChoice,
         ToolSpec as ToolSpec,
     )
     from zeroclaw_eval.boundary.record import RecordedCall as RecordedCall, RunRecord as RunRecord

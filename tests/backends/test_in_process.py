@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 
 from tests.support.builders import scripted_fixture, text_step, tool_call, tools_step
-from zeroclaw_eval import openai_http_client
+from zeroclaw_eval import anthropic_http_client, openai_http_client
 from zeroclaw_eval.agent.replay import ReplayProvider
-from zeroclaw_eval.backends.in_process import BASE_URL
+from zeroclaw_eval.backends.in_process import ANTHROPIC_BASE_URL, BASE_URL
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.fixtures.model import LlmTrace
 
@@ -246,3 +247,75 @@ def test_the_choice_a_request_makes_reaches_the_provider() -> None:
     reply = asyncio.run(ask())
     assert [item.type for item in reply.output] == ["function_call"]
     assert provider.choices == [ToolChoice("required", parallel=False)]
+
+
+ECHO_ANTHROPIC: Any = {"name": "echo", "description": "Echo.", "input_schema": {"type": "object"}}
+
+
+def anthropic_client(provider: Counting) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(
+        api_key="replay", base_url=ANTHROPIC_BASE_URL, http_client=anthropic_http_client(provider)
+    )
+
+
+def test_the_anthropic_sdk_follows_the_script_plain_then_streamed() -> None:
+    provider = scripted()
+
+    async def ask() -> tuple[Any, Any]:
+        client = anthropic_client(provider)
+        messages: list[Any] = [{"role": "user", "content": "Echo hi"}]
+        first = await client.messages.create(
+            model="any", max_tokens=100, system="Be brief.", messages=messages, tools=[ECHO_ANTHROPIC]
+        )
+        messages.append({"role": "assistant", "content": [block.model_dump() for block in first.content]})
+        messages.append(
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "hi"}]}
+        )
+        async with client.messages.stream(
+            model="any", max_tokens=100, system="Be brief.", messages=messages, tools=[ECHO_ANTHROPIC]
+        ) as stream:
+            second = await stream.get_final_message()
+        return first, second
+
+    first, second = asyncio.run(ask())
+    (call,) = first.content
+    assert (call.type, call.id, call.name, call.input) == ("tool_use", "c1", "echo", {"message": "hi"})
+    assert (first.stop_reason, first.usage.input_tokens, first.usage.output_tokens) == ("tool_use", 9, 3)
+    assert [block.text for block in second.content] == ["hi"]
+    assert second.stop_reason == "end_turn"
+    # The script saw the system prompt and the result as chat messages.
+    assert provider.requests[1][0] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Echo hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "echo", "arguments": '{"message":"hi"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "hi"},
+    ]
+
+
+def test_a_refused_anthropic_request_is_the_sdks_bad_request_with_the_reason() -> None:
+    provider = scripted()
+
+    async def ask() -> Any:
+        return await anthropic_client(provider).messages.create(
+            model="any",
+            max_tokens=100,
+            messages=[{"role": "user", "content": "Echo hi"}],
+            tools=[ECHO_ANTHROPIC],
+            tool_choice={"type": "none"},
+        )
+
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        asyncio.run(ask())
+    error: Any = raised.value.body
+    assert error["error"]["type"] == "invalid_request_error"
+    assert 'the script calls echo, but the request\'s tool_choice is "none"' in error["error"]["message"]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -74,6 +75,57 @@ def test_the_responses_api_plain_then_streamed_with_a_previous_response(
         ("responses", 200, True),
     ]
     assert log[1]["tool_results"] == [{"call_id": "call_1", "name": "echo", "content": "hello"}]
+
+
+ECHO_ANTHROPIC: Any = {"name": "echo", "description": "Echo.", "input_schema": {"type": "object"}}
+
+
+def test_the_anthropic_sdk_follows_the_script_streamed_then_plain(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    # The Anthropic SDKs add /v1 themselves: their base URL is the server's root.
+    client = anthropic.Anthropic(base_url=server.url.removesuffix("/v1"), api_key="x", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": "Echo hello"}]
+    with client.messages.stream(
+        model="two_turns", max_tokens=64, messages=messages, tools=[ECHO_ANTHROPIC]
+    ) as s:
+        first = s.get_final_message()
+    assert [(b.type, getattr(b, "input", None)) for b in first.content] == [
+        ("tool_use", {"message": "hello"})
+    ]
+    messages += [
+        {"role": "assistant", "content": [block.model_dump() for block in first.content]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "hello"}]},
+    ]
+    second = client.messages.create(
+        model="two_turns", max_tokens=64, messages=messages, tools=[ECHO_ANTHROPIC]
+    )
+    assert [block.text for block in second.content if block.type == "text"] == ["The echo tool said: hello"]
+    log = server.requests()
+    assert [(entry["api"], entry["status"], entry["fixture"]) for entry in log] == [
+        ("messages", 200, "two_turns.json"),
+        ("messages", 200, "two_turns.json"),
+    ]
+    assert log[1]["tool_results"] == [{"call_id": "call_1", "name": "echo", "content": "hello"}]
+
+
+def test_an_anthropic_request_left_the_script_is_refused_in_anthropics_shape(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    client = anthropic.Anthropic(base_url=server.url.removesuffix("/v1"), api_key="x", max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        client.messages.create(
+            model="two_turns", max_tokens=64, messages=[{"role": "user", "content": "Echo hello"}], tools=[]
+        )
+    error: Any = raised.value.body
+    assert error["type"] == "error"
+    assert "offers the model no tool named echo" in error["error"]["message"]
+    # The base URL given with /v1, which the SDK doubles, gets a 404 that says so.
+    doubled = anthropic.Anthropic(base_url=server.url, api_key="x", max_retries=0)
+    with pytest.raises(anthropic.NotFoundError, match="add /v1 themselves"):
+        doubled.messages.create(model="two_turns", max_tokens=64, messages=[{"role": "user", "content": "x"}])
 
 
 def test_an_unknown_previous_response_is_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:

@@ -1,8 +1,10 @@
 """An agent that runs as its own process, for the `--agent-cmd` tests: the standard
-library only, talking to OPENAI_BASE_URL over Chat Completions or Responses, plain or
-streamed, with tools of its own (`echo`, `write_note`).
+library only, talking to OPENAI_BASE_URL over Chat Completions or Responses, or to
+ANTHROPIC_BASE_URL over Messages, plain or streamed, with tools of its own (`echo`,
+`write_note`).
 
-    python tests/support/agent_command.py [--api chat|responses] [--stream] [--break WHAT] [--oneshot]
+    python tests/support/agent_command.py [--api chat|responses|anthropic] [--stream]
+        [--break WHAT] [--oneshot]
 
 WHAT makes a broken variant: `rename` (its tool is offered as `repeat`), `forget` (tool
 results are not fed back), `wrong` (the final answer is changed), `fail` (write_note
@@ -49,13 +51,14 @@ def run_tool(name: str, arguments: str, breaks: str | None) -> str:
 
 
 def post(path: str, body: dict[str, Any]) -> bytes:
+    if path == "/v1/messages":
+        url = os.environ["ANTHROPIC_BASE_URL"] + path
+        headers = {"x-api-key": os.environ["ANTHROPIC_API_KEY"], "anthropic-version": "2023-06-01"}
+    else:
+        url = os.environ["OPENAI_BASE_URL"] + path
+        headers = {"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"]}
     request = urllib.request.Request(
-        os.environ["OPENAI_BASE_URL"] + path,
-        data=json.dumps(body).encode("utf-8"),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
-        },
+        url, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json", **headers}
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         return response.read()
@@ -118,6 +121,56 @@ def respond(
     return list(done[0]["response"]["output"])
 
 
+def message(
+    history: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
+) -> list[dict[str, Any]]:
+    offered = [{"name": n, "input_schema": TOOLS.get(n, {"type": "object"})} for n in tools]
+    body: dict[str, Any] = {
+        "model": os.environ["ZEROCLAW_EVAL_MODEL"],
+        "max_tokens": 1024,
+        "messages": history,
+        "tools": offered,
+        "stream": stream,
+    }
+    if breaks == "none":
+        body["tool_choice"] = {"type": "none"}
+    raw = post("/v1/messages", body)
+    if not stream:
+        return list(json.loads(raw)["content"])
+    blocks: list[dict[str, Any]] = []
+    partial: dict[int, str] = {}
+    for event in events(raw):
+        if event["type"] == "content_block_start":
+            blocks.append(dict(event["content_block"]))
+        elif event["type"] == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                blocks[event["index"]]["text"] += delta["text"]
+            else:
+                partial[event["index"]] = partial.get(event["index"], "") + delta["partial_json"]
+    for index, text in partial.items():
+        blocks[index]["input"] = json.loads(text)
+    return blocks
+
+
+def turn_anthropic(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
+    while True:
+        blocks = message(history, tools, options.stream, options.breaks)
+        history.append({"role": "assistant", "content": blocks})
+        calls = [block for block in blocks if block["type"] == "tool_use"]
+        if not calls:
+            return "".join(block["text"] for block in blocks if block["type"] == "text")
+        results = []
+        for call in calls:
+            result = run_tool(call["name"], json.dumps(call["input"]), options.breaks)
+            block = {"type": "tool_result", "tool_use_id": call["id"], "content": result}
+            if result.startswith("Error: "):  # said the Anthropic way: the flag, not the words
+                block.update(content=result.removeprefix("Error: "), is_error=True)
+            results.append(block)
+        if options.breaks != "forget":
+            history.append({"role": "user", "content": results})
+
+
 def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         message = chat(history, tools, options.stream, options.breaks)
@@ -150,14 +203,14 @@ def turn_responses(history: list[dict[str, Any]], options: argparse.Namespace, t
 def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Namespace) -> str:
     tools = ["repeat" if name == "echo" and options.breaks == "rename" else name for name in TOOLS]
     history.append({"role": "user", "content": user_input})
-    turn = turn_responses if options.api == "responses" else turn_chat
+    turn = {"responses": turn_responses, "anthropic": turn_anthropic}.get(options.api, turn_chat)
     text = turn(history, options, tools)
     return text + " (changed)" if options.breaks == "wrong" else text
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--api", default="chat", choices=["chat", "responses"])
+    parser.add_argument("--api", default="chat", choices=["chat", "responses", "anthropic"])
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--break", dest="breaks", default=None)
     parser.add_argument("--oneshot", action="store_true")

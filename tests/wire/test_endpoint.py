@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.boundary.provider import ModelResponse
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest
 from zeroclaw_eval.errors import Divergence, EvalError, WireError
 from zeroclaw_eval.wire import endpoint as openai_endpoint
 from zeroclaw_eval.wire.endpoint import (
@@ -60,6 +60,48 @@ def test_instructions_lead_and_a_stored_response_is_continued() -> None:
     ]
 
 
+def test_an_item_reference_reads_as_the_output_item_it_names() -> None:
+    # The Vercel AI SDK sends earlier assistant text as a reference while store is on,
+    # and the calls beside it whole.
+    endpoint = Endpoint()
+    first = endpoint.parse(RESPONSES, body(input="go"), 1)
+    call = ToolCallRequest("c1", "echo", '{"message":"x"}')
+    endpoint.reply(first, ModelResponse("Looking.", (call,)))
+    items = [
+        {"role": "user", "content": "go"},
+        {"type": "item_reference", "id": "msg_zeroclaw_1"},
+        {"type": "function_call", "call_id": "c1", "name": "echo", "arguments": '{"message":"x"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "x"},
+    ]
+    later = endpoint.parse(RESPONSES, body(input=items), 2)
+    assert later.messages == [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "Looking.", "tool_calls": [call.as_openai()]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+    ]
+    # A call may be referred to as well.
+    by_reference = [items[0], {"type": "item_reference", "id": "fc_zeroclaw_1_1"}, items[3]]
+    assert endpoint.parse(RESPONSES, body(input=by_reference), 3).messages[1]["tool_calls"] == [
+        call.as_openai()
+    ]
+
+
+def test_store_false_keeps_nothing_to_continue_or_refer_to() -> None:
+    endpoint = Endpoint()
+    endpoint.reply(endpoint.parse(RESPONSES, body(input="hi", store=False), 1), ModelResponse("hello"))
+    with pytest.raises(WireError, match="except those of a request sent with store: false"):
+        endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"), 2)
+    with pytest.raises(WireError, match="Item with id 'msg_zeroclaw_1' not found"):
+        endpoint.parse(RESPONSES, body(input=[{"type": "item_reference", "id": "msg_zeroclaw_1"}]), 3)
+    # What a client sends whole under store: false is read as sent, ids and all.
+    whole = [
+        {"role": "assistant", "id": "msg_zeroclaw_1", "content": [{"type": "output_text", "text": "hello"}]}
+    ]
+    assert endpoint.parse(RESPONSES, body(input=whole), 4).messages == [
+        {"role": "assistant", "content": "hello"}
+    ]
+
+
 def test_only_the_newest_responses_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(openai_endpoint, "MAX_STORED", 2)
     endpoint = Endpoint()
@@ -68,6 +110,10 @@ def test_only_the_newest_responses_are_kept(monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(WireError, match="'resp_zeroclaw_1' not found"):
         endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_1"), 4)
     assert endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"), 5).messages
+    # Their output items go with them.
+    with pytest.raises(WireError, match="'msg_zeroclaw_1' not found"):
+        endpoint.parse(RESPONSES, body(input=[{"type": "item_reference", "id": "msg_zeroclaw_1"}]), 6)
+    assert endpoint.parse(RESPONSES, body(input=[{"type": "item_reference", "id": "msg_zeroclaw_3"}]), 7)
     endpoint.forget()
     with pytest.raises(WireError, match="'resp_zeroclaw_3' not found"):
         endpoint.parse(RESPONSES, body(input="x", previous_response_id="resp_zeroclaw_3"), 1)

@@ -5,6 +5,9 @@ once per case, in the case workspace, with:
 
     OPENAI_BASE_URL, OPENAI_API_BASE   the loopback server (`http://127.0.0.1:PORT/v1`)
     OPENAI_API_KEY                     a dummy key (`zeroclaw-replay`)
+    ANTHROPIC_BASE_URL                 the same server without `/v1` (the Anthropic SDKs
+                                       add it; `/messages` is served with and without it)
+    ANTHROPIC_API_KEY                  the same dummy key
     ZEROCLAW_EVAL_CASE                 the fixture's file name
     ZEROCLAW_EVAL_MODEL                the fixture's model_name
     ZEROCLAW_EVAL_PROJECT              the project folder (also first on PYTHONPATH)
@@ -116,6 +119,8 @@ class AgentCommand:
             "OPENAI_BASE_URL": base_url,
             "OPENAI_API_BASE": base_url,
             "OPENAI_API_KEY": "zeroclaw-replay",
+            "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
+            "ANTHROPIC_API_KEY": "zeroclaw-replay",
             "ZEROCLAW_EVAL_CASE": case.name,
             "ZEROCLAW_EVAL_MODEL": case.trace.model_name,
             "ZEROCLAW_EVAL_PROJECT": project,

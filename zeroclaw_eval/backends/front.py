@@ -9,9 +9,10 @@ Only accepted requests count: each asks for a new step, so the results it carrie
 of the step before) are new exactly once, and a request the script refused records
 nothing.
 
-Such an agent says how a call went only in the result text it sends the model, so the
-harness infers it, in the words the common frameworks use. It is an inference,
-documented as one: a result reads as failed when
+Such an agent says how a call went in the result it sends the model: a result the
+Anthropic Messages API marks `is_error` failed; otherwise the harness infers it from the
+text, in the words the common frameworks use. It is an inference, documented as one: a
+result reads as failed when
 
 - its text begins with "error" or "an error occurred" or "encountered error" (any case):
   "Error: …", the OpenAI Agents SDK's "An error occurred while running the tool…";
@@ -70,15 +71,15 @@ class HttpFront:
         try:
             return asyncio.run_coroutine_threadsafe(work, self._loop).result()
         except RuntimeError as over:  # the case is over: its provider refuses (or the loop is gone)
-            return error_reply(409, str(over), "case_over")
+            return error_reply(409, str(over), "case_over", api=taken.api)
 
     async def _complete(self, request: WireRequest) -> Reply:
         try:
             response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
-            return refusal(refused)
+            return refusal(refused, request.api)
         for result in fed_back(request.messages):
-            success = inferred_success(result.content)
+            success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
         return self._endpoint.reply(request, response)
 

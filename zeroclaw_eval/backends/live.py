@@ -1,4 +1,4 @@
-"""The live provider: OpenAI chat completions with tools, over httpx.
+"""The live provider: OpenAI chat completions or Anthropic messages with tools, over httpx.
 
 Each request has its own timeout; a 429, a 5xx or a dropped connection is retried with
 exponential backoff, honouring `Retry-After`; 401/403, 404 and malformed bodies fail at
@@ -29,6 +29,7 @@ from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
 from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.wire import anthropic
 from zeroclaw_eval.wire.chat import chat_tool_choice
 
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
@@ -51,7 +52,12 @@ def retry_after(response: httpx.Response) -> float | None:
 
 
 class OpenAIProvider:
-    """A `Provider` that asks an OpenAI-compatible `/chat/completions` endpoint."""
+    """A `Provider` that asks an OpenAI-compatible `/chat/completions` endpoint. The
+    request's shape, its URL, its key's header and the reply's reading are the API's;
+    the retries, limits and messages are every API's (`AnthropicProvider`)."""
+
+    #: What a reply that cannot be read is not, for the error that says so.
+    shape = "no choices[0].message of the chat-completions shape"
 
     def __init__(
         self,
@@ -67,7 +73,13 @@ class OpenAIProvider:
         self._client = client
         self._sleep = sleep
         self._backoff = backoff_secs
-        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+        self._url = self._endpoint(settings.base_url.rstrip("/"))
+
+    def _endpoint(self, base_url: str) -> str:
+        return base_url + "/chat/completions"
+
+    def _auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(scrub(message, [self._key]))
@@ -91,9 +103,7 @@ class OpenAIProvider:
         self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
     ) -> ModelResponse:
         """One chat completion, retried on 429, 5xx and connection failures."""
-        headers = {**self._settings.headers}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
+        headers = {**self._settings.headers, **self._auth()}
         body = self._body(messages, tools, choice)
         attempts = self._settings.max_retries + 1
         for attempt in range(attempts):
@@ -162,28 +172,64 @@ class OpenAIProvider:
         except ValueError:
             raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
         try:
-            message = data["choices"][0]["message"]
-            calls = tuple(
-                ToolCallRequest(
-                    str(call.get("id") or f"call_{index}"),
-                    str(call["function"]["name"]),
-                    _arguments_text(call["function"].get("arguments")),
-                )
-                for index, call in enumerate(message.get("tool_calls") or ())
-            )
-            usage = data.get("usage") or {}
-            content = message.get("content")
-            return ModelResponse(
-                content if isinstance(content, str) else None,
-                calls,
-                int(usage.get("prompt_tokens") or 0),
-                int(usage.get("completion_tokens") or 0),
-            )
+            return self._read(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise self._fail(
-                f"malformed response from {self._url}: no choices[0].message of the chat-completions"
-                f" shape ({type(exc).__name__}: {exc})"
+                f"malformed response from {self._url}: {self.shape} ({type(exc).__name__}: {exc})"
             ) from None
+
+    def _read(self, data: Any) -> ModelResponse:
+        """The reply of a chat completion `data`; an exception when it is not one."""
+        message = data["choices"][0]["message"]
+        calls = tuple(
+            ToolCallRequest(
+                str(call.get("id") or f"call_{index}"),
+                str(call["function"]["name"]),
+                _arguments_text(call["function"].get("arguments")),
+            )
+            for index, call in enumerate(message.get("tool_calls") or ())
+        )
+        usage = data.get("usage") or {}
+        content = message.get("content")
+        return ModelResponse(
+            content if isinstance(content, str) else None,
+            calls,
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+        )
+
+
+class AnthropicProvider(OpenAIProvider):
+    """A `Provider` that asks Anthropic's Messages API (`wire.anthropic` translates the
+    conversation both ways): the key in `x-api-key`, the API version pinned, and
+    `max_tokens`, which the API requires, 4096 unless the table sets it."""
+
+    shape = "no content list of the Messages API shape"
+    #: The API version the request shapes here are written against.
+    VERSION = "2023-06-01"
+    DEFAULT_MAX_TOKENS = 4096
+
+    def _endpoint(self, base_url: str) -> str:
+        # The SDKs' base URL has no /v1 (they add it); one that ends in it is taken as meant.
+        return base_url + ("/messages" if base_url.endswith("/v1") else "/v1/messages")
+
+    def _auth(self) -> dict[str, str]:
+        key = {"x-api-key": self._key} if self._key else {}
+        return {"anthropic-version": self.VERSION, **key}
+
+    def _body(self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
+        settings = self._settings
+        body: dict[str, Any] = {
+            "model": settings.model,
+            "max_tokens": settings.max_tokens or self.DEFAULT_MAX_TOKENS,
+            **anthropic.messages_request(messages, tools, choice),
+        }
+        if settings.temperature is not None:
+            body["temperature"] = settings.temperature
+        return body
+
+    def _read(self, data: Any) -> ModelResponse:
+        return anthropic.parsed_message(data)
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -219,5 +265,6 @@ def _error_message(response: httpx.Response, key: str) -> str:
 async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[OpenAIProvider]:
     """The configured provider over one HTTP client, closed on exit; `connections` bounds
     the requests open at once (two per case running at once)."""
+    kind = AnthropicProvider if options.provider.kind == "anthropic" else OpenAIProvider
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
-        yield OpenAIProvider(options.provider, options.api_key, client)
+        yield kind(options.provider, options.api_key, client)

@@ -81,6 +81,9 @@ class FedBack:
     name: str
     arguments: str
     content: str
+    #: The agent said the call failed (Anthropic's `tool_result` `is_error`, kept on the
+    #: `tool` message as `is_error`); False says nothing either way.
+    failed: bool = False
 
 
 def fed_back(messages: list[Any]) -> list[FedBack]:
@@ -109,7 +112,7 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
         content = entry(message, "content")
         text = message_text(content)
         shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
-        results.append(FedBack(call_id, *calls[call_id], shown))
+        results.append(FedBack(call_id, *calls[call_id], shown, entry(message, "is_error") is True))
     return results
 
 

@@ -41,7 +41,8 @@ class EvalSettings(BaseModel):
 
 
 class ProviderSettings(BaseModel):
-    """One `[providers.models.NAME]` table: an OpenAI-compatible chat-completions endpoint.
+    """One `[providers.models.NAME]` table: an OpenAI-compatible chat-completions endpoint
+    (`kind = "openai"`, the default) or Anthropic's Messages API (`kind = "anthropic"`).
 
     The key itself is never in a file: `api_key_env` names the environment variable
     that holds it.
@@ -50,6 +51,10 @@ class ProviderSettings(BaseModel):
     # Built when first validated: only a configuration with providers pays for it.
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False, defer_build=True)
 
+    #: The API the endpoint speaks: `openai` (POST {base_url}/chat/completions) or
+    #: `anthropic` (POST {base_url}/v1/messages, or {base_url}/messages when base_url
+    #: already ends in /v1).
+    kind: Literal["openai", "anthropic"] = "openai"
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1)
     api_key_env: str = ""

@@ -56,7 +56,7 @@ class Backend(Protocol):
 
 
 def exchange(server: Backend, api: str, body: bytes) -> Reply:
-    """The reply to one model request of `api` (`wire.endpoint.CHAT` or `RESPONSES`),
+    """The reply to one model request of `api` (`wire.endpoint.CHAT`, `RESPONSES`, `MESSAGES`),
     read as every endpoint reads one (`Endpoint.parse`) and written as every endpoint
     writes its answer (`Endpoint.reply`)."""
     run, number = server.number()
@@ -64,7 +64,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
     try:
         request = server.endpoint.parse(api, body, number)
     except WireError as refused:
-        return _logged(server, entry, refusal(refused), refused.message)
+        return _logged(server, entry, refusal(refused, api), refused.message)
     entry.update(_what_was_sent(request))
     served: Served | None = None
     divergence: Divergence | None = None
@@ -77,7 +77,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         entry.update(
             fixture=case.name if case else None, turn=served.position.turn, step=served.position.step
         )
-    fault = _apply_faults(server.faults, number, case)
+    fault = _apply_faults(server.faults, number, case, api)
     if fault is not None:
         if case is not None:
             server.broke(case)
@@ -94,7 +94,7 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         why = divergence or Divergence("no fixture")
         message = _refusal(why, served, request.model, server)
         entry["fixture"] = entry["fixture"] or why.fixture
-        return _logged(server, entry, error_reply(400, message, "divergence"), str(why))
+        return _logged(server, entry, error_reply(400, message, "divergence", api=api), str(why))
     return _logged(server, entry, server.endpoint.reply(request, served.step))
 
 
@@ -148,7 +148,7 @@ def _refusal(why: Divergence, served: Served | None, model: str, server: Backend
     return f"diverged from the script of {case.name} at {where}: {why}"
 
 
-def _apply_faults(faults: list[Fault], number: int, case: Case | None) -> tuple[str, Reply] | None:
+def _apply_faults(faults: list[Fault], number: int, case: Case | None, api: str) -> tuple[str, Reply] | None:
     """Wait out the delays for this request; the first other fault that applies, if any."""
     stem = case.path.stem if case is not None else None
     for delay in faults:
@@ -159,9 +159,9 @@ def _apply_faults(faults: list[Fault], number: int, case: Case | None) -> tuple[
         return None
     if fault.kind == "429":
         retry = {"Retry-After": f"{fault.arg:g}"}
-        return fault.kind, error_reply(429, "rate limited (injected fault)", "rate_limit", retry)
+        return fault.kind, error_reply(429, "rate limited (injected fault)", "rate_limit", retry, api=api)
     if fault.kind == "500":
-        return fault.kind, error_reply(500, "server error (injected fault)", "server_error")
+        return fault.kind, error_reply(500, "server error (injected fault)", "server_error", api=api)
     return fault.kind, Reply(200, b'{"choices": [{"message": ')  # malformed: a body cut off mid-way
 
 

@@ -4,13 +4,14 @@ client), so an agent sees the same wire whichever way it is connected.
 
 A request's route is read here (`route_of`), its body held to the one limit
 (`too_large`), and a request for a model's answer read into one `WireRequest` (the
-conversation as chat messages, the tools offered) whichever API it came in: Chat
-Completions (`…/chat/completions`) or Responses (`…/responses`). Every other request is
-answered here (`Endpoint.take`). The model's `ModelResponse` is written back in the shape
-the request asked for, plain or streamed (server-sent events) (`Endpoint.reply`), and
-what the harness refuses becomes the error the official clients raise (`refusal`). What
-stands between reading and replying (the script, a live provider, serve's faults and
-log) is the caller's.
+conversation as chat messages, the tools offered, what it lets the model do with them)
+whichever API it came in: OpenAI Chat Completions (`…/chat/completions`) or Responses
+(`…/responses`), or Anthropic Messages (`…/messages`). Every other request is answered
+here (`Endpoint.take`). The model's `ModelResponse` is written back in the shape the
+request asked for, plain or streamed (server-sent events) (`Endpoint.reply`), and what
+the harness refuses becomes the error the official clients of that API raise
+(`refusal`). What stands between reading and replying (the script, a live provider,
+serve's faults and log) is the caller's.
 """
 
 from __future__ import annotations
@@ -25,23 +26,27 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.errors import EvalError, WireError
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.wire import anthropic
 from zeroclaw_eval.wire.chat import completion, completion_chunks, error_body, offered_specs, tool_choice_of
 from zeroclaw_eval.wire.limits import MAX_BODY
 from zeroclaw_eval.wire.responses import (
     continued,
     input_messages,
+    output_items,
     response_body,
     response_events,
     response_id,
 )
 
-#: Stored Responses conversations (for `previous_response_id`), oldest dropped first.
+#: Stored Responses replies (for `previous_response_id` and `item_reference`), oldest
+#: dropped first.
 MAX_STORED = 1000
 
 CHAT = "chat.completions"
 RESPONSES = "responses"
+MESSAGES = "messages"  # Anthropic's
 #: The routes that ask for a model's answer, by their API.
-MODEL_ROUTES = {"/chat/completions": CHAT, "/responses": RESPONSES}
+MODEL_ROUTES = {"/chat/completions": CHAT, "/responses": RESPONSES, "/messages": MESSAGES}
 APIS = frozenset(MODEL_ROUTES.values())
 #: `GET /v1/models`: the models a client may name.
 MODELS = "models"
@@ -81,25 +86,30 @@ class Reply:
     error: str | None = field(default=None, compare=False)
 
 
-def error_reply(status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> Reply:
-    """An OpenAI error body, which the official clients raise as their own errors."""
-    return Reply(status, _json(error_body(status, message, kind)), headers=headers or {}, error=message)
+def error_reply(
+    status: int, message: str, kind: str, headers: dict[str, str] | None = None, *, api: str | None = None
+) -> Reply:
+    """An error body in the shape of the request's `api` (OpenAI's unless it is
+    Anthropic's), which the official clients raise as their own errors."""
+    body = anthropic.error_body(status, message) if api == MESSAGES else error_body(status, message, kind)
+    return Reply(status, _json(body), headers=headers or {}, error=message)
 
 
-def refusal(error: EvalError) -> Reply:
+def refusal(error: EvalError, api: str | None = None) -> Reply:
     """What the harness refused, as the error a client raises without retrying: a request
     the endpoint cannot take with its own status, a request that left the script a 400."""
     if isinstance(error, WireError):
-        return error_reply(error.status, error.message, error.kind)
-    return error_reply(400, str(error), "divergence")
+        return error_reply(error.status, error.message, error.kind, api=api)
+    return error_reply(400, str(error), "divergence", api=api)
 
 
-def too_large(length: int, limit: int = MAX_BODY) -> Reply | None:
+def too_large(length: int, limit: int = MAX_BODY, *, api: str | None = None) -> Reply | None:
     """The 413 for a request body of `length` bytes over `limit`: the one body limit,
     checked from `Content-Length` before a body is read, or from the body in hand."""
     if length <= limit:
         return None
-    return error_reply(413, f"the request body is {length} bytes; the limit is {limit}", "request_too_large")
+    message = f"the request body is {length} bytes; the limit is {limit}"
+    return error_reply(413, message, "request_too_large", api=api)
 
 
 def other_route(method: str, path: str, models: Iterable[str] | None) -> Reply:
@@ -107,7 +117,11 @@ def other_route(method: str, path: str, models: Iterable[str] | None) -> Reply:
     where there is none to list), else a 404."""
     if models is not None and route_of(method, path) == MODELS:
         return models_reply(models)
-    return error_reply(404, f"no route {method} {path}", "not_found")
+    hint = ""
+    if path.split("?")[0].rstrip("/").endswith("/v1/v1/messages"):
+        # The Anthropic SDKs add /v1 themselves; the Vercel AI SDK's provider does not.
+        hint = ": the Anthropic SDKs add /v1 themselves, so give them the base URL without it"
+    return error_reply(404, f"no route {method} {path}{hint}", "not_found")
 
 
 def models_reply(names: Iterable[str]) -> Reply:
@@ -126,20 +140,33 @@ def route_of(method: str, path: str) -> str | None:
     return MODELS if method == "GET" and route == "/models" else None
 
 
+@dataclass(frozen=True)
+class _Stored:
+    """A Responses reply kept for later requests: the conversation a later
+    `previous_response_id` continues, and its output items by id (`item_reference`)."""
+
+    conversation: list[Message]
+    items: dict[str, dict[str, Any]]
+
+
 class Endpoint:
-    """Reads requests and writes replies; keeps the Responses conversations that a later
-    request may continue (`previous_response_id`), the newest `MAX_STORED` of them."""
+    """Reads requests and writes replies; keeps the Responses replies that a later request
+    may continue (`previous_response_id`) or refer to (`item_reference`), the newest
+    `MAX_STORED` of them, as OpenAI keeps a response unless its request says `store: false`."""
 
     def __init__(self) -> None:
-        self._stored: OrderedDict[str, list[Message]] = OrderedDict()
+        self._stored: OrderedDict[str, _Stored] = OrderedDict()
+        #: The response each kept output item belongs to, by the item's id.
+        self._item_owner: dict[str, str] = {}
         self._lock = threading.Lock()  # the servers answer from several threads
         self._count = 0
 
     def forget(self) -> None:
-        """Drop every stored conversation, and number requests from 1 again (a new run of
-        the replay server)."""
+        """Drop every stored reply, and number requests from 1 again (a new run of the
+        replay server)."""
         with self._lock:
             self._stored.clear()
+            self._item_owner.clear()
             self._count = 0
 
     def number(self) -> int:
@@ -158,7 +185,7 @@ class Endpoint:
         try:
             return self.parse(route, body, self.number())
         except WireError as refused:
-            return refusal(refused)
+            return refusal(refused, route)
 
     def parse(self, api: str, body: bytes, number: int) -> WireRequest:
         """The request `body` of `api` holds, numbered `number`; `WireError` when it is
@@ -173,6 +200,11 @@ class Endpoint:
         if not isinstance(model, str):
             raise WireError(400, "the request names no model")
         stream = request.get("stream") is True
+        if api == MESSAGES:
+            conversation = anthropic.request_messages(request)
+            tools = anthropic.offered_tools(request.get("tools"))
+            choice = anthropic.tool_choice(request)
+            return WireRequest(api, number, model, conversation, tools, stream, True, request, choice=choice)
         if api == CHAT:
             messages = request.get("messages")
             if not isinstance(messages, list):
@@ -185,7 +217,7 @@ class Endpoint:
                 api, number, model, messages, tools, stream, include_usage, request, choice=choice
             )
         history = self._continued(request.get("previous_response_id"))
-        history = [*history, *input_messages(request.get("input", []))]
+        history = [*history, *input_messages(request.get("input", []), self._item)]
         instructions = request.get("instructions")
         lead = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
         tools = offered_specs(request.get("tools"))
@@ -196,8 +228,14 @@ class Endpoint:
 
     def reply(self, request: WireRequest, response: ModelResponse, *, keep: bool = True) -> Reply:
         """`response` in the shape `request` asked for; `keep`: a Responses reply is stored
-        for a later `previous_response_id` (not one a fault cuts off)."""
+        for later requests (not one a fault cuts off, nor one whose request said
+        `store: false`)."""
         number = request.number
+        if request.api == MESSAGES:
+            if request.stream:
+                events = anthropic.message_events(response, request.model, number)
+                return Reply(200, b"".join(_sse(event) for event in events), "text/event-stream")
+            return Reply(200, _json(anthropic.message_body(response, request.model, number)))
         if request.api == CHAT:
             if request.stream:
                 chunks = completion_chunks(
@@ -206,32 +244,48 @@ class Endpoint:
                 data = b"".join(b"data: " + _event_json(chunk) + b"\n\n" for chunk in chunks)
                 return Reply(200, data + b"data: [DONE]\n\n", "text/event-stream")
             return Reply(200, _json(completion(response, request.model, number)))
-        if keep:
-            with self._lock:
-                self._stored[response_id(number)] = continued(request.history, response)
-                while len(self._stored) > MAX_STORED:
-                    self._stored.popitem(last=False)
+        if keep and request.body.get("store") is not False:
+            self._keep(request, response)
         if request.stream:
             events = response_events(response, request.body, request.model, number)
-            data = b"".join(
-                f"event: {event['type']}\n".encode() + b"data: " + _event_json(event) + b"\n\n"
-                for event in events
-            )
-            return Reply(200, data, "text/event-stream")
+            return Reply(200, b"".join(_sse(event) for event in events), "text/event-stream")
         return Reply(200, _json(response_body(response, request.body, request.model, number)))
+
+    def _keep(self, request: WireRequest, response: ModelResponse) -> None:
+        owner = response_id(request.number)
+        items = {item["id"]: item for item in output_items(response, request.number)}
+        with self._lock:
+            self._stored[owner] = _Stored(continued(request.history, response), items)
+            self._item_owner.update(dict.fromkeys(items, owner))
+            while len(self._stored) > MAX_STORED:
+                _, dropped = self._stored.popitem(last=False)
+                for item_id in dropped.items:
+                    self._item_owner.pop(item_id, None)
+
+    def _item(self, item_id: str) -> dict[str, Any] | None:
+        """The output item of a kept reply with id `item_id`, if any."""
+        with self._lock:
+            owner = self._item_owner.get(item_id)
+            return self._stored[owner].items[item_id] if owner is not None else None
 
     def _continued(self, previous: Any) -> list[Message]:
         if previous is None:
             return []
         with self._lock:
-            history = self._stored.get(previous) if isinstance(previous, str) else None
-        if history is None:
+            stored = self._stored.get(previous) if isinstance(previous, str) else None
+        if stored is None:
             raise WireError(
                 400,
                 f"Previous response with id {previous!r} not found: this server keeps its last"
-                f" {MAX_STORED} responses; send the whole input instead",
+                f" {MAX_STORED} responses, except those of a request sent with store: false;"
+                " send the whole input instead",
             )
-        return list(history)
+        return list(stored.conversation)
+
+
+def _sse(event: dict[str, Any]) -> bytes:
+    """One server-sent event named by its type (Responses and Messages streams name theirs)."""
+    return f"event: {event['type']}\n".encode() + b"data: " + _event_json(event) + b"\n\n"
 
 
 def _event_json(value: Any) -> bytes:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from zeroclaw_eval.wire.endpoint import Reply, error_reply, too_large
+from zeroclaw_eval.wire.endpoint import Reply, error_reply, route_of, too_large
 from zeroclaw_eval.wire.limits import MAX_BODY
 
 #: Seconds a refused request's unread body is read away for before its connection closes.
@@ -133,7 +133,10 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self.server.answer(self.command, self.path, body)
         except Exception as exc:  # a request shaped in a way nothing expected: the client's problem
             reply = error_reply(
-                400, f"malformed request: {type(exc).__name__}: {exc}", "invalid_request_error"
+                400,
+                f"malformed request: {type(exc).__name__}: {exc}",
+                "invalid_request_error",
+                api=self._api,
             )
         self.send(reply)
 
@@ -151,20 +154,29 @@ class _Handler(BaseHTTPRequestHandler):
         """The request body; None after answering 400, 411 or 413 for a body it will not read."""
         given = self.headers.get("Content-Length")
         if given is None and self.headers.get("Transfer-Encoding"):
-            self._refuse_unread(error_reply(411, "send the request with a Content-Length", "length_required"))
+            self._refuse_unread(
+                error_reply(411, "send the request with a Content-Length", "length_required", api=self._api)
+            )
             return None
         try:
             length = int(given or 0)
         except ValueError:
             length = -1
         if length < 0:
-            self._refuse_unread(error_reply(400, "Content-Length is not a number", "invalid_request_error"))
+            self._refuse_unread(
+                error_reply(400, "Content-Length is not a number", "invalid_request_error", api=self._api)
+            )
             return None
-        refused = too_large(length, self.server.max_body)
+        refused = too_large(length, self.server.max_body, api=self._api)
         if refused is not None:
             self._refuse_unread(refused)
             return None
         return self.rfile.read(length)
+
+    @property
+    def _api(self) -> str | None:
+        """The API the request speaks, if it asks for a model's answer: its errors take that API's shape."""
+        return route_of(self.command, self.path)
 
     def _refuse_unread(self, reply: Reply) -> None:
         """Answer a request whose body will not be read, and end the connection (where the

@@ -5,13 +5,16 @@ the same conversation: `instructions` become a system message, message items kee
 role (system and developer included), consecutive `function_call` items become one
 assistant message's `tool_calls` (joined to the assistant text just before them, which is
 how one step with text and calls comes back), and each `function_call_output` a `tool`
-message. A request continuing a stored response (`previous_response_id`) starts from that
+message. An `item_reference` stands for an output item an earlier reply produced (the
+Vercel AI SDK sends earlier assistant text that way while `store` is on), read as if sent
+whole. A request continuing a stored response (`previous_response_id`) starts from that
 response's conversation. The reply is a `response` object, or the stream of events that
 builds one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
@@ -22,8 +25,13 @@ from zeroclaw_eval.errors import WireError
 _SKIPPED = frozenset({"reasoning"})
 
 
-def input_messages(items: Any) -> list[Message]:
-    """The chat messages `input` (a string, or a list of items) stands for."""
+#: Finds the output item an earlier reply produced by its id (None: there is none).
+ItemLookup = Callable[[str], "dict[str, Any] | None"]
+
+
+def input_messages(items: Any, stored: ItemLookup = lambda item_id: None) -> list[Message]:
+    """The chat messages `input` (a string, or a list of items) stands for; `stored`
+    resolves an `item_reference`."""
     if isinstance(items, str):
         return [{"role": "user", "content": items}]
     if not isinstance(items, list):
@@ -32,6 +40,8 @@ def input_messages(items: Any) -> list[Message]:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise WireError(400, f"input[{index}] is not an object")
+        if item.get("type") == "item_reference":
+            item = _referenced(item.get("id"), index, stored)
         kind = item.get("type", "message")
         if kind == "message":
             role = item.get("role")
@@ -59,6 +69,20 @@ def input_messages(items: Any) -> list[Message]:
                 " function_call and function_call_output items",
             )
     return messages
+
+
+def _referenced(item_id: Any, index: int, stored: ItemLookup) -> dict[str, Any]:
+    """The output item `input[index]`, an `item_reference`, stands for."""
+    item = stored(item_id) if isinstance(item_id, str) else None
+    if item is None:
+        # The words OpenAI answers with, then why this server has no such item.
+        raise WireError(
+            400,
+            f"Item with id {item_id!r} not found (input[{index}] is an item_reference): this"
+            " server keeps the output items of its recent replies, except those of a request"
+            " sent with store: false; send the item itself instead",
+        )
+    return item
 
 
 def _text(content: Any) -> Any:

@@ -73,8 +73,15 @@ def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) ->
 
 @pytest.mark.parametrize(
     "flags",
-    [(), ("--stream",), ("--api", "responses"), ("--api", "responses", "--stream")],
-    ids=["chat", "chat-streamed", "responses", "responses-streamed"],
+    [
+        (),
+        ("--stream",),
+        ("--api", "responses"),
+        ("--api", "responses", "--stream"),
+        ("--api", "anthropic"),
+        ("--api", "anthropic", "--stream"),
+    ],
+    ids=["chat", "chat-streamed", "responses", "responses-streamed", "anthropic", "anthropic-streamed"],
 )
 def test_an_agent_command_passes_its_case_in_every_api(
     cli: Runner, suite: Path, flags: tuple[str, ...]
@@ -93,6 +100,11 @@ def test_an_agent_command_passes_its_case_in_every_api(
 
 
 @pytest.mark.parametrize(
+    "api",
+    [("--stream",), ("--api", "responses"), ("--api", "anthropic", "--stream")],
+    ids=["chat", "responses", "anthropic"],
+)
+@pytest.mark.parametrize(
     ("breaks", "pointer", "words"),
     [
         ("rename", "/turns/0/steps/0", "offers the model no tool named echo (it offers: repeat, write_note)"),
@@ -101,9 +113,9 @@ def test_an_agent_command_passes_its_case_in_every_api(
     ],
 )
 def test_a_broken_agent_fails_at_the_step(
-    cli: Runner, suite: Path, breaks: str, pointer: str, words: str
+    cli: Runner, suite: Path, api: tuple[str, ...], breaks: str, pointer: str, words: str
 ) -> None:
-    case = run(cli, suite, "--stream", "--break", breaks)
+    case = run(cli, suite, *api, "--break", breaks)
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == pointer
     assert words in case["error"]["message"]
@@ -119,8 +131,11 @@ def test_a_broken_agent_fails_at_the_step(
         ("garble", ["tool_results_contain[0]"]),
     ],
 )
-def test_a_broken_agent_fails_at_the_check(cli: Runner, suite: Path, breaks: str, checks: list[str]) -> None:
-    case = run(cli, suite, "--api", "responses", "--break", breaks)
+@pytest.mark.parametrize("api", ["responses", "anthropic"])
+def test_a_broken_agent_fails_at_the_check(
+    cli: Runner, suite: Path, api: str, breaks: str, checks: list[str]
+) -> None:
+    case = run(cli, suite, "--api", api, "--break", breaks)
     assert case["status"] == "failed"
     assert [grade["check_id"] for grade in case["grades"] if not grade["passed"]] == checks
 

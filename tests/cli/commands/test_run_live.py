@@ -69,7 +69,14 @@ def tool_case(name: str, tool: str, arguments: dict[str, Any], tools: list[str])
     }
 
 
-def configure(live_project: Path, url: str, *, allowed: list[str] | None = None, timeout: float = 30) -> None:
+def configure(
+    live_project: Path,
+    url: str,
+    *,
+    allowed: list[str] | None = None,
+    timeout: float = 30,
+    kind: str = "openai",
+) -> None:
     (live_project / "zeroclaw.toml").write_text(
         f"""[eval]
 suite_dir = "suite"
@@ -78,6 +85,7 @@ live_allowed_tools = {json.dumps(allowed or [])}
 case_timeout_secs = {timeout}
 
 [providers.models.local]
+kind = "{kind}"
 base_url = "{url}"
 model = "served"
 api_key_env = "{KEY_ENV}"
@@ -238,6 +246,27 @@ def test_a_recorded_run_replays_to_the_same_verdict(
     ]
     assert replay.json()["counts"]["failed"] == 1
     assert f"Recorded 4 run(s) as fixtures in {recorded}" in live_run.stderr
+
+
+def test_an_anthropic_provider_runs_and_records_the_suite_in_messages(
+    live_project: Path, serve_suite: Callable[..., ReplayServer], tmp_path: Path
+) -> None:
+    write_fixture(live_project / "suite", "d_echo.json", tool_case("delta", "echo", {"message": "hi"}, []))
+    server = serve_suite()
+    # The Anthropic SDKs' base URL: the server's root; /v1/messages is added.
+    configure(live_project, server.url.removesuffix("/v1"), kind="anthropic")
+    recorded = tmp_path / "recorded"
+    live_run = live(live_project, "--record", str(recorded), "--format", "json")
+    assert live_run.code == 0, live_run.stdout + live_run.stderr
+    log = server.requests()
+    assert {entry["api"] for entry in log} == {"messages"}
+    assert [entry["status"] for entry in log] == [200] * 5
+    # The tool's result went back as a tool_result, and the tokens are the script's.
+    echo = live_run.json()["cases"][3]["record"]
+    assert [(call["name"], call["result"]) for call in echo["calls"]] == [("echo", "hi")]
+    assert [(s["input_tokens"], s["output_tokens"]) for s in echo["steps"]] == [(20, 5), (30, 2)]
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json")
+    assert replay.json()["counts"]["passed"] == 4
 
 
 @pytest.mark.parametrize(

@@ -70,10 +70,11 @@ def serve_command(
     max_connections: int,
     config: Path | None,
 ) -> None:
-    """Serve fixtures' scripted steps as an OpenAI-compatible API.
+    """Serve fixtures' scripted steps as an OpenAI- and Anthropic-compatible API.
 
     Point any agent's base URL at the printed address to test it against scripted
-    traces, in any language: Chat Completions and Responses, plain or streamed. Each
+    traces, in any language: Chat Completions, Responses (OPENAI_BASE_URL, with /v1) and
+    Anthropic Messages (ANTHROPIC_BASE_URL, without /v1), plain or streamed. Each
     request is checked against the script (a divergence, a scripted tool not offered, or
     a step asked for twice gets HTTP 400 saying where) and logged (GET
     /_zeroclaw/requests); POST /_zeroclaw/reset starts a new run.
@@ -117,6 +118,8 @@ def serve_command(
         except OSError as error:
             raise UsageError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
     click.echo(f"Serving {len(cases)} fixture(s) on {server.url} (Ctrl-C to stop)")
+    # The Anthropic SDKs add /v1 to their base URL themselves.
+    click.echo(f"Anthropic clients: ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}")
     sys.stdout.flush()
     try:
         server.serve_forever()

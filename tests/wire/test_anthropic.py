@@ -1,0 +1,217 @@
+"""`zeroclaw_eval.wire.anthropic`: Messages requests read as the chat conversation the
+script follows, and replies written as the SDKs read them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.anthropic import (
+    error_body,
+    message_body,
+    message_events,
+    messages_request,
+    offered_tools,
+    parsed_message,
+    request_messages,
+    tool_choice,
+)
+
+CALL = ToolCallRequest("toolu_1", "get_weather", '{"city":"Paris"}')
+
+
+def test_a_tool_round_reads_as_chat_messages() -> None:
+    request = {
+        "system": [{"type": "text", "text": "Be brief. "}, {"type": "text", "text": "Use tools."}],
+        "messages": [
+            {"role": "user", "content": "Weather in Paris?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "...", "signature": "s"},
+                    {"type": "text", "text": "Looking."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "toolu_1",
+                        "content": [{"type": "text", "text": "sunny"}],
+                    },
+                    {"type": "text", "text": "And Oslo?"},
+                ],
+            },
+        ],
+    }
+    assert request_messages(request) == [
+        {"role": "system", "content": "Be brief. Use tools."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": "Looking.", "tool_calls": [CALL.as_openai()]},
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "sunny"},
+        {"role": "user", "content": "And Oslo?"},
+    ]
+
+
+def test_a_result_marked_is_error_keeps_the_mark() -> None:
+    blocks = [{"type": "tool_result", "tool_use_id": "t", "content": "no such city", "is_error": True}]
+    (result,) = request_messages({"messages": [{"role": "user", "content": blocks}]})
+    assert result == {"role": "tool", "tool_call_id": "t", "content": "no such city", "is_error": True}
+
+
+@pytest.mark.parametrize(
+    ("request_body", "words"),
+    [
+        ({}, "the request has no messages list"),
+        ({"messages": [{"role": "system", "content": "x"}]}, "messages[0]: role must be user or assistant"),
+        ({"messages": [{"role": "user", "content": 3}]}, "messages[0]: content must be a string or a list"),
+        ({"messages": [{"role": "user", "content": ["x"]}]}, "messages[0].content[0] is not a block"),
+        ({"system": 3, "messages": []}, "system must be a string or a list of text blocks"),
+        (
+            {"messages": [{"role": "assistant", "content": [{"type": "server_tool_use", "id": "s"}]}]},
+            "messages[0].content[0] is a 'server_tool_use' block",
+        ),
+    ],
+)
+def test_a_request_the_translation_cannot_take_is_a_400(request_body: dict[str, Any], words: str) -> None:
+    with pytest.raises(WireError) as raised:
+        request_messages(request_body)
+    assert raised.value.status == 400
+    assert words in raised.value.message
+
+
+def test_client_tools_are_offered_and_server_tools_left_out() -> None:
+    tools = [
+        {"name": "get_weather", "description": "Weather.", "input_schema": {"type": "object"}},
+        {"type": "custom", "name": "save_note", "input_schema": {"type": "object"}},
+        {"type": "web_search_20250305", "name": "web_search"},
+        "junk",
+    ]
+    assert [spec.name for spec in offered_tools(tools)] == ["get_weather", "save_note"]
+    assert offered_tools(tools)[0].description == "Weather."
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (None, ToolChoice()),
+        ({"type": "auto", "disable_parallel_tool_use": True}, ToolChoice(parallel=False)),
+        ({"type": "any"}, ToolChoice("required")),
+        ({"type": "tool", "name": "get_weather"}, ToolChoice("function", "get_weather")),
+        ({"type": "none"}, ToolChoice("none")),
+    ],
+)
+def test_tool_choice_reads_as_what_the_model_may_do(given: Any, expected: ToolChoice) -> None:
+    assert tool_choice({} if given is None else {"tool_choice": given}) == expected
+
+
+@pytest.mark.parametrize("given", ["auto", {"type": "tool"}, {"type": "sometimes"}])
+def test_a_tool_choice_the_api_does_not_take_is_a_400(given: Any) -> None:
+    with pytest.raises(WireError, match="tool_choice"):
+        tool_choice({"tool_choice": given})
+
+
+def test_the_reply_is_a_message_with_text_then_tool_use_blocks() -> None:
+    body = message_body(ModelResponse("Looking.", (CALL,), 12, 5), "claude-x", 3)
+    assert body["id"] == "msg_zeroclaw_3"
+    assert body["content"] == [
+        {"type": "text", "text": "Looking."},
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
+    ]
+    assert (body["stop_reason"], body["usage"]["input_tokens"], body["usage"]["output_tokens"]) == (
+        "tool_use",
+        12,
+        5,
+    )
+    assert message_body(ModelResponse("done"), "m", 1)["stop_reason"] == "end_turn"
+
+
+def test_the_stream_builds_the_same_message_in_pieces() -> None:
+    response = ModelResponse("A scripted answer long enough to come in pieces.", (CALL,), 12, 5)
+    events = message_events(response, "claude-x", 3)
+    kinds = [event["type"] for event in events]
+    assert kinds[:2] == ["message_start", "ping"]
+    assert kinds[-2:] == ["message_delta", "message_stop"]
+    texts = [e["delta"]["text"] for e in events if e["type"] == "content_block_delta" and e["index"] == 0]
+    partial = [
+        e["delta"]["partial_json"] for e in events if e["type"] == "content_block_delta" and e["index"] == 1
+    ]
+    assert len(texts) > 1
+    assert "".join(texts) == response.content
+    assert json.loads("".join(partial)) == {"city": "Paris"}
+    assert events[0]["message"]["usage"]["input_tokens"] == 12
+    assert events[-2]["delta"]["stop_reason"] == "tool_use"
+    assert events[-2]["usage"]["output_tokens"] == 5
+
+
+def test_errors_take_the_shape_and_type_the_sdks_read() -> None:
+    assert error_body(400, "why") == {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "why"},
+    }
+    assert error_body(429, "slow")["error"]["type"] == "rate_limit_error"
+    assert error_body(409, "over")["error"]["type"] == "invalid_request_error"
+    assert error_body(502, "down")["error"]["type"] == "api_error"
+
+
+CHAT_ROUND: list[Any] = [
+    {"role": "system", "content": "Be brief."},
+    {"role": "user", "content": "Weather in Paris and Oslo?"},
+    {
+        "role": "assistant",
+        "content": "Looking.",
+        "tool_calls": [
+            CALL.as_openai(),
+            ToolCallRequest("toolu_2", "get_weather", '{"city":"Oslo"}').as_openai(),
+        ],
+    },
+    {"role": "tool", "tool_call_id": "toolu_1", "content": "sunny"},
+    {"role": "tool", "tool_call_id": "toolu_2", "content": "no data", "is_error": True},
+]
+
+
+def test_a_chat_conversation_becomes_a_messages_request_that_reads_back_the_same() -> None:
+    body = messages_request(CHAT_ROUND, [], ToolChoice())
+    assert body["system"] == "Be brief."
+    # The two results are one user message: the API takes no two user messages in a row.
+    assert [message["role"] for message in body["messages"]] == ["user", "assistant", "user"]
+    assert body["messages"][2]["content"][1] == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_2",
+        "content": "no data",
+        "is_error": True,
+    }
+    assert "tools" not in body
+    assert request_messages(body) == CHAT_ROUND
+
+
+@pytest.mark.parametrize(
+    ("choice", "sent"),
+    [
+        (ToolChoice(), {"type": "auto"}),
+        (ToolChoice("required", parallel=False), {"type": "any", "disable_parallel_tool_use": True}),
+        (ToolChoice("function", "get_weather"), {"type": "tool", "name": "get_weather"}),
+        (ToolChoice("none"), {"type": "none"}),
+    ],
+)
+def test_tools_and_the_choice_are_sent_in_the_apis_words(choice: ToolChoice, sent: dict[str, Any]) -> None:
+    spec = ToolSpec("get_weather", "Weather.", {"type": "object"})
+    body = messages_request([{"role": "user", "content": "hi"}], [spec], choice)
+    assert body["tools"] == [
+        {"name": "get_weather", "description": "Weather.", "input_schema": {"type": "object"}}
+    ]
+    assert body["tool_choice"] == sent
+    assert tool_choice(body) == choice
+
+
+def test_a_message_body_reads_as_the_reply_it_holds() -> None:
+    response = ModelResponse("Looking.", (CALL,), 12, 5)
+    assert parsed_message(message_body(response, "m", 1)) == response
+    with pytest.raises(ValueError, match="no content list"):
+        parsed_message({"choices": []})

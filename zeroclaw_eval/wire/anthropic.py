@@ -1,0 +1,364 @@
+"""The Anthropic Messages wire format (`POST /v1/messages`), mapped onto chat messages.
+
+The script and its matcher speak Chat Completions; a Messages request is translated into
+the same conversation, as the `anthropic` SDKs and the frameworks on them send it:
+
+- the top-level `system` (text, or a list of text blocks) becomes a system message;
+- an assistant message's `text` blocks become its content and its `tool_use` blocks its
+  `tool_calls` (the `input` object written as compact JSON text); `thinking` blocks carry
+  nothing the script checks and are skipped;
+- a user message's `tool_result` blocks become `tool` messages, in order (a true
+  `is_error` kept, so that the call counts as failed), and its other blocks, if any, one
+  user message after them;
+- `tools` (`name`, `description`, `input_schema`) are the tools offered; a server tool
+  (`web_search_…`, `bash_…`: a `type` other than `custom`) is not a function the script
+  can call, and is left out;
+- `tool_choice` (`auto`, `any`, `tool`, `none`, and `disable_parallel_tool_use`) is what
+  the request lets the model do.
+
+The reply is a `message` object, or the stream of server-sent events that builds one:
+`message_start`, then per content block `content_block_start`, its deltas (`text_delta`,
+`input_json_delta`) and `content_block_stop`, then `message_delta` (the `stop_reason` and
+the usage) and `message_stop`. An error is `{"type": "error", "error": {...}}`, the body
+the SDKs parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.sent import message_text
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
+from zeroclaw_eval.wire.chat import TEXT_PIECE
+
+#: Assistant blocks that carry nothing the script checks.
+_SKIPPED = frozenset({"thinking", "redacted_thinking"})
+
+#: The error `type` Anthropic's API answers each status with.
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    503: "overloaded_error",
+    529: "overloaded_error",
+}
+
+
+def request_messages(request: dict[str, Any]) -> list[Message]:
+    """The chat messages a Messages request stands for: its `system`, then `messages`."""
+    lead: list[Message] = []
+    system = request.get("system")
+    if system is not None:
+        text = message_text(system)
+        if text is None:
+            raise WireError(400, "system must be a string or a list of text blocks")
+        lead.append({"role": "system", "content": text})
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        raise WireError(400, "the request has no messages list")
+    converted = list(lead)
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role not in ("user", "assistant"):
+            raise WireError(400, f"messages[{index}]: role must be user or assistant")
+        content = message.get("content")
+        if isinstance(content, str):
+            converted.append({"role": role, "content": content})
+        elif not isinstance(content, list):
+            raise WireError(400, f"messages[{index}]: content must be a string or a list of blocks")
+        elif role == "assistant":
+            converted.append(_assistant(content, index))
+        else:
+            converted.extend(_user(content, index))
+    return converted
+
+
+def _assistant(blocks: list[Any], index: int) -> Message:
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for number, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "tool_use":
+            arguments = block.get("input", {})
+            calls.append(
+                {
+                    "id": block.get("id"),
+                    "type": "function",
+                    "function": {"name": block.get("name"), "arguments": compact_json(arguments)},
+                }
+            )
+        elif kind not in _SKIPPED:
+            raise WireError(
+                400,
+                f"messages[{index}].content[{number}] is a {kind!r} block, which this server does"
+                " not take in an assistant message; send text and tool_use blocks",
+            )
+    message: Message = {"role": "assistant", "content": "".join(texts) if texts else None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _user(blocks: list[Any], index: int) -> list[Message]:
+    results: list[Message] = []
+    rest: list[Any] = []
+    for number, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind is None:
+            raise WireError(400, f"messages[{index}].content[{number}] is not a block")
+        if kind != "tool_result":
+            rest.append(block)
+            continue
+        content = block.get("content", "")
+        text = message_text(content)
+        result: Message = {
+            "role": "tool",
+            "tool_call_id": block.get("tool_use_id"),
+            "content": text if text is not None else content,
+        }
+        if block.get("is_error") is True:
+            result["is_error"] = True
+        results.append(result)
+    if rest:
+        text = message_text(rest)
+        results.append({"role": "user", "content": text if text is not None else rest})
+    return results
+
+
+def offered_tools(tools: Any) -> list[ToolSpec]:
+    """The client tools of a request's `tools` as specs; server tools and entries that are
+    not tools are skipped (what an agent sends is untrusted)."""
+    specs = []
+    for entry in tools if isinstance(tools, list) else []:
+        if not isinstance(entry, dict) or entry.get("type", "custom") != "custom":
+            continue
+        name, description, schema = entry.get("name"), entry.get("description"), entry.get("input_schema")
+        if isinstance(name, str):
+            specs.append(
+                ToolSpec(
+                    name,
+                    description if isinstance(description, str) else "",
+                    schema if isinstance(schema, dict) else {},
+                )
+            )
+    return specs
+
+
+def tool_choice(request: dict[str, Any]) -> ToolChoice:
+    """What a Messages request lets the model do with its tools; `WireError` for a
+    `tool_choice` the API does not take."""
+    given = request.get("tool_choice", {"type": "auto"})
+    kind = given.get("type") if isinstance(given, dict) else None
+    parallel = not (isinstance(given, dict) and given.get("disable_parallel_tool_use") is True)
+    if kind == "auto":
+        return ToolChoice("auto", parallel=parallel)
+    if kind == "none":
+        return ToolChoice("none")
+    if kind == "any":
+        return ToolChoice("required", parallel=parallel)
+    name = given.get("name") if isinstance(given, dict) else None
+    if kind == "tool" and isinstance(name, str) and name:
+        return ToolChoice("function", name, parallel=parallel)
+    raise WireError(400, f"tool_choice {given!r} is not auto, any, none or a tool with its name")
+
+
+def message_id(number: int) -> str:
+    return f"msg_zeroclaw_{number}"
+
+
+def _usage(response: ModelResponse) -> dict[str, Any]:
+    return {
+        "input_tokens": response.input_tokens,
+        "output_tokens": response.output_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+
+
+def _blocks(response: ModelResponse) -> list[dict[str, Any]]:
+    """The content blocks of `response`: its text, then each call."""
+    blocks: list[dict[str, Any]] = []
+    if response.content or not response.tool_calls:
+        blocks.append({"type": "text", "text": response.content or ""})
+    for call in response.tool_calls:
+        try:
+            arguments = loads_untrusted(call.arguments or "{}")
+        except ValueError:  # not JSON: the model's text as it came, which a client must cope with
+            arguments = call.arguments
+        blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
+    return blocks
+
+
+def _stop_reason(response: ModelResponse) -> str:
+    return "tool_use" if response.tool_calls else "end_turn"
+
+
+def message_body(response: ModelResponse, model: str, number: int) -> dict[str, Any]:
+    """`response` as a Messages API `message`."""
+    return {
+        "id": message_id(number),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": _blocks(response),
+        "stop_reason": _stop_reason(response),
+        "stop_sequence": None,
+        "usage": _usage(response),
+    }
+
+
+def message_events(response: ModelResponse, model: str, number: int) -> list[dict[str, Any]]:
+    """The events of a streamed reply, as the SDKs' stream accumulators read them. Text
+    and tool input arrive in pieces, so that a client which keeps only the last delta (a
+    bug worth catching) gets the answer wrong."""
+    opening = {**message_body(response, model, number), "content": [], "stop_reason": None}
+    opening["usage"] = {**_usage(response), "output_tokens": 0}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": opening}, {"type": "ping"}]
+    for index, block in enumerate(_blocks(response)):
+        if block["type"] == "text":
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
+        else:
+            start = {**block, "input": {}}
+            text = compact_json(block["input"]) if not isinstance(block["input"], str) else block["input"]
+            deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _pieces(text)]
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events.extend({"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas)
+        events.append({"type": "content_block_stop", "index": index})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": _stop_reason(response), "stop_sequence": None},
+            "usage": _usage(response),
+        }
+    )
+    events.append({"type": "message_stop"})
+    return events
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[at : at + TEXT_PIECE] for at in range(0, len(text), TEXT_PIECE)]
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """An Anthropic error body, which the SDKs raise as their own errors."""
+    kind = _ERROR_TYPES.get(status, "invalid_request_error" if status < 500 else "api_error")
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+# The other direction: the harness as an Anthropic client (live mode's provider).
+
+
+def messages_request(messages: list[Message], tools: list[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
+    """The `system`, `messages`, `tools` and `tool_choice` of a Messages request asking
+    what the chat `messages` ask: system and developer messages joined into `system`,
+    each run of `tool` messages one user message of `tool_result` blocks (a user
+    message right after them joins it: the API takes no two user messages in a row),
+    an assistant's calls `tool_use` blocks."""
+    system: list[str] = []
+    converted: list[dict[str, Any]] = []
+
+    def user_blocks() -> list[Any]:
+        """The blocks of the last message, a user message with blocks (opened if needed)."""
+        if not converted or converted[-1]["role"] != "user" or not isinstance(converted[-1]["content"], list):
+            converted.append({"role": "user", "content": []})
+        blocks: list[Any] = converted[-1]["content"]
+        return blocks
+
+    for message in messages:
+        role = message.get("role")
+        text = message_text(message.get("content"))
+        if role in ("system", "developer"):
+            system.append(text or "")
+        elif role == "tool":
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": message.get("tool_call_id"),
+                "content": text if text is not None else compact_json(message.get("content")),
+            }
+            if message.get("is_error") is True:
+                block["is_error"] = True
+            user_blocks().append(block)
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                try:
+                    arguments = loads_untrusted(function.get("arguments") or "{}")
+                except ValueError:
+                    arguments = {}  # what a model sent that was not JSON: no object to send back
+                blocks.append(
+                    {
+                        "type": "tool_use",
+                        "id": call.get("id"),
+                        "name": function.get("name"),
+                        "input": arguments,
+                    }
+                )
+            converted.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
+        elif converted and converted[-1]["role"] == "user" and isinstance(converted[-1]["content"], list):
+            user_blocks().append({"type": "text", "text": text or ""})
+        else:
+            converted.append(
+                {"role": "user", "content": text if text is not None else message.get("content")}
+            )
+    body: dict[str, Any] = {"messages": converted}
+    if system:
+        body["system"] = "\n\n".join(system)
+    if tools:
+        body["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": tool.parameters or {"type": "object"},
+            }
+            for tool in tools
+        ]
+        body["tool_choice"] = _anthropic_choice(choice)
+    return body
+
+
+def _anthropic_choice(choice: ToolChoice) -> dict[str, Any]:
+    if choice.mode == "none":
+        return {"type": "none"}
+    given: dict[str, Any] = {"auto": {"type": "auto"}, "required": {"type": "any"}}.get(
+        choice.mode, {"type": "tool", "name": choice.function}
+    )
+    if not choice.parallel:
+        given["disable_parallel_tool_use"] = True
+    return given
+
+
+def parsed_message(data: Any) -> ModelResponse:
+    """The `ModelResponse` a Messages API `message` body holds; `KeyError`, `TypeError`
+    or `ValueError` when it is not one."""
+    if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+        raise ValueError("no content list of the message shape")
+    texts: list[str] = []
+    calls: list[ToolCallRequest] = []
+    for index, block in enumerate(data["content"]):
+        if block["type"] == "text":
+            texts.append(str(block["text"]))
+        elif block["type"] == "tool_use":
+            calls.append(
+                ToolCallRequest(
+                    str(block.get("id") or f"toolu_{index}"),
+                    str(block["name"]),
+                    compact_json(block.get("input", {})),
+                )
+            )
+    usage = data.get("usage") or {}
+    return ModelResponse(
+        "".join(texts) if texts else None,
+        tuple(calls),
+        int(usage.get("input_tokens") or 0),
+        int(usage.get("output_tokens") or 0),
+    )
