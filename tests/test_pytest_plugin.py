@@ -130,7 +130,7 @@ def test_the_project_configuration_is_honoured(pytester: pytest.Pytester) -> Non
     result.stdout.fnmatch_lines(
         [
             "*replaying cases with zc_plugin_slow_agent:make_agent",
-            "*run error: turn 1 timed out after 0.2s (case_timeout_secs)",
+            "*run error: turn 1 timed out after 0.2s (case_timeout_secs); the agent asked the model nothing*",
         ]
     )
 

@@ -25,9 +25,12 @@ from tests.support.builders import (
     tools_step,
     write_fixture,
 )
+from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.boundary.provider import Message
 from zeroclaw_eval.errors import AgentLoadError
+from zeroclaw_eval.fixtures.admission import load_fixture
+from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.runner import RunOptions, run_case, run_suite
 
@@ -179,7 +182,10 @@ def test_a_blocking_synchronous_agent_is_bounded_by_the_case_timeout(tmp_path: P
     finally:
         BlockingAgent.released.set()
     assert report.error is not None
-    assert report.error.message == "turn 1 timed out after 0.1s (case_timeout_secs)"
+    assert (
+        report.error.message
+        == "turn 1 timed out after 0.1s (case_timeout_secs); the agent asked the model nothing in that turn"
+    )
 
 
 class SleepingAsyncAgent:
@@ -233,7 +239,10 @@ def test_an_async_agent_that_blocks_the_loop_is_bounded_by_the_case_timeout(
     report = run_replay(admit_case(tmp_path, data), agent_factory=agent, case_timeout_secs=0.2)
     assert time.perf_counter() - started < 5  # not the 30 s it blocks for
     assert report.error is not None
-    assert report.error.message == "turn 1 timed out after 0.2s (case_timeout_secs)"
+    assert (
+        report.error.message
+        == "turn 1 timed out after 0.2s (case_timeout_secs); the agent asked the model nothing in that turn"
+    )
     assert report.error.field.pointer == "/turns/0"
     # Nothing of the timer is left behind for the caller.
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
@@ -527,3 +536,76 @@ def test_sigint_while_a_turn_blocks_in_its_clean_up_still_stops_the_run(tmp_path
     # Stopped where it stood: the case that overran is not a timeout, and no later case ran.
     assert report.interrupted == "SIGINT"
     assert (report.cases, report.not_run) == ([], 4)
+
+
+ECHO_THEN_ANSWER = scripted_fixture(
+    [("go", [tools_step(tool_call("echo", {"message": "x"}, "c1")), text_step("done")])],
+    {"exact_tool_calls": 1},
+)
+
+
+class StopsAtTheTool:
+    """Runs the scripted call and answers with its output, never asking the model again
+    (a framework's return-direct tool)."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        response = await self.context.provider.complete(
+            [{"role": "user", "content": user_input}], self.context.tools.specs()
+        )
+        (call,) = response.tool_calls
+        return (await self.context.tools.call(call.name, call.arguments, call.id)).content
+
+
+def test_a_step_left_unserved_after_a_call_says_whose_result_never_came(tmp_path: Path) -> None:
+    report = run_replay(admit_case(tmp_path, ECHO_THEN_ANSWER), agent_factory=StopsAtTheTool)
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/1"
+    assert report.error.message == (
+        "turn 1: the agent finished the turn with 1 scripted step(s) unconsumed (first: step 2);"
+        " echo's result (call c1) never reached the model, which step 2 needs"
+    )
+
+
+class WaitsAfterTheTool(StopsAtTheTool):
+    """Runs the call, then hangs instead of asking the model for the next step."""
+
+    async def run_turn(self, user_input: str) -> str:
+        await super().run_turn(user_input)
+        await asyncio.sleep(30)
+        return "never"
+
+
+def test_a_timeout_names_the_last_step_served_and_its_calls(tmp_path: Path) -> None:
+    report = run_replay(
+        admit_case(tmp_path, ECHO_THEN_ANSWER), agent_factory=WaitsAfterTheTool, case_timeout_secs=0.2
+    )
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/0"
+    assert report.error.message == (
+        "turn 1 timed out after 0.2s (case_timeout_secs); the last step served was step 1, which"
+        " called echo (call c1): no request sent the result back"
+    )
+
+
+def test_a_timeout_names_the_tool_call_still_running(tmp_path: Path) -> None:
+    async def lookup(id: int) -> str:
+        await asyncio.sleep(30)
+        return "found"
+
+    fixture = scripted_fixture(
+        [("Look it up", [tools_step(tool_call("lookup_order", {"id": 7}, "c9")), text_step("found")])],
+        {"tools_used": ["lookup_order"]},
+        tools=["lookup_order"],
+    )
+    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
+    assert isinstance(loaded, Case)
+    tool = ProjectTool("lookup_order", "Look an order up.", lookup)
+    report = run_replay(loaded, tools=(tool,), case_timeout_secs=0.2)
+    assert report.error is not None
+    assert report.error.message == (
+        "turn 1 timed out after 0.2s (case_timeout_secs); the last step served was step 1, and the"
+        " tool call lookup_order (call c9) was still running"
+    )

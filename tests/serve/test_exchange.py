@@ -171,6 +171,18 @@ def test_a_request_whose_tool_choice_forbids_the_step_is_refused(
     assert post(server, "two_turns", [USER_1]).status_code == 200
 
 
+def test_a_request_the_endpoint_cannot_read_is_logged_with_its_fixture(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    server = serve([two_turns])
+    body = {"model": "two_turns", "input": [{"type": "item_reference", "id": "msg_gone"}]}
+    reply = httpx.post(server.url + "/responses", json=body, timeout=5)
+    assert reply.status_code == 400
+    (logged,) = server.requests()
+    assert (logged["model"], logged["fixture"], logged["status"]) == ("two_turns", "two_turns.json", 400)
+    assert "Item with id 'msg_gone' not found" in logged["divergence"]
+
+
 def test_a_step_asked_for_again_is_refused_until_a_reset(
     two_turns: Case, serve: Callable[..., ReplayServer]
 ) -> None:

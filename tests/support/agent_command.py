@@ -14,7 +14,9 @@ answers), `spawn` (starts a child that would outlive it, says its pid on stderr,
 the next user message), `extra` (asks the model once more after its last answer),
 `linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
 ZEROCLAW_EVAL_PROJECT), `none` (sends `tool_choice: "none"`: it tells the model to call no
-tool), `garble` (sends "garbage" as every tool result). Not broken, only noisy: `noisy` (prints a
+tool), `garble` (sends "garbage" as every tool result), `badref` (Responses: refers to an
+item no reply produced, which the endpoint refuses; the agent then exits), `stall` (its
+tools hang). Not broken, only noisy: `noisy` (prints a
 line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
 after each answer, on stdout and stderr).
 """
@@ -41,6 +43,8 @@ def run_tool(name: str, arguments: str, breaks: str | None) -> str:
     args = json.loads(arguments or "{}")
     if name == "write_note" and breaks == "fail":
         return "Error: the disk is full"
+    if breaks == "stall":
+        time.sleep(60)
     result = f"Error: no tool {name}"
     if name == "echo":
         result = str(args.get("message", ""))
@@ -112,6 +116,8 @@ def respond(
     items: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
 ) -> list[dict[str, Any]]:
     offered = [{"type": "function", "name": n, "parameters": TOOLS.get(n, {})} for n in tools]
+    if breaks == "badref":
+        items = [{"type": "item_reference", "id": "msg_gone"}, *items]
     body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "input": items, "tools": offered, "stream": stream}
     body = choosing(body, breaks)
     raw = post("/responses", body)

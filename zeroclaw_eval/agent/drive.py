@@ -118,9 +118,10 @@ async def _turns(
         try:
             answer = await within(run_turn(agent, turn.user_input), case_timeout_secs)
         except asyncio.TimeoutError:
+            said, pointer = _timed_out_doing(index, record, toolbox, scripted=script is not None)
             return RunError(
-                f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs)",
-                f"/turns/{index}",
+                f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs){said}",
+                pointer,
                 _diagnostics(agent),
             )
         except (Exception, SystemExit) as exc:
@@ -142,6 +143,24 @@ async def _turns(
         if leftover is not None:
             return leftover
     return None
+
+
+def _timed_out_doing(index: int, record: RunRecord, toolbox: ToolBox, *, scripted: bool) -> tuple[str, str]:
+    """What turn `index` was doing when its time ran out, in words to follow the timeout,
+    and the field to point at: the last step served (in replay), else the turn."""
+    steps = [step for step in record.steps if step.turn == index]
+    if not steps:
+        return "; the agent asked the model nothing in that turn", f"/turns/{index}"
+    number = len(steps)
+    pointer = f"/turns/{index}/steps/{number - 1}" if scripted else f"/turns/{index}"
+    served = f"the last step served was step {number}"
+    running = ", ".join(f"{name} (call {call_id})" if call_id else name for name, call_id in toolbox.running)
+    if running:
+        return f"; {served}, and the tool call {running} was still running", pointer
+    calls = ", ".join(f"{call['name']} (call {call['id']})" for call in steps[-1].tool_calls)
+    if calls:
+        return f"; {served}, which called {calls}: no request sent the result back", pointer
+    return f"; {served}, the answer, but the agent never returned it", pointer
 
 
 def _factory(case: Case, workspace: Workspace | None, settings: CaseSettings) -> AgentFactory:

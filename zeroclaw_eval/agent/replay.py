@@ -64,10 +64,15 @@ class ReplayProvider:
         if self._queue:
             left = len(self._queue)
             first = self._served
+            why = "the script expects more model calls than the agent made"
+            called = self._turns[self._turn][first - 1].tool_calls if first else ()
+            if called:
+                # The usual cause: the agent ran the calls and answered without the model.
+                names = ", ".join(f"{call.name}'s result (call {call.id})" for call in called)
+                why = f"{names} never reached the model, which step {first + 1} needs"
             return RunError(
                 f"turn {self._turn + 1}: the agent finished the turn with {left} scripted"
-                f" step(s) unconsumed (first: step {first + 1}); the script expects more"
-                " model calls than the agent made",
+                f" step(s) unconsumed (first: step {first + 1}); {why}",
                 f"/turns/{self._turn}/steps/{first}",
             )
         return None

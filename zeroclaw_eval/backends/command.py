@@ -193,10 +193,9 @@ class CommandAgent:
         kind, text = answered.result()
         if kind == "answer":
             return text
-        raise RunError(
-            text if kind == "protocol" else f"the agent reported an error: {text}",
-            traceback=self.diagnostics(),
-        )
+        if kind == "protocol":
+            raise RunError(text, traceback=self.diagnostics())
+        raise RunError(f"the agent reported an error: {text}{self._refused()}", traceback=self.diagnostics())
 
     async def _oneshot(self, turn: int, user_input: str) -> str:
         if turn > 0:
@@ -251,7 +250,12 @@ class CommandAgent:
 
     def _failure(self, what: str) -> RunError:
         """The run error of a process that stopped talking (`what` it did)."""
-        return RunError(f"the agent command {what}", traceback=self.diagnostics())
+        return RunError(f"the agent command {what}{self._refused()}", traceback=self.diagnostics())
+
+    def _refused(self) -> str:
+        """What the endpoint refused the agent, if anything: the likely cause of its end."""
+        refused = self._front.refused
+        return f" ({refused})" if refused else ""
 
     def diagnostics(self) -> str | None:
         """The last lines the process wrote to stderr (and stray stdout), for the report."""

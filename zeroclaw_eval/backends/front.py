@@ -48,6 +48,10 @@ class HttpFront:
         self._loop = loop
         self._model = model
         self._endpoint = Endpoint()
+        #: The first request the endpoint refused before the script saw it (a body it
+        #: cannot read, an item it does not know, a route it does not serve), in words: an
+        #: agent that then exits says only its exit code, so the case's error says this.
+        self.refused: str | None = None
         self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
         Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
 
@@ -66,6 +70,10 @@ class HttpFront:
         event loop."""
         taken = self._endpoint.take(method, path, body, [self._model])
         if isinstance(taken, Reply):
+            if taken.status >= 400 and self.refused is None:
+                self.refused = (
+                    f"the harness answered its {method} {path} with HTTP {taken.status}: {taken.error}"
+                )
             return taken
         work = self._complete(taken)
         try:

@@ -14,10 +14,12 @@ from typing import Any, Protocol
 
 from zeroclaw_eval.agent.conversation import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
+from zeroclaw_eval.boundary import sent
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
@@ -54,6 +56,10 @@ class Backend(Protocol):
         """The served case of that name, if any."""
         ...
 
+    def fixture_of(self, model: str) -> Case | None:
+        """The one case a request's `model` names, if any (`Router.named`)."""
+        ...
+
 
 def exchange(server: Backend, api: str, body: bytes) -> Reply:
     """The reply to one model request of `api` (`wire.endpoint.CHAT`, `RESPONSES`, `MESSAGES`),
@@ -64,6 +70,11 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
     try:
         request = server.endpoint.parse(api, body, number)
     except WireError as refused:
+        # The request could not be read whole; its model may still say whose it was.
+        model = sent.entry(_loose(body), "model")
+        if isinstance(model, str):
+            case = server.fixture_of(model)
+            entry.update(model=model, fixture=case.name if case is not None else None)
         return _logged(server, entry, refusal(refused, api), refused.message)
     entry.update(_what_was_sent(request))
     served: Served | None = None
@@ -96,6 +107,13 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         entry["fixture"] = entry["fixture"] or why.fixture
         return _logged(server, entry, error_reply(400, message, "divergence", api=api), str(why))
     return _logged(server, entry, server.endpoint.reply(request, served.step))
+
+
+def _loose(body: bytes) -> Any:
+    try:
+        return loads_untrusted(body)
+    except ValueError:
+        return None
 
 
 def _what_was_sent(request: WireRequest) -> dict[str, Any]:

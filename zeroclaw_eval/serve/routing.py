@@ -71,6 +71,14 @@ class Router:
             )
         return fitting[0]
 
+    def named(self, model: str) -> Case | None:
+        """The one case `model` names (or the one case served with `single`), if any: what
+        a request the endpoint could not read belongs to, for the log."""
+        if self.single:
+            return self.cases[0]
+        named = self._by_name.get(model, [])
+        return named[0] if len(named) == 1 else None
+
     def _by_first_input(self, messages: list[Any]) -> list[Case]:
         first = next(
             (message_text(entry(m, "content")) for m in messages if entry(m, "role") == "user"), None

@@ -171,6 +171,10 @@ class ReplayServer:
         """The served case of that name, if any."""
         return next((case for case in self.cases if case.name == name), None)
 
+    def fixture_of(self, model: str) -> Case | None:
+        """The one case a request's `model` names, if any."""
+        return self.router.named(model)
+
     def models(self) -> Iterable[str]:
         """Model names a client may ask for."""
         return self.router.models()

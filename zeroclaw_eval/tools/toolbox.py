@@ -36,6 +36,8 @@ class ToolBox:
         self.denials: list[str] = []
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
+        #: The calls running now, as (name, call id): what a turn that times out was doing.
+        self.running: list[tuple[str, str]] = []
         self._closed = False
 
     def close(self) -> None:
@@ -68,7 +70,11 @@ class ToolBox:
                 f"malformed arguments for {name}: expected a JSON object, got {arguments!r}", False
             )
         else:
+            self.running.append((name, call_id))
+            # Left in `running` when the call is cancelled (the turn's time ran out): the
+            # timeout's message says what was running.
             outcome = await tool.invoke(received, self._workspace)
+            self.running.remove((name, call_id))
         self._record.calls.append(
             RecordedCall(self.turn, call_id, name, received, outcome.content, outcome.success)
         )

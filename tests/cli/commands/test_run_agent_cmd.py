@@ -150,12 +150,38 @@ def test_a_crashing_agent_is_a_run_error_with_its_stderr(cli: Runner, suite: Pat
     assert "stdout lines that were not answers:\nagent starting" in traceback
 
 
+def test_a_request_the_endpoint_refused_is_named_in_the_error_without_verbose(
+    cli: Runner, suite: Path
+) -> None:
+    # The agent's client raises on the 400 and the agent exits: its exit code alone says
+    # nothing of why.
+    case = run(cli, suite, "--api", "responses", "--break", "badref")
+    assert case["status"] == "error"
+    assert case["error"]["message"].startswith(
+        "turn 1: the agent command exited with code 1 before answering (the harness answered its"
+        " POST /v1/responses with HTTP 400: Item with id 'msg_gone' not found"
+    )
+
+
+def test_a_timeout_names_the_step_whose_calls_never_came_back(cli: Runner, suite: Path) -> None:
+    (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
+    case = run(cli, suite, "--break", "stall")
+    assert case["error"]["field"]["pointer"] == "/turns/0/steps/0"
+    assert case["error"]["message"] == (
+        "turn 1 timed out after 1s (case_timeout_secs); the last step served was step 1, which"
+        " called echo (call call_1): no request sent the result back"
+    )
+
+
 def test_a_hung_agent_times_out_and_is_killed_with_its_children(cli: Runner, suite: Path) -> None:
     (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
     started = time.perf_counter()
     case = run(cli, suite, "--break", "spawn")
     assert time.perf_counter() - started < 10  # killed at the timeout, not waited for
-    assert case["error"]["message"] == "turn 1 timed out after 1s (case_timeout_secs)"
+    assert (
+        case["error"]["message"]
+        == "turn 1 timed out after 1s (case_timeout_secs); the agent asked the model nothing in that turn"
+    )
     found = re.search(r"child pid (\d+)", case["error"]["traceback"])
     assert found is not None
     child = int(found.group(1))

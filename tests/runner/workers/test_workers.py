@@ -310,7 +310,7 @@ def test_a_turn_that_blocks_a_workers_loop_times_out_as_in_one_process(tmp_path:
     assert time.monotonic() - started < 10  # not the 30 s the turn blocks for
     assert [case.error.message if case.error else "passed" for case in report.cases] == [
         "passed",
-        "turn 1 timed out after 0.3s (case_timeout_secs)",
+        "turn 1 timed out after 0.3s (case_timeout_secs); the agent asked the model nothing in that turn",
         "passed",
         "passed",
     ]
