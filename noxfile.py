@@ -36,8 +36,10 @@ FRAMEWORKS = [
     "langchain>=1,<2",
     "langchain-openai>=1,<2",
     "langgraph>=1,<2",
+    "anthropic>=0.50",
 ]
-NODE_EXAMPLE = ROOT / "examples" / "frameworks" / "node_openai"
+#: The framework examples written for Node, each with its own package-lock.json.
+NODE_EXAMPLES = [ROOT / "examples" / "frameworks" / name for name in ("node_openai", "vercel_ai")]
 
 
 @nox.session(python=PYTHONS)
@@ -289,18 +291,17 @@ def eval_live(session: nox.Session) -> None:
 def frameworks(session: nox.Session) -> None:
     """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
 
-    Installs the frameworks (and, with npm, the Node example's packages), then runs
+    Installs the frameworks (and, with npm, the Node examples' packages), then runs
     tests/test_frameworks.py with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
     framework into a failure. Arguments after -- go to pytest.
     """
     session.install("-e", ".", "pytest", *FRAMEWORKS)
     if shutil.which("npm") is not None:
-        with session.chdir(NODE_EXAMPLE):
-            session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        for example in NODE_EXAMPLES:
+            with session.chdir(example):
+                session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     else:
-        session.warn(
-            f"npm is not on PATH: the Node example ({NODE_EXAMPLE}) cannot be installed, so its tests fail"
-        )
+        session.warn("npm is not on PATH: the Node examples cannot be installed, so their tests fail")
     session.run(
         "pytest",
         "tests/test_frameworks.py",

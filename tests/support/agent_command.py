@@ -15,8 +15,9 @@ the next user message), `extra` (asks the model once more after its last answer)
 `linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
 ZEROCLAW_EVAL_PROJECT), `none` (sends `tool_choice: "none"`: it tells the model to call no
 tool), `garble` (sends "garbage" as every tool result), `badref` (Responses: refers to an
-item no reply produced, which the endpoint refuses; the agent then exits), `stall` (its
-tools hang). Not broken, only noisy: `noisy` (prints a
+item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
+(the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
+hang). Not broken, only noisy: `noisy` (prints a
 line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
 after each answer, on stdout and stderr).
 """
@@ -29,6 +30,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -116,7 +118,7 @@ def respond(
     items: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
 ) -> list[dict[str, Any]]:
     offered = [{"type": "function", "name": n, "parameters": TOOLS.get(n, {})} for n in tools]
-    if breaks == "badref":
+    if breaks in ("badref", "badref-quiet"):
         items = [{"type": "item_reference", "id": "msg_gone"}, *items]
     body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "input": items, "tools": offered, "stream": stream}
     body = choosing(body, breaks)
@@ -210,7 +212,12 @@ def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Nam
     tools = ["repeat" if name == "echo" and options.breaks == "rename" else name for name in TOOLS]
     history.append({"role": "user", "content": user_input})
     turn = {"responses": turn_responses, "anthropic": turn_anthropic}.get(options.api, turn_chat)
-    text = turn(history, options, tools)
+    try:
+        text = turn(history, options, tools)
+    except urllib.error.HTTPError:
+        if options.breaks != "badref-quiet":
+            raise
+        text = ""
     return text + " (changed)" if options.breaks == "wrong" else text
 
 

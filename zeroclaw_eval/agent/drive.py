@@ -119,11 +119,12 @@ async def _turns(
             answer = await within(run_turn(agent, turn.user_input), case_timeout_secs)
         except asyncio.TimeoutError:
             said, pointer = _timed_out_doing(index, record, toolbox, scripted=script is not None)
-            return RunError(
+            timed_out = RunError(
                 f"turn {index + 1} timed out after {case_timeout_secs:g}s (case_timeout_secs){said}",
                 pointer,
                 _diagnostics(agent),
             )
+            return _noting_refusal(timed_out, agent)
         except (Exception, SystemExit) as exc:
             # sys.exit() inside an agent ends its turn, not the whole run.
             # A divergence the script or the result check saw, or a denied approval,
@@ -141,7 +142,7 @@ async def _turns(
             return denied
         leftover = script.finish_turn() if script is not None else None
         if leftover is not None:
-            return leftover
+            return _noting_refusal(leftover, agent)
     return None
 
 
@@ -202,6 +203,16 @@ async def _close(agent: object) -> None:
             await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
         except Exception:
             pass
+
+
+def _noting_refusal(error: RunError, agent: object) -> RunError:
+    """`error`, adding what the endpoint refused an agent command, if it refused anything:
+    the agent's client may have taken the refusal quietly (a stream that just ends) and
+    gone on without the step, which then looks like a step it never asked for."""
+    refused = getattr(agent, "refused", None)
+    if not isinstance(refused, str):
+        return error
+    return RunError(f"{error.message} ({refused})", error.pointer, error.traceback)
 
 
 def _diagnostics(agent: object) -> str | None:

@@ -252,10 +252,14 @@ class CommandAgent:
         """The run error of a process that stopped talking (`what` it did)."""
         return RunError(f"the agent command {what}{self._refused()}", traceback=self.diagnostics())
 
+    @property
+    def refused(self) -> str | None:
+        """What the endpoint refused the agent before the script saw it, if anything: the
+        likely cause of what went wrong next."""
+        return self._front.refused
+
     def _refused(self) -> str:
-        """What the endpoint refused the agent, if anything: the likely cause of its end."""
-        refused = self._front.refused
-        return f" ({refused})" if refused else ""
+        return f" ({self.refused})" if self.refused else ""
 
     def diagnostics(self) -> str | None:
         """The last lines the process wrote to stderr (and stray stdout), for the report."""

@@ -163,6 +163,16 @@ def test_a_request_the_endpoint_refused_is_named_in_the_error_without_verbose(
     )
 
 
+def test_a_refusal_the_agent_took_quietly_is_named_beside_the_step_it_left(cli: Runner, suite: Path) -> None:
+    case = run(cli, suite, "--api", "responses", "--break", "badref-quiet")
+    assert case["error"]["field"]["pointer"] == "/turns/0/steps/0"
+    assert case["error"]["message"].startswith(
+        "turn 1: the agent finished the turn with 2 scripted step(s) unconsumed (first: step 1);"
+        " the script expects more model calls than the agent made (the harness answered its"
+        " POST /v1/responses with HTTP 400: Item with id 'msg_gone' not found"
+    )
+
+
 def test_a_timeout_names_the_step_whose_calls_never_came_back(cli: Runner, suite: Path) -> None:
     (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
     case = run(cli, suite, "--break", "stall")
