@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,7 @@ from tests.support.builders import (
 from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.tools.tool import ToolOutcome
 
 #: A turn whose step calls echo twice, then answers; checks that pass whatever reached the model.
 TWO_ECHOES = scripted_fixture(
@@ -134,6 +136,123 @@ def test_calls_dispatched_without_their_ids_are_matched_in_order(tmp_path: Path)
     report = run_replay(case, agent_factory=swapped)
     assert report.error is not None
     assert 'the tool returned "a", the request sends "b"' in report.error.message
+
+
+def test_calls_dispatched_without_ids_in_any_order_are_matched_by_tool_and_arguments(tmp_path: Path) -> None:
+    # Calls run at once finish in any order: each dispatch is its own call's.
+    case = admit_case(tmp_path, TWO_ECHOES)
+    assert run_replay(case, agent_factory=rewriting(with_ids=False, reverse=True)).passed
+    swapped = rewriting(
+        with_ids=False, reverse=True, rewrite=lambda content, success: {"a": "b", "b": "a"}[content]
+    )
+    report = run_replay(case, agent_factory=swapped)
+    assert report.error is not None
+    assert 'the tool returned "a", the request sends "b"' in report.error.message
+
+
+@pytest.mark.parametrize(
+    ("redirect", "words"),
+    [
+        (
+            lambda name, arguments: ("echo", {"message": "zzz"}),
+            'the result of echo with "{\\"message\\":\\"zzz\\"}"',
+        ),
+        (lambda name, arguments: ("file_read", {"path": "x"}), "the result of file_read with"),
+    ],
+)
+def test_a_result_of_another_dispatch_under_the_calls_id_is_refused(
+    tmp_path: Path, redirect: Callable[[str, str], tuple[str, Any]], words: str
+) -> None:
+    # The dispatch list says what ran; the model asked for echo {"message": "a"}.
+    report = run_replay(admit_case(tmp_path, TWO_ECHOES), agent_factory=rewriting(redirect=redirect))
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/0/steps/0/response/tool_calls/0"
+    assert words in report.error.message
+    assert 'not of the call the model asked for (echo with "{\\"message\\":\\"a\\"}")' in report.error.message
+
+
+def test_a_success_marked_is_error_is_not_the_result(tmp_path: Path) -> None:
+    case = admit_case(tmp_path, TWO_ECHOES)
+    assert run_replay(case, agent_factory=rewriting(mark=lambda success: not success)).passed
+    report = run_replay(case, agent_factory=rewriting(mark=lambda success: True))
+    assert report.error is not None
+    assert 'the tool returned "a", the request sends "a" marked is_error' in report.error.message
+
+
+@pytest.mark.parametrize(
+    "told",
+    [
+        "The tool succeeded: the answer is 42",
+        "SUCCESS. file content: 'hello'. (ignore: no such file: missing.txt)",
+    ],
+)
+def test_a_failure_sent_as_a_success_is_not_the_result(tmp_path: Path, told: str) -> None:
+    fixture = scripted_fixture(
+        [("Read it", [tools_step(tool_call("file_read", {"path": "missing.txt"}, "c1")), text_step("gone")])],
+        {"all_tools_succeeded": False},
+        tools=["file_read"],
+    )
+    report = run_replay(
+        admit_case(tmp_path, fixture), agent_factory=rewriting(rewrite=lambda content, success: told)
+    )
+    assert report.error is not None
+    assert '"no such file: missing.txt" (a failure)' in report.error.message
+
+
+def test_an_empty_failure_is_matched_only_as_it_was_returned(tmp_path: Path) -> None:
+    fixture = scripted_fixture(
+        [("Do it", [tools_step(tool_call("flaky", {}, "c1")), text_step("done")])],
+        {"tools_used": ["flaky"]},
+        tools=["flaky"],
+    )
+    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
+    assert isinstance(loaded, Case)
+    flaky = ProjectTool("flaky", "Fails saying nothing.", lambda: ToolOutcome("", False))
+    assert run_replay(loaded, tools=(flaky,), agent_factory=rewriting()).passed
+    lie = rewriting(rewrite=lambda content, success: "Error: the answer is 42")
+    report = run_replay(loaded, tools=(flaky,), agent_factory=lie)
+    assert report.error is not None
+    assert 'the tool returned "" (a failure)' in report.error.message
+
+
+def test_a_json_result_with_a_key_given_twice_is_not_the_result(tmp_path: Path) -> None:
+    fixture = scripted_fixture(
+        [("Look it up", [tools_step(tool_call("lookup", {"id": 7}, "c1")), text_step("found")])],
+        {"tools_used": ["lookup"]},
+        tools=["lookup"],
+    )
+    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
+    assert isinstance(loaded, Case)
+    lookup = ProjectTool("lookup", "Look up.", lambda id: {"name": "widget", "id": id})
+    twice = rewriting(rewrite=lambda content, success: '{"name":"GARBAGE","name":"widget","id":7}')
+    report = run_replay(loaded, agent_factory=twice, tools=(lookup,))
+    assert report.error is not None
+    assert "is not what the tool returned" in report.error.message
+
+
+def test_a_result_rewritten_in_a_later_request_is_refused(tmp_path: Path) -> None:
+    fixture = scripted_fixture(
+        [
+            ("Echo a", [tools_step(tool_call("echo", {"message": "a"}, "c1")), text_step("a")]),
+            ("Now say bye", [text_step("bye")]),
+        ],
+        {"exact_tool_calls": 1, "tool_results_contain": [{"tool": "echo", "needle": "a"}]},
+    )
+
+    class RewritesHistory(Rewriting):
+        async def run_turn(self, user_input: str) -> str:
+            for message in self.messages:
+                if message.get("role") == "tool":
+                    message["content"] = "GARBAGE"
+            return await super().run_turn(user_input)
+
+    report = run_replay(admit_case(tmp_path, fixture), agent_factory=RewritesHistory)
+    assert report.error is not None
+    assert report.error.field.pointer == "/turns/1"
+    assert report.error.message == (
+        'turn 2: the request sends the result of call c1 as "GARBAGE", but an earlier request sent it as "a":'
+        " a result the model has seen must not change"
+    )
 
 
 def test_an_agent_that_swallows_the_refusal_still_fails(tmp_path: Path) -> None:

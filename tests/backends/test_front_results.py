@@ -1,10 +1,10 @@
-"""`zeroclaw_eval.backends.front`: which fed-back tool results read as failures."""
+"""`zeroclaw_eval.boundary.sent.inferred_success`: which tool results an agent sends read as failures."""
 
 from __future__ import annotations
 
 import pytest
 
-from zeroclaw_eval.backends.front import inferred_success
+from zeroclaw_eval.boundary.sent import inferred_success
 
 
 @pytest.mark.parametrize(

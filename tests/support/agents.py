@@ -23,12 +23,18 @@ class RaisingAgent:
 
 class Rewriting(ReferenceAgent):
     """The reference loop, but each tool result goes through `rewrite` before it is sent;
-    `dispatch` says whether the call runs through the harness's tools at all, and
-    `with_ids` whether it passes the call's id when it does."""
+    `dispatch` says whether the call runs through the harness's tools at all, `with_ids`
+    whether it passes the call's id when it does, `reverse` whether a reply's calls run
+    last first, `redirect` what runs in a call's place (its name and arguments text in,
+    a name and arguments out), and `mark` (when set) the `is_error` a result is sent
+    with, from whether the call succeeded."""
 
     rewrite: Callable[[str, bool], str] = staticmethod(lambda content, success: content)
     dispatch = True
     with_ids = True
+    reverse = False
+    redirect: Callable[[str, str], tuple[str, Any]] = staticmethod(lambda name, arguments: (name, arguments))
+    mark: Callable[[bool], bool] | None = None
 
     async def _dispatch(self, response: Any) -> None:
         self.messages.append(
@@ -38,16 +44,24 @@ class Rewriting(ReferenceAgent):
                 "tool_calls": [call.as_openai() for call in response.tool_calls],
             }
         )
-        for call in response.tool_calls:
-            content, success = "made up", True
+        outcomes: dict[str, tuple[str, bool]] = {}
+        calls = list(response.tool_calls)
+        for call in reversed(calls) if self.reverse else calls:
+            outcomes[call.id] = ("made up", True)
             if self.dispatch:
-                outcome = await self._tools.call(call.name, call.arguments, call.id if self.with_ids else "")
-                content, success = outcome.content, outcome.success
+                name, arguments = type(self).redirect(call.name, call.arguments)
+                outcome = await self._tools.call(name, arguments, call.id if self.with_ids else "")
+                outcomes[call.id] = (outcome.content, outcome.success)
+        for call in calls:
+            content, success = outcomes[call.id]
             sent: Message = {
                 "role": "tool",
                 "tool_call_id": call.id,
                 "content": type(self).rewrite(content, success),
             }
+            mark = type(self).mark
+            if mark is not None:
+                sent["is_error"] = mark(success)
             self.messages.append(sent)
 
 

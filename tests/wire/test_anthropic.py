@@ -77,6 +77,28 @@ def test_a_result_marked_is_error_keeps_the_mark() -> None:
             {"messages": [{"role": "assistant", "content": [{"type": "server_tool_use", "id": "s"}]}]},
             "messages[0].content[0] is a 'server_tool_use' block",
         ),
+        (
+            {"messages": [{"role": "user", "content": []}]},
+            "messages[0]: all messages must have non-empty content",
+        ),
+        (
+            {"messages": [{"role": "assistant", "content": [{"type": ["x"]}]}]},
+            "content[0] is not a block with a type",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "and then"},
+                            {"type": "tool_result", "tool_use_id": "t", "content": "x"},
+                        ],
+                    }
+                ]
+            },
+            "messages[0].content[1]: tool_result blocks must come first in a user message",
+        ),
     ],
 )
 def test_a_request_the_translation_cannot_take_is_a_400(request_body: dict[str, Any], words: str) -> None:
@@ -84,6 +106,27 @@ def test_a_request_the_translation_cannot_take_is_a_400(request_body: dict[str, 
         request_messages(request_body)
     assert raised.value.status == 400
     assert words in raised.value.message
+
+
+def test_only_text_blocks_are_the_users_text() -> None:
+    image = {"type": "image", "text": "What is the weather in Paris?", "source": {}}
+    (message,) = request_messages({"messages": [{"role": "user", "content": [image]}]})
+    assert message["content"] == [image]  # not the text it smuggles
+
+
+@pytest.mark.parametrize(
+    ("arguments", "received"),
+    [('"just a string"', "just a string"), ("not json", "not json"), ("[1,2]", [1, 2])],
+)
+def test_odd_arguments_read_alike_plain_and_streamed(arguments: str, received: Any) -> None:
+    response = ModelResponse(None, (ToolCallRequest("t1", "echo", arguments),))
+    assert message_body(response, "m", 1)["content"][0]["input"] == received
+    partial = [
+        e["delta"]["partial_json"]
+        for e in message_events(response, "m", 1)
+        if e["type"] == "content_block_delta"
+    ]
+    assert json.loads("".join(partial)) == received
 
 
 def test_client_tools_are_offered_and_server_tools_left_out() -> None:
@@ -111,7 +154,10 @@ def test_tool_choice_reads_as_what_the_model_may_do(given: Any, expected: ToolCh
     assert tool_choice({} if given is None else {"tool_choice": given}) == expected
 
 
-@pytest.mark.parametrize("given", ["auto", {"type": "tool"}, {"type": "sometimes"}])
+@pytest.mark.parametrize(
+    "given",
+    ["auto", {"type": "tool"}, {"type": "sometimes"}, {"type": "auto", "disable_parallel_tool_use": "true"}],
+)
 def test_a_tool_choice_the_api_does_not_take_is_a_400(given: Any) -> None:
     with pytest.raises(WireError, match="tool_choice"):
         tool_choice({"tool_choice": given})

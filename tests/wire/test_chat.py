@@ -125,13 +125,28 @@ def test_tool_choice_of_reads_both_apis_shapes(request_body: dict[str, Any], exp
 
 
 @pytest.mark.parametrize(
-    "given", ["sometimes", {"type": "function"}, {"type": "allowed_tools", "mode": "none"}, 3]
+    "given",
+    [
+        "sometimes",
+        {"type": "function"},
+        {"type": "allowed_tools", "mode": "none"},
+        3,
+        # Chat's nested function given as a name, beside a Responses-shaped name.
+        {"type": "function", "function": "save_note", "name": "get_weather"},
+    ],
 )
 def test_a_tool_choice_no_api_takes_is_refused(given: Any) -> None:
     with pytest.raises(WireError) as raised:
         tool_choice_of({"tool_choice": given})
     assert raised.value.status == 400
     assert "tool_choice" in str(raised.value)
+
+
+@pytest.mark.parametrize("flag", ["false", 0, None])
+def test_parallel_tool_calls_must_be_a_boolean(flag: Any) -> None:
+    # Read loosely, "false" would be true and a two-call step served.
+    with pytest.raises(WireError, match="parallel_tool_calls must be true or false"):
+        tool_choice_of({"parallel_tool_calls": flag})
 
 
 @pytest.mark.parametrize(

@@ -102,6 +102,18 @@ def test_store_false_keeps_nothing_to_continue_or_refer_to() -> None:
     ]
 
 
+def test_store_must_be_a_boolean() -> None:
+    with pytest.raises(WireError, match="store must be true or false"):
+        Endpoint().parse(RESPONSES, body(input="hi", store="false"), 1)
+
+
+def test_a_reply_echoing_a_lone_surrogate_is_still_json() -> None:
+    endpoint = Endpoint()
+    request = endpoint.parse(RESPONSES, body(input="hi", instructions="\ud800"), 1)
+    reply = endpoint.reply(request, ModelResponse("hello"))
+    assert json.loads(reply.body)["instructions"] == "\ud800"
+
+
 def test_only_the_newest_responses_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(openai_endpoint, "MAX_STORED", 2)
     endpoint = Endpoint()

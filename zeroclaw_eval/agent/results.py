@@ -1,30 +1,54 @@
 """The tool results an agent sends the model, checked against what its tools returned.
 
 An agent that runs the harness's tools (an agent of this process) dispatches each call
-through the tool box, which records the result the tool returned: the dispatch list is
-the fact. Each request after a reply that called tools must send back, for each of those
-calls, that result: a result that reaches the model changed (or one made up for a call no
-tool ran) would let an agent that feeds the model garbage pass, since every check grades
-what the tool returned. So it is a run error at the call's field, in replay and in live
-mode alike. (An agent command runs its own tools: what it sends back is all the harness
-sees of them, and is what its dispatch list records.)
+through the tool box, which records the call and the result the tool returned: the
+dispatch list is the fact. Each request after a reply that called tools must send back,
+for each of those calls, the result of that call's dispatch: the tool the model named,
+with the arguments it gave. A result that reaches the model changed, one made up for a
+call no tool ran, or one of another dispatch (another tool, other arguments) would let an
+agent that feeds the model garbage pass, since every check grades what the tool
+returned. So it is a run error at the call's field, in replay and in live mode alike. A
+result, once sent, must stay what it was in every later request: an agent that rewrites
+its history between turns is caught too. (An agent command runs its own tools: what it
+sends back is all the harness sees of them, and is what its dispatch list records.)
+
+A dispatch is the call's when it carries the call's id; a dispatch made without an id
+is the call's when it is of the same tool with the same arguments (in order, among
+equal ones), wherever it came in the order of dispatches (calls run at once finish in
+any order).
 
 What counts as the result sent back, a documented and minimal normalisation:
 
 - the text as the tool returned it, or with the whitespace around it trimmed;
 - the same JSON value written another way, for a result that is JSON text (a framework
   that reads and writes it again);
-- for a call that failed, any text that holds the failure's message (frameworks say so
-  in words of their own: "error: …", a retry prompt).
+- for a call that failed, text that holds the failure's message and reads as a failure
+  (`boundary.sent.inferred_success`) or is marked so (Anthropic's `is_error`): frameworks
+  say so in words of their own ("error: …", a retry prompt), but the model must be told
+  the call failed.
+
+A result marked `is_error` for a call that succeeded is not the result either.
 """
 
 from __future__ import annotations
 
-from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
+import json
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import (
+    AUTO,
+    Message,
+    ModelResponse,
+    Provider,
+    ToolCallRequest,
+    ToolChoice,
+    ToolSpec,
+    decode_arguments,
+)
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.boundary.sent import FedBack, fed_back
+from zeroclaw_eval.boundary.sent import FedBack, entry, fed_back, inferred_success, message_text
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.fixtures.json.text import json_equal, loads_untrusted, quote
+from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, loads_untrusted, quote
 
 
 class ResultsChecked:
@@ -41,25 +65,52 @@ class ResultsChecked:
         #: How many calls were recorded when the last reply was made: the ones after it
         #: are the dispatches of that reply's calls.
         self._mark = 0
+        #: The results accepted so far, by call id (a model may use an id again in a later
+        #: reply): what later requests must still send.
+        self._sent: dict[str, set[str]] = {}
         self.divergence: RunError | None = None
 
     async def complete(
         self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
     ) -> ModelResponse:
         """Check what `messages` send back, then answer as the wrapped provider does."""
-        if self._last is not None and self._last.tool_calls:
+        problem = self._rewritten(messages)
+        if problem is None and self._last is not None and self._last.tool_calls:
             problem = self._problem(fed_back(messages))
-            if problem is not None:
-                self.divergence = problem
-                raise problem
+        if problem is not None:
+            self.divergence = problem
+            raise problem
         response = await self._inner.complete(messages, tools, choice)
         self._last, self._mark = response, len(self._record.calls)
         return response
 
+    def _rewritten(self, messages: list[Message]) -> RunError | None:
+        """A result sent earlier that this request sends otherwise, if any: the results
+        before its last assistant message (those after it are new, checked by `_problem`)."""
+        roles = [entry(message, "role") for message in messages]
+        last = max((i for i, role in enumerate(roles) if role == "assistant"), default=0)
+        for message in messages[:last]:
+            call_id = entry(message, "tool_call_id")
+            if entry(message, "role") != "tool" or not isinstance(call_id, str) or call_id not in self._sent:
+                continue
+            content = entry(message, "content")
+            text = message_text(content)
+            if text not in self._sent[call_id]:
+                earlier = " or ".join(quote(sent) for sent in sorted(self._sent[call_id]))
+                turn = self._record.turns[-1].index if self._record.turns else 0
+                shown = text if text is not None else str(content)
+                return RunError(
+                    f"turn {turn + 1}: the request sends the result of call {call_id} as {quote(shown)},"
+                    f" but an earlier request sent it as {earlier}: a result the model has seen must not"
+                    " change",
+                    f"/turns/{turn}",
+                )
+        return None
+
     def _problem(self, results: list[FedBack]) -> RunError | None:
         assert self._last is not None
         calls = self._last.tool_calls
-        dispatched = _dispatches(self._record.calls[self._mark :], [call.id for call in calls])
+        dispatched = _dispatches(self._record.calls[self._mark :], calls)
         for result in results:
             index = next((i for i, call in enumerate(calls) if call.id == result.call_id), None)
             if index is None:
@@ -69,12 +120,19 @@ class ResultsChecked:
             ran = dispatched.get(call.id)
             if ran is None:
                 return self._error(index, f"{where} was returned by no tool: the agent never ran that call")
-            if not _same(result.content, ran):
+            if ran.name != call.name or not _same_arguments(ran.arguments, call.arguments):
                 return self._error(
                     index,
-                    f"{where} is not what the tool returned: the tool returned {quote(ran.result)},"
-                    f" the request sends {quote(result.content)}",
+                    f"{where} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
+                    f" not of the call the model asked for ({call.name} with {quote(call.arguments)})",
                 )
+            if not _same(result, ran):
+                return self._error(
+                    index,
+                    f"{where} is not what the tool returned: the tool returned {_said(ran)},"
+                    f" the request sends {_said_back(result)}",
+                )
+            self._sent.setdefault(call.id, set()).add(result.content)
         return None
 
     def _error(self, index: int, message: str) -> RunError:
@@ -87,26 +145,61 @@ class ResultsChecked:
         return RunError(f"turn {step.turn + 1}, step {number + 2}: {message}", pointer)
 
 
-def _dispatches(recorded: list[RecordedCall], ids: list[str]) -> dict[str, RecordedCall]:
+def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]) -> dict[str, RecordedCall]:
     """The recorded dispatches of a reply's calls, by call id: those the agent dispatched
-    with the call's id, then those it dispatched without one, in order, for the calls left."""
+    with the call's id, then, for the calls left, those it dispatched without one of the
+    same tool and arguments, in order among equal ones."""
+    ids = {call.id for call in calls}
     found = {call.call_id: call for call in recorded if call.call_id in ids}
-    anonymous = iter(call for call in recorded if not call.call_id)
-    for call_id in ids:
-        if call_id not in found:
-            unnamed = next(anonymous, None)
-            if unnamed is not None:
-                found[call_id] = unnamed
+    anonymous = [call for call in recorded if not call.call_id]
+    for call in calls:
+        if call.id in found:
+            continue
+        match = next(
+            (
+                i
+                for i, ran in enumerate(anonymous)
+                if ran.name == call.name and _same_arguments(ran.arguments, call.arguments)
+            ),
+            None,
+        )
+        if match is not None:
+            found[call.id] = anonymous.pop(match)
     return found
 
 
-def _same(sent: str, ran: RecordedCall) -> bool:
-    """Whether `sent` is the result `ran` returned (see the module's normalisation)."""
-    returned = ran.result
+def _same_arguments(received: Any, sent: str) -> bool:
+    """Whether the arguments a dispatch received are the ones the model sent (as text)."""
+    asked = decode_arguments(sent)
+    return (
+        json_equal(received, asked)
+        if isinstance(received, dict) and isinstance(asked, dict)
+        else received == asked
+    )
+
+
+def _shown(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else compact_json(arguments)
+
+
+def _said(ran: RecordedCall) -> str:
+    return quote(ran.result) + ("" if ran.success else " (a failure)")
+
+
+def _said_back(result: FedBack) -> str:
+    return quote(result.content) + (" marked is_error" if result.failed else "")
+
+
+def _same(result: FedBack, ran: RecordedCall) -> bool:
+    """Whether `result` is the result `ran` returned (see the module's normalisation)."""
+    sent, returned = result.content, ran.result
+    if result.failed and ran.success:
+        return False  # a success sent as a failure
     if sent == returned or sent.strip() == returned.strip():
         return True
     if not ran.success:
-        return returned.strip() in sent
+        told = result.failed or not inferred_success(sent)
+        return told and bool(returned.strip()) and returned.strip() in sent
     return _json_alike(sent, returned)
 
 
@@ -115,6 +208,16 @@ def _json_alike(sent: str, returned: str) -> bool:
     if start not in ("{", "[") or sent.lstrip()[:1] != start:
         return False
     try:
-        return json_equal(loads_untrusted(sent), loads_untrusted(returned))
-    except ValueError:
+        # A key given twice is refused: readers disagree on which one wins, so the text a
+        # model reads could say the first while the harness compared the last.
+        told = json.loads(sent, object_pairs_hook=_no_duplicates)
+        return json_equal(told, loads_untrusted(returned))
+    except (ValueError, RecursionError):
         return False
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise ValueError("a key given twice")
+    return found

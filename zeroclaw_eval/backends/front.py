@@ -11,26 +11,17 @@ nothing.
 
 Such an agent says how a call went in the result it sends the model: a result the
 Anthropic Messages API marks `is_error` failed; otherwise the harness infers it from the
-text, in the words the common frameworks use. It is an inference, documented as one: a
-result reads as failed when
-
-- its text begins with "error" or "an error occurred" or "encountered error" (any case):
-  "Error: …", the OpenAI Agents SDK's "An error occurred while running the tool…";
-- it begins "N validation error(s)" or ends "Fix the errors and try again." (pydantic-ai's
-  retry prompts for a tool that raised or got invalid arguments);
-- it is a JSON object with a non-null `error`, or a true `is_error` / `isError` (MCP).
+text, in the words the common frameworks use (`boundary.sent.inferred_success`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from threading import Thread
 
 from zeroclaw_eval.boundary.provider import Provider
-from zeroclaw_eval.boundary.sent import fed_back
+from zeroclaw_eval.boundary.sent import fed_back, inferred_success
 from zeroclaw_eval.errors import EvalError
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
 from zeroclaw_eval.wire.http import EndpointServer
@@ -90,26 +81,3 @@ class HttpFront:
             success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
         return self._endpoint.reply(request, response)
-
-
-_FAILED_OPENING = re.compile(
-    r"(errors?\b|an error occurred|encountered error|\d+ validation errors?\b)", re.I
-)
-_FAILED_ENDING = "fix the errors and try again."
-
-
-def inferred_success(content: str) -> bool:
-    """Whether a tool result fed back reads as a success (see the module's rules)."""
-    text = content.strip()
-    if _FAILED_OPENING.match(text) or text.lower().endswith(_FAILED_ENDING):
-        return False
-    if text.startswith("{"):
-        try:
-            data = loads_untrusted(text)
-        except ValueError:
-            return True
-        if isinstance(data, dict) and (
-            data.get("error") is not None or data.get("is_error") is True or data.get("isError") is True
-        ):
-            return False
-    return True

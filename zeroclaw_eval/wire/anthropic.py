@@ -72,6 +72,8 @@ def request_messages(request: dict[str, Any]) -> list[Message]:
             converted.append({"role": role, "content": content})
         elif not isinstance(content, list):
             raise WireError(400, f"messages[{index}]: content must be a string or a list of blocks")
+        elif not content:
+            raise WireError(400, f"messages[{index}]: all messages must have non-empty content")
         elif role == "assistant":
             converted.append(_assistant(content, index))
         else:
@@ -83,7 +85,7 @@ def _assistant(blocks: list[Any], index: int) -> Message:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for number, block in enumerate(blocks):
-        kind = block.get("type") if isinstance(block, dict) else None
+        kind = _kind(block, index, number)
         if kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif kind == "tool_use":
@@ -111,12 +113,17 @@ def _user(blocks: list[Any], index: int) -> list[Message]:
     results: list[Message] = []
     rest: list[Any] = []
     for number, block in enumerate(blocks):
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind is None:
-            raise WireError(400, f"messages[{index}].content[{number}] is not a block")
+        kind = _kind(block, index, number)
         if kind != "tool_result":
             rest.append(block)
             continue
+        if rest:
+            # As the API: the model reads the results of its calls before anything else.
+            raise WireError(
+                400,
+                f"messages[{index}].content[{number}]: tool_result blocks must come first in a user"
+                " message, before any other block",
+            )
         content = block.get("content", "")
         text = message_text(content)
         result: Message = {
@@ -128,9 +135,19 @@ def _user(blocks: list[Any], index: int) -> list[Message]:
             result["is_error"] = True
         results.append(result)
     if rest:
-        text = message_text(rest)
+        # Only text blocks are text: an image or a document is content the script's user
+        # input is not, whatever fields it carries.
+        text = message_text(rest) if all(block["type"] == "text" for block in rest) else None
         results.append({"role": "user", "content": text if text is not None else rest})
     return results
+
+
+def _kind(block: Any, index: int, number: int) -> str:
+    """The `type` of `messages[index].content[number]`; `WireError` for no block."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    if not isinstance(kind, str):
+        raise WireError(400, f"messages[{index}].content[{number}] is not a block with a type")
+    return kind
 
 
 def offered_tools(tools: Any) -> list[ToolSpec]:
@@ -157,7 +174,10 @@ def tool_choice(request: dict[str, Any]) -> ToolChoice:
     `tool_choice` the API does not take."""
     given = request.get("tool_choice", {"type": "auto"})
     kind = given.get("type") if isinstance(given, dict) else None
-    parallel = not (isinstance(given, dict) and given.get("disable_parallel_tool_use") is True)
+    disabled = given.get("disable_parallel_tool_use", False) if isinstance(given, dict) else False
+    if not isinstance(disabled, bool):
+        raise WireError(400, f"tool_choice.disable_parallel_tool_use must be true or false, not {disabled!r}")
+    parallel = not disabled
     if kind == "auto":
         return ToolChoice("auto", parallel=parallel)
     if kind == "none":
@@ -228,7 +248,9 @@ def message_events(response: ModelResponse, model: str, number: int) -> list[dic
             deltas = [{"type": "text_delta", "text": piece} for piece in _pieces(block["text"])]
         else:
             start = {**block, "input": {}}
-            text = compact_json(block["input"]) if not isinstance(block["input"], str) else block["input"]
+            # The input as JSON text, whatever it is (a string too), so that the SDKs, which
+            # parse what the deltas add up to, read what the plain reply carries.
+            text = compact_json(block["input"])
             deltas = [{"type": "input_json_delta", "partial_json": piece} for piece in _pieces(text)]
         events.append({"type": "content_block_start", "index": index, "content_block": start})
         events.extend({"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas)

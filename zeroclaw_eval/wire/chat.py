@@ -51,14 +51,17 @@ def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
     tool, in either API's shape) and `parallel_tool_calls`. `WireError` for a
     `tool_choice` neither API takes, which the real one would refuse as well."""
     given = request.get("tool_choice", "auto")
-    parallel = request.get("parallel_tool_calls") is not False
+    parallel = request.get("parallel_tool_calls", True)
+    if not isinstance(parallel, bool):
+        raise WireError(400, f"parallel_tool_calls must be true or false, not {parallel!r}")
     if given in ("auto", "none", "required"):
         return ToolChoice(given, parallel=parallel)
     if isinstance(given, dict):
         kind = given.get("type")
         if kind == "function":
-            nested = given.get("function")
-            name = (nested if isinstance(nested, dict) else given).get("name")
+            # Chat nests the function ({"function": {"name": ...}}); Responses does not.
+            nested = given.get("function", given)
+            name = nested.get("name") if isinstance(nested, dict) else None
             if isinstance(name, str) and name:
                 return ToolChoice("function", name, parallel=parallel)
         elif kind == "allowed_tools":

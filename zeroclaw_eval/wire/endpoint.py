@@ -216,6 +216,8 @@ class Endpoint:
             return WireRequest(
                 api, number, model, messages, tools, stream, include_usage, request, choice=choice
             )
+        if not isinstance(request.get("store", True), bool):
+            raise WireError(400, f"store must be true or false, not {request['store']!r}")
         history = self._continued(request.get("previous_response_id"))
         history = [*history, *input_messages(request.get("input", []), self._item)]
         instructions = request.get("instructions")
@@ -244,7 +246,7 @@ class Endpoint:
                 data = b"".join(b"data: " + _event_json(chunk) + b"\n\n" for chunk in chunks)
                 return Reply(200, data + b"data: [DONE]\n\n", "text/event-stream")
             return Reply(200, _json(completion(response, request.model, number)))
-        if keep and request.body.get("store") is not False:
+        if keep and request.body.get("store", True):
             self._keep(request, response)
         if request.stream:
             events = response_events(response, request.body, request.model, number)
@@ -295,4 +297,9 @@ def _event_json(value: Any) -> bytes:
 
 
 def _json(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (echoed from a request, or in a script) has no UTF-8: written
+        # as its escape, the body is still JSON every client reads.
+        return json.dumps(value).encode("ascii")

@@ -43,6 +43,8 @@ def input_messages(items: Any, stored: ItemLookup = lambda item_id: None) -> lis
         if item.get("type") == "item_reference":
             item = _referenced(item.get("id"), index, stored)
         kind = item.get("type", "message")
+        if not isinstance(kind, str):
+            raise WireError(400, f"input[{index}].type must be a string, not {kind!r}")
         if kind == "message":
             role = item.get("role")
             messages.append({"role": role, "content": _text(item.get("content"))})
