@@ -76,7 +76,7 @@ def test_installed_wheel_renders_a_page(wheel: Path, tmp_path: Path) -> None:
         "mode": "replay",
         "duration_ms": 1.0,
         "exit_code": 1,
-        "counts": {},
+        "counts": {"passed": 0, "failed": 0, "error": 0, "rejected": 0, "total": 0},
         "category_totals": {},
         "cases": [],
     }

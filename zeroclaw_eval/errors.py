@@ -94,6 +94,15 @@ class SystemProblem(EvalError):
     exit_code = ExitCode.USAGE_ERROR
 
 
+class ReportShapeError(EvalError, ValueError):
+    """A saved report that is not one this version of zeroclaw-eval reads: `field` names
+    where (`cases[3].grades[0].category`), the message says what is wrong."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+
+
 class RunError(EvalError):
     """A case could not run to completion (replay divergence, iteration cap, crash).
 

@@ -192,19 +192,6 @@ def baseline_to_dict(baseline: Baseline | None, changes: Iterable[str | None]) -
     }
 
 
-def baseline_from_dict(data: dict[str, Any] | None) -> Baseline | None:
-    """A `Baseline` from the JSON report's `baseline` object (its counts are derived)."""
-    if data is None:
-        return None
-    removed = [RemovedCase(**case) for case in data["removed"]]
-    return Baseline(data["path"], data["digest"], data["tool_version"], data["fail_on"], removed)
-
-
 def history_to_list(history: Sequence[HistoryPoint] | None) -> list[dict[str, int]] | None:
     """The JSON report's `history` list (None without one)."""
     return None if history is None else [asdict(point) for point in history]
-
-
-def history_from_list(data: list[dict[str, Any]] | None) -> list[HistoryPoint] | None:
-    """History points from the JSON report's `history` list."""
-    return None if data is None else [HistoryPoint(int(p["passed"]), int(p["total"])) for p in data]

@@ -5,18 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
-from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.redaction import scrub
-from zeroclaw_eval.report.baseline import (
-    baseline_from_dict,
-    baseline_to_dict,
-    history_from_list,
-    history_to_list,
-)
+from zeroclaw_eval.report.baseline import baseline_to_dict, history_to_list
 from zeroclaw_eval.report.indented_json import plain
-from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, ShardInfo, SuiteReport
+from zeroclaw_eval.report.model import CaseReport, RepeatStats, SuiteReport
+from zeroclaw_eval.report.schema import typed_case, typed_report
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
 # the version added:
@@ -34,8 +27,6 @@ from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, Shard
 #      report a `--baseline` run was compared with) and `history` (`--history`); case
 #      `change` (since the baseline) and `repeats` (the runs of a `--repeat K` case).
 FORMAT_VERSION = 6
-#: Versions `report_from_dict` reads: a field a version lacks takes its default.
-READABLE_VERSIONS = (2, 3, 4, 5, 6)
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -110,68 +101,11 @@ def _repeats_to_dict(stats: RepeatStats | None) -> dict[str, Any] | None:
     }
 
 
-def report_from_dict(data: dict[str, Any]) -> SuiteReport:
-    """Rebuild a report from its JSON shape (the inverse of `report_to_dict`)."""
-    version = data.get("format_version")
-    if version not in READABLE_VERSIONS:
-        readable = " or ".join(map(str, READABLE_VERSIONS))
-        raise ValueError(f"unsupported report format_version {version!r} (expected {readable})")
-    cases = [case_from_dict(case) for case in data["cases"]]
-    return SuiteReport(
-        data["suite"],
-        data["mode"],
-        cases,
-        data["duration_ms"],
-        data["tool_version"],
-        data["root"],
-        deselected=data.get("deselected", 0),
-        not_run=data.get("not_run", 0),
-        interrupted=data.get("interrupted"),
-        shard=ShardInfo(**data["shard"]) if data.get("shard") else None,
-        baseline=baseline_from_dict(data.get("baseline")),
-        history=history_from_list(data.get("history")),
-    )
-
-
-def case_from_dict(data: dict[str, Any]) -> CaseReport:
-    """One case rebuilt from the JSON shape."""
-    error = data.get("error")
-    record = data.get("record")
-    return CaseReport(
-        name=data["name"],
-        path=data["path"],
-        model_name=data.get("model_name"),
-        grades=[GradeResult(**{**g, "field": FieldRef(**g["field"])}) for g in data["grades"]],
-        error=_error_from_dict(error) if error else None,
-        problems=[FixtureProblem(FieldRef(**p["field"]), p["message"]) for p in data["problems"]],
-        duration_ms=data["duration_ms"],
-        record=_record_from_dict(record) if record else None,
-        source=data.get("source"),
-        id=data.get("id"),
-        change=data.get("change"),
-        repeats=_repeats_from_dict(data.get("repeats")),
-    )
-
-
-def _repeats_from_dict(data: dict[str, Any] | None) -> RepeatStats | None:
-    if not data:
-        return None
-    return RepeatStats(
-        data["runs"], data["passed"], data["check_passes"], data.get("min_pass_rate"), data.get("check_runs")
-    )
-
-
-def _error_from_dict(data: dict[str, Any]) -> CaseError:
-    return CaseError(data["message"], FieldRef(**data["field"]), data.get("traceback"))
-
-
-def _record_from_dict(data: dict[str, Any]) -> RunRecord:
-    return RunRecord(
-        turns=[TurnRecord(**t) for t in data["turns"]],
-        steps=[ModelStep(**s) for s in data["steps"]],
-        calls=[RecordedCall(**c) for c in data["calls"]],
-        duration_ms=data["duration_ms"],
-    )
+def report_from_dict(data: Any) -> SuiteReport:
+    """Rebuild a report from its JSON shape (the inverse of `report_to_dict`), read as
+    strictly as a saved report from anywhere (`schema.typed_report`); `ReportShapeError`
+    (a `ValueError`) naming the field when it is not one."""
+    return typed_report(data)
 
 
 def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
@@ -183,4 +117,4 @@ def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
     """
     data = case_to_dict(case)
     scrubbed = scrub(data, secrets)
-    return case if scrubbed is data else case_from_dict(scrubbed)
+    return case if scrubbed is data else typed_case(scrubbed)

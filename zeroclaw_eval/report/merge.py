@@ -2,8 +2,11 @@
 
 Merging is refused, never guessed: every report must be a shard of the same suite (one
 suite digest, one shard count, one mode), and together they must be every shard
-exactly once. A missing shard would certify cases that never ran; a shard given twice
-would count cases twice.
+exactly once, each fixture in one of them once. A missing shard would certify cases
+that never ran; a shard given twice, or a case copied from one shard into another in
+place of one that failed, would count a pass twice. Each shard was read as every saved
+report is (`schema`): its cases' statuses and its counts are its cases' own, and the
+merged verdict is derived again from the cases it carries.
 """
 
 from __future__ import annotations
@@ -76,6 +79,16 @@ def _check_shards(reports: Sequence[tuple[str, SuiteReport]]) -> None:
             f"shard(s) {', '.join(missing)} of {count} missing: a merged report must hold every shard"
             " (a shard that did not run would pass cases it never ran)"
         )
+    owner: dict[str, str] = {}
+    for other, report in reports:
+        for case in report.cases:
+            key = case.path.replace("\\", "/")
+            if key in owner:
+                raise UsageError(
+                    f"{case.path} is a case of both {owner[key]} and {other}: each fixture runs in one"
+                    " shard, so one of them was edited"
+                )
+            owner[key] = other
     # Each fixture of the suite is a case, deselected by -k, or not run (--maxfail, an
     # interruption) in exactly one shard: fewer means a shard lost some.
     accounted = sum(len(r.cases) + r.deselected + r.not_run for _, r in reports)

@@ -199,12 +199,15 @@ class SuiteReport:
 
     def exit_code(self) -> ExitCode:
         """`OK` iff every case passed (with `--fail-on new-failures`: iff no case is a new
-        failure and none is rejected); `FAILED` otherwise, and for an empty suite (it
-        proved nothing); for an interrupted run, the exit code of the signal that stopped
-        it (`INTERRUPTED`, `TERMINATED`)."""
+        failure and none is rejected); `FAILED` otherwise, for an empty suite (it proved
+        nothing), and whenever a case was not run (`--maxfail`: a case that never ran is
+        certified by no policy); for an interrupted run, the exit code of the signal that
+        stopped it (`INTERRUPTED`, `TERMINATED`)."""
         if self.interrupted is not None:
             stopped = STOPPED_BY.get(self.interrupted)
             return stopped if stopped is not None else ExitCode.FAILED
+        if self.not_run:
+            return ExitCode.FAILED
         if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_NEW_FAILURES:
             # Only a regression fails, and a rejected fixture: it is broken, not hard, and
             # no run of it can ever pass.

@@ -40,6 +40,7 @@ def read_report(path: Path, *, role: str = "", hint: str = "") -> SuiteReport:
 
 def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[SuiteReport, bytes]:
     """The report saved at `path`, and the file's bytes (to tell exactly which file it was)."""
+    from zeroclaw_eval.errors import ReportShapeError
     from zeroclaw_eval.fixtures.json.text import loads_untrusted
     from zeroclaw_eval.report.codec import report_from_dict
 
@@ -51,10 +52,13 @@ def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[Su
         parsed = loads_untrusted(data)
     except ValueError as exc:  # not UTF-8, or not JSON
         raise UsageError(f"{role}{path} is not a JSON report: {exc}{tail}") from None
+    if not isinstance(parsed, dict):
+        kind = type(parsed).__name__.replace("dict", "object").replace("list", "array")
+        raise UsageError(f"{role}{path} is not a zeroclaw-eval JSON report: it holds a JSON {kind}{tail}")
     try:
         return report_from_dict(parsed), data
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise UsageError(f"{role}{path} is not a zeroclaw-eval JSON report: {exc}{tail}") from None
+    except ReportShapeError as exc:
+        raise UsageError(f"{role}{path} is not a zeroclaw-eval JSON report: at {exc}{tail}") from None
 
 
 class Comparison:

@@ -1,0 +1,316 @@
+"""The JSON report as a strict, typed model: what a saved report must be before anything
+reads it (`render`, `merge`, `--baseline`, the pytest plugin's reports).
+
+A saved report is input like any other: a file a user or a CI step hands over, which may
+have been edited, truncated, or written by hand to make a gate pass. So it is read the
+way fixtures are, fail-closed: every field of the version it says it is, of its type,
+with no key it does not know; the closed sets (a mode, a status, a check category, a
+change since the baseline, the signal that stopped a run) only their own values; and
+what a report derives from its cases (a case's status, the suite's counts) as its cases
+say. Anything else is `ReportShapeError`, naming the field, before any case runs or any
+reporter writes a line. Text fields hold any string: reporters escape what they show.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
+from zeroclaw_eval.errors import ReportShapeError
+from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
+from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, ShardInfo, SuiteReport
+
+
+class _Strict(BaseModel):
+    # strict: JSON true is no count, "3" no number; forbid: a key no version writes is
+    # an edited report. Built on first use: only commands that read reports pay for it.
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, defer_build=True)
+
+
+class _Field(_Strict):
+    pointer: str
+    line: int | None = None
+    col: int | None = None
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def ref(self) -> FieldRef:
+        return FieldRef(self.pointer, self.line, self.col, self.end_line, self.end_col)
+
+
+class _Grade(_Strict):
+    check_id: str
+    category: Literal["response", "tool", "request", "side_effect", "budget"]
+    passed: bool
+    detail: str
+    field: _Field
+    expected: Any = None
+    actual: Any = None
+
+
+class _Error(_Strict):
+    message: str
+    field: _Field
+    traceback: str | None = None
+
+
+class _Problem(_Strict):
+    field: _Field
+    message: str
+
+
+class _Turn(_Strict):
+    index: int = Field(ge=0)
+    user_input: str
+    response: str | None = None
+
+
+class _Step(_Strict):
+    turn: int = Field(ge=0)
+    content: str | None
+    tool_calls: list[dict[str, str]]
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    sent_roles: list[str] = []
+    offered_tools: list[str] = []
+    system_prompt: str | None = None
+
+
+class _Call(_Strict):
+    turn: int = Field(ge=0)
+    call_id: str
+    name: str
+    arguments: Any
+    result: str
+    success: bool
+
+
+class _Record(_Strict):
+    turns: list[_Turn]
+    steps: list[_Step]
+    calls: list[_Call]
+    duration_ms: float = Field(ge=0)
+
+
+class _Repeats(_Strict):
+    runs: int = Field(ge=1)
+    passed: int = Field(ge=0)
+    check_passes: dict[str, int]
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    check_runs: dict[str, int] | None = None
+    # Derived from the fields above; written for readers, re-derived here.
+    pass_rate: float | None = None
+    pass_at_k: bool | None = None
+    pass_all: bool | None = None
+    flaky_checks: list[str] | None = None
+
+
+Status = Literal["passed", "failed", "error", "rejected"]
+Change = Literal["new_failure", "fixed", "still_failing", "new", "removed", "still_passing"]
+
+
+class _Case(_Strict):
+    name: str
+    path: str
+    model_name: str | None = None
+    id: str | None = None
+    status: Status
+    change: Change | None = None
+    score: float = Field(default=0.0, ge=0, le=1)
+    duration_ms: float = Field(ge=0)
+    category_totals: dict[str, dict[str, int]] = {}
+    partial: bool = False
+    error: _Error | None = None
+    problems: list[_Problem]
+    grades: list[_Grade]
+    record: _Record | None = None
+    source: str | None = None
+    repeats: _Repeats | None = None
+
+
+class _Shard(_Strict):
+    index: int = Field(ge=1)
+    count: int = Field(ge=1)
+    suite_digest: str
+    suite_size: int = Field(ge=0)
+
+
+class _Removed(_Strict):
+    name: str
+    path: str
+    id: str | None
+    status: Status
+
+
+class _Baseline(_Strict):
+    path: str
+    digest: str
+    tool_version: str
+    fail_on: Literal["any", "new-failures"]
+    counts: dict[str, int] = {}
+    removed: list[_Removed]
+
+
+class _Point(_Strict):
+    passed: int = Field(ge=0)
+    total: int = Field(ge=0)
+
+
+class _Report(_Strict):
+    format_version: Literal[2, 3, 4, 5, 6]
+    tool_version: str
+    suite: str
+    root: str
+    mode: Literal["replay", "live"]
+    duration_ms: float = Field(ge=0)
+    exit_code: int | None = None
+    counts: dict[str, int]
+    deselected: int = Field(default=0, ge=0)
+    not_run: int = Field(default=0, ge=0)
+    interrupted: Literal["SIGINT", "SIGTERM"] | None = None
+    shard: _Shard | None = None
+    baseline: _Baseline | None = None
+    history: list[_Point] | None = None
+    category_totals: dict[str, dict[str, int]] = {}
+    cases: list[_Case]
+
+
+def typed_report(data: Any) -> SuiteReport:
+    """The report the parsed JSON `data` holds; `ReportShapeError` when it is not one."""
+    version = data.get("format_version") if isinstance(data, dict) else None
+    if isinstance(data, dict) and version not in (2, 3, 4, 5, 6):
+        raise ReportShapeError(
+            "format_version", f"unsupported report format_version {version!r} (expected 2 to 6)"
+        )
+    try:
+        shape = _Report.model_validate(data)
+    except ValidationError as invalid:
+        first = invalid.errors(include_url=False, include_input=False)[0]
+        raise ReportShapeError(_where(first["loc"]), first["msg"]) from None
+    report = _report(shape)
+    _check_derived(shape, report)
+    return report
+
+
+def typed_case(data: Any) -> CaseReport:
+    """One case of a report from its JSON shape (`ReportShapeError` when it is not one)."""
+    try:
+        return _case(_Case.model_validate(data))
+    except ValidationError as invalid:
+        first = invalid.errors(include_url=False, include_input=False)[0]
+        raise ReportShapeError(_where(first["loc"]), first["msg"]) from None
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    """A pydantic location as a JSON path: `cases[3].grades[0].category`, a key that is
+    no plain name quoted (`counts["a b"]`)."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part.isidentifier():
+            text += f".{part}" if text else part
+        else:
+            text += f"[{json.dumps(part)}]"
+    return text
+
+
+def _report(shape: _Report) -> SuiteReport:
+    shard = shape.shard
+    return SuiteReport(
+        shape.suite,
+        shape.mode,
+        [_case(case) for case in shape.cases],
+        shape.duration_ms,
+        shape.tool_version,
+        shape.root,
+        deselected=shape.deselected,
+        not_run=shape.not_run,
+        interrupted=shape.interrupted,
+        shard=ShardInfo(shard.index, shard.count, shard.suite_digest, shard.suite_size) if shard else None,
+        baseline=_baseline(shape.baseline),
+        history=None if shape.history is None else [HistoryPoint(p.passed, p.total) for p in shape.history],
+    )
+
+
+def _baseline(shape: _Baseline | None) -> Baseline | None:
+    if shape is None:
+        return None
+    removed = [RemovedCase(r.name, r.path, r.id, r.status) for r in shape.removed]
+    return Baseline(shape.path, shape.digest, shape.tool_version, shape.fail_on, removed)
+
+
+def _case(shape: _Case) -> CaseReport:
+    record = shape.record
+    repeats = shape.repeats
+    return CaseReport(
+        name=shape.name,
+        path=shape.path,
+        model_name=shape.model_name,
+        grades=[
+            GradeResult(g.check_id, g.category, g.passed, g.detail, g.field.ref(), g.expected, g.actual)
+            for g in shape.grades
+        ],
+        error=CaseError(shape.error.message, shape.error.field.ref(), shape.error.traceback)
+        if shape.error
+        else None,
+        problems=[FixtureProblem(p.field.ref(), p.message) for p in shape.problems],
+        duration_ms=shape.duration_ms,
+        record=None
+        if record is None
+        else RunRecord(
+            turns=[TurnRecord(t.index, t.user_input, t.response) for t in record.turns],
+            steps=[
+                ModelStep(
+                    s.turn,
+                    s.content,
+                    [dict(call) for call in s.tool_calls],
+                    s.input_tokens,
+                    s.output_tokens,
+                    list(s.sent_roles),
+                    list(s.offered_tools),
+                    s.system_prompt,
+                )
+                for s in record.steps
+            ],
+            calls=[
+                RecordedCall(c.turn, c.call_id, c.name, c.arguments, c.result, c.success)
+                for c in record.calls
+            ],
+            duration_ms=record.duration_ms,
+        ),
+        source=shape.source,
+        id=shape.id,
+        change=shape.change,
+        repeats=None
+        if repeats is None
+        else RepeatStats(
+            repeats.runs,
+            repeats.passed,
+            dict(repeats.check_passes),
+            repeats.min_pass_rate,
+            repeats.check_runs,
+        ),
+    )
+
+
+def _check_derived(shape: _Report, report: SuiteReport) -> None:
+    """What the report says of its cases must be what its cases say: an edited status
+    or count is refused, never believed."""
+    for index, (written, case) in enumerate(zip(shape.cases, report.cases, strict=True)):
+        if written.status != case.status:
+            raise ReportShapeError(
+                f"cases[{index}].status",
+                f"says {written.status}, but the case's own checks, error and problems make it {case.status}",
+            )
+        repeats = case.repeats
+        if repeats is not None and repeats.passed > repeats.runs:
+            raise ReportShapeError(f"cases[{index}].repeats.passed", "is more than its runs")
+    derived = report.counts()
+    if shape.counts != derived:
+        raise ReportShapeError("counts", f"are {shape.counts}, but the report's cases count {derived}")
