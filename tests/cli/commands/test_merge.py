@@ -188,3 +188,63 @@ def test_a_shard_that_drew_no_fixture_passes_and_the_merge_still_holds_every_cas
     merged = cli("eval", "merge", *names, "--format", "json", cwd=tmp_path)
     assert merged.code == 0
     assert merged.json()["counts"]["total"] == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(duration_ms=None), "at duration_ms: Input should be a valid number"),
+        (lambda d: d["cases"][0].update(path=None), "at cases[0].path: Input should be a valid string"),
+        (lambda d: d["shard"].update(index=[]), "at shard.index: Input should be a valid integer"),
+        (lambda d: d["cases"][0]["grades"][0].update(category=[]), "at cases[0].grades[0].category"),
+        (lambda d: d.update(surprise=1), "at surprise: Extra inputs are not permitted"),
+    ],
+)
+def test_a_crafted_shard_report_is_refused_naming_the_field(
+    cli: Runner, suite: Path, change: Any, message: str
+) -> None:
+    first, second = shards(cli, suite, 2)
+    result = cli("eval", "merge", first, edited_copy(suite, second, change), cwd=suite)
+    assert result.code == 2, result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_case_copied_into_another_shard_in_place_of_a_failing_one_is_refused(
+    cli: Runner, suite: Path
+) -> None:
+    first, second = shards(cli, suite, 2)
+    reports = [json.loads((suite / name).read_text(encoding="utf-8")) for name in (first, second)]
+    owner = next(r for r in reports if any(c["status"] == "failed" for c in r["cases"]))
+    other = next(r for r in reports if r is not owner)
+    passing = next(c for c in other["cases"] if c["status"] == "passed")
+
+    def swap(report: dict[str, Any]) -> None:
+        index = next(i for i, c in enumerate(report["cases"]) if c["status"] == "failed")
+        report["cases"][index] = passing
+        report["counts"]["failed"] -= 1
+        report["counts"]["passed"] += 1
+
+    name = first if owner is reports[0] else second
+    untouched = second if name == first else first
+    result = cli("eval", "merge", untouched, edited_copy(suite, name, swap), cwd=suite)
+    assert result.code == 2
+    assert f"{passing['path']} is a case of both" in result.stderr
+
+
+def test_a_failing_case_rewritten_as_not_run_does_not_pass_the_merge(cli: Runner, suite: Path) -> None:
+    first, second = shards(cli, suite, 2)
+
+    def hide(report: dict[str, Any]) -> None:
+        for index, case in enumerate(report["cases"]):
+            if case["status"] != "passed":
+                report["counts"][case["status"]] -= 1
+                report["counts"]["total"] -= 1
+                report["not_run"] += 1
+                del report["cases"][index]
+                return
+
+    edited = [edited_copy(suite, name, hide) for name in (first, second)]
+    result = cli("eval", "merge", *edited, "--format", "json", cwd=suite)
+    assert result.code == 1, result.stderr  # cases that never ran certify nothing
+    assert result.json()["not_run"] >= 1

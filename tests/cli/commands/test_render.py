@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -36,6 +38,34 @@ def test_render_refuses_what_is_not_a_report(tmp_path: Path, content: str | None
     assert result.code == 2
     assert words in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda case: case["grades"][0].update(category=[]), ".grades[0].category: Input should be"),
+        (lambda case: case.update(status="passed"), ".status: says passed, but the case's own checks"),
+        (lambda case: case["grades"][0]["field"].update(line="7"), ".grades[0].field.line: Input should be"),
+        (lambda case: case.update(change="new_failure\n::error::forged"), ".change: Input should be"),
+    ],
+)
+def test_a_crafted_report_under_github_actions_is_a_clean_refusal(
+    repo: Path, tmp_path: Path, change: Any, words: str
+) -> None:
+    # The automatic annotations and step summary used to read it outside the reporter guard.
+    assert invoke("eval", "run", "--report", "json=report.json", cwd=repo).code == 1
+    data = json.loads((repo / "report.json").read_text(encoding="utf-8"))
+    index = next(i for i, case in enumerate(data["cases"]) if case["status"] == "failed")
+    change(data["cases"][index])
+    (repo / "report.json").write_text(json.dumps(data), encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    result = invoke("eval", "render", "report.json", cwd=repo, env=env)
+    assert result.code == 2, result.stderr
+    assert f"report.json is not a zeroclaw-eval JSON report: at cases[{index}]{words}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "::error::forged" not in result.stderr
+    assert not summary.exists()
 
 
 def test_a_fixture_name_of_undecodable_bytes_reaches_every_output(tmp_path: Path) -> None:

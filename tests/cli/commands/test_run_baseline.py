@@ -160,6 +160,14 @@ def test_fail_on_new_failures_needs_a_baseline(compared: Path) -> None:
         ("[1, 2]", "is not a zeroclaw-eval JSON report"),
         (b"\xff\xfe", "is not a JSON report"),
         ("[" * 100_000, "is not a JSON report: objects and arrays are nested too deep to parse"),
+        # A crafted report: before the typed reader, this was a traceback after the suite ran.
+        (
+            '{"format_version": 6, "tool_version": "x", "suite": "s", "root": "", "mode": "replay",'
+            ' "duration_ms": 1, "counts": {"passed": 0, "failed": 0, "error": 0, "rejected": 1, "total": 1},'
+            ' "cases": [{"name": "n", "path": null, "status": "rejected", "duration_ms": 0,'
+            ' "problems": [], "grades": []}]}',
+            "at cases[0].path: Input should be a valid string",
+        ),
     ],
 )
 def test_a_bad_baseline_is_refused_before_any_case_runs(
