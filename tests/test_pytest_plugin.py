@@ -4,6 +4,7 @@ errors, `-k` and `-x` as usual, and nothing at all unless it is asked for."""
 
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 import textwrap
@@ -12,6 +13,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from tests.support.builders import FAILING, PASSING, TYPO_FIXTURE, fixture_text, line_col, write_fixture
+from tests.support.ci_log import executed_commands
 
 pytest_plugins = ["pytester"]
 
@@ -64,6 +66,22 @@ def test_a_failing_check_shows_the_table_line_at_the_fixture_field(pytester: pyt
         ]
     )
     assert "Traceback" not in result.stdout.str()  # the check, not the plugin's frames
+
+
+def test_text_a_fixture_holds_forges_no_command_and_obeys_no_escape(pytester: pytest.Pytester) -> None:
+    # The failure's header (model_name) and its lines (the response quoted) are the
+    # fixture author's text; pytest prints them to the same CI logs as `run`.
+    hostile = "m\n::error file=x.py::forged\n##[error]y\x1b]0;title\x07\u202e"
+    fixture = {**copy.deepcopy(FAILING), "model_name": hostile}
+    fixture["turns"][0]["steps"][-1]["response"]["content"] = "ok\n::add-mask::z\n##[group]g"
+    suite(pytester, hostile=fixture)
+    result = pytester.runpytest("--zeroclaw=evals/regression")
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert executed_commands(text) == []
+    assert "##[" not in text
+    assert "\x1b" not in text
+    assert "\u202e" not in text
 
 
 def test_a_run_error_is_a_failure_with_its_message(pytester: pytest.Pytester) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -172,7 +172,9 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         agent = described_agent(load_config(cwd=config.rootpath))
     except EvalError:
         agent = "an agent its configuration cannot name (see the fixtures' errors)"
-    return f"zeroclaw-eval {__version__}: replaying {display_path(plugin.suite)} with {agent}"
+    from zeroclaw_eval.reporters.safety import shown_lines
+
+    return shown_lines(f"zeroclaw-eval {__version__}: replaying {display_path(plugin.suite)} with {agent}")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalFile | None:
@@ -227,13 +229,13 @@ class EvalItem(pytest.Item):
 
         fixture = self.fixture
         if self.broken is not None:
-            pytest.fail(self.broken, pytrace=False)
+            _fail(self.broken)
         if isinstance(fixture, RejectedFixture):
             # Raised in setup, so pytest counts an error: no agent was ever tried.
             shown = CaseReport(
                 fixture.name, display_path(fixture.path), fixture.model_name, problems=fixture.problems
             )
-            pytest.fail(self._explain(shown), pytrace=False)
+            _fail(self._explain(shown))
 
     def runtest(self) -> None:
         from zeroclaw_eval.errors import AgentLoadError, EvalError
@@ -246,11 +248,11 @@ class EvalItem(pytest.Item):
         except AgentLoadError as error:
             # The factory would fail every case alike: say so once, then stop.
             self.session.shouldstop = "zeroclaw-eval: the agent could not be made (see the first failure)"
-            pytest.fail(f"configuration error: {error}", pytrace=False)
+            _fail(f"configuration error: {error}")
         except EvalError as error:
-            pytest.fail(str(error), pytrace=False)
+            _fail(str(error))
         if not report.passed:
-            pytest.fail(self._explain(report), pytrace=False)
+            _fail(self._explain(report))
 
     def _explain(self, report: CaseReport) -> str:
         """The table's lines for `report`, less its header line (the node id names the
@@ -262,5 +264,17 @@ class EvalItem(pytest.Item):
         return "\n".join(line.removeprefix("    ") for line in lines)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        shown = f"{self.path.name} ({self.model_name})" if self.model_name else self.path.name
-        return self.path, None, shown
+        from zeroclaw_eval.reporters.safety import log_line
+
+        # The failure's header line: a fixture's name and model_name are its author's text.
+        name = log_line(self.path.name)
+        return self.path, None, f"{name} ({log_line(self.model_name)})" if self.model_name else name
+
+
+def _fail(message: str) -> NoReturn:
+    """Fail the item with `message`, which quotes fixtures, agents and configuration: held
+    to the rule every line the CLI prints is (`safety.shown_lines`), as pytest prints it
+    to the same terminals and CI logs."""
+    from zeroclaw_eval.reporters.safety import shown_lines
+
+    pytest.fail(shown_lines(message), pytrace=False)

@@ -413,6 +413,15 @@ def test_a_huge_summary_is_cut_under_one_mebibyte() -> None:
     assert len(table_rows(summary)) == 300  # the table of failures comes before the responses
 
 
+def test_a_suite_name_of_megabytes_leaves_the_summary_under_the_limit() -> None:
+    # The head is never cut; what it quotes is, or GitHub would refuse the whole summary.
+    huge = "evals/" + "x" * (3 * 1024 * 1024)
+    summary = step_summary(SuiteReport(huge, "replay", [CaseReport("a.json", "evals/a.json", "m")]))
+    assert len(summary.encode("utf-8")) <= SUMMARY_LIMIT
+    assert summary.startswith("## zeroclaw eval FAILED: `evals/xxx")
+    assert "…" in summary.splitlines()[0]
+
+
 def test_summary_cells_cannot_become_links_or_images() -> None:
     report = every_status_report()
     report.cases[1].grades[0] = GradeResult(

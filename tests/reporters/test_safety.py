@@ -30,6 +30,7 @@ from zeroclaw_eval.reporters.safety import (
     neutralize_markup,
     one_line,
     shorten,
+    shown_lines,
     stop_commands,
     visible,
     xml_safe,
@@ -207,6 +208,30 @@ def test_log_line_is_one_line_that_forges_no_command() -> None:
     assert "\x1b" not in line
     assert executed_commands(f"[1/2] ✗ {line}\n") == []
     assert line.isprintable()
+
+
+#: What shows as nothing: two names holding these look alike unless they are shown.
+HIDDEN = "\u200b\u200c\u200d\u200e\u200f\u2060\ufeff\u00ad\u061c"
+
+
+def test_visible_shows_what_would_show_as_nothing() -> None:
+    assert visible("a" + HIDDEN + "b") == "a\\u200b\\u200c\\u200d\\u200e\\u200f\\u2060\\ufeff\\xad\\u061cb"
+
+
+def test_shown_lines_keeps_its_lines_and_forges_no_command_on_any() -> None:
+    message = "Error: bad value\n  ::error::FORGED\n\u00a0::add-mask::x\n##[group]y" + TERMINAL + HIDDEN
+    shown = shown_lines(message)
+    assert shown.split("\n")[:2] == ["Error: bad value", "  \\x3a:error::FORGED"]
+    assert executed_commands(shown + "\n") == []
+    assert "##[" not in shown
+    assert all(line.replace("\u00a0", " ").isprintable() for line in shown.split("\n"))
+
+
+def test_neutralize_json_shows_what_a_terminal_would_obey_as_the_same_string() -> None:
+    data = {"name": "\x9b2J\x85\u202eevil\u2066" + HIDDEN + "\u2028 \x7f"}
+    text = neutralize_json(json.dumps(data, ensure_ascii=False))
+    assert json.loads(text) == data
+    assert text.isprintable()
 
 
 def test_encodable_writes_lone_surrogates_as_escapes_that_read_back_in_json() -> None:

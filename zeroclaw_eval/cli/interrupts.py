@@ -19,8 +19,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-import click
-
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 
 
@@ -71,7 +70,7 @@ def exit_on_signals() -> Iterator[Stage]:
             yield stage
     except _Stopped as stop:
         said = "the outputs were written" if stage.written else "no report was written"
-        click.echo(f"Interrupted by {stop.signal}: {said}", err=True)
+        say(f"Interrupted by {stop.signal}: {said}")
         sys.exit(ExitCode.stopped_by(stop.signal))
 
 

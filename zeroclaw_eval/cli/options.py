@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import EvalError, SystemProblem, UsageError
 from zeroclaw_eval.report.saved import HISTORY_POINTS
 
@@ -24,13 +25,8 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def fail(error: EvalError) -> NoReturn:
-    """Print `Error: …` on stderr and exit with the error's code (never a traceback).
-
-    A message may quote a path or a name the user or a fixture gave: its control
-    characters are shown, never obeyed (its own line breaks stay)."""
-    from zeroclaw_eval.reporters.safety import visible
-
-    click.echo(f"Error: {visible(str(error))}", err=True)
+    """Print `Error: …` on stderr (`say`) and exit with the error's code (never a traceback)."""
+    say(f"Error: {error}")
     sys.exit(error.exit_code)
 
 

@@ -17,8 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import click
-
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import ReporterError, UsageError
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import get_reporter
@@ -187,7 +186,7 @@ def emit(report: SuiteReport, outputs: Outputs) -> None:
     if (annotations or github_in_log) and os.environ.get("GITHUB_STEP_SUMMARY"):
         append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
     for output, path in written:
-        click.echo(f"Wrote {output.fmt} to {path}", err=True)
+        say(f"Wrote {output.fmt} to {path}")
     if failed:
         raise ReporterError("\n".join(failed))
 

@@ -160,7 +160,9 @@ def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> 
     if baseline is None:
         return
     changes = describe_changes((case.change for case in report.cases), baseline.removed)
-    head.append(f"### Changes since baseline {code(baseline.path)}\n\n{changes}\n\n")
+    head.append(
+        f"### Changes since baseline {code(shorten(baseline.path, HEAD_NAME_LIMIT))}\n\n{changes}\n\n"
+    )
     rows = changed_cases(report.cases, baseline.removed)
     if rows:
         body.append("| change | case | status |\n|---|---|---|\n")
@@ -170,12 +172,18 @@ def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> 
         body.append("\n")
 
 
+#: Characters of a name the summary's head quotes (the suite, the baseline file): the head
+#: is never cut (only the body is), so what it quotes is, or a long name would leave no
+#: room for the rest, or make GitHub refuse the summary.
+HEAD_NAME_LIMIT = 300
+
+
 def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown summary for `$GITHUB_STEP_SUMMARY`, at most `limit` UTF-8 bytes."""
     counts = report.counts()
     verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
     head = [
-        f"## zeroclaw eval {verdict}: {code(report.suite)} ({report.mode})\n\n",
+        f"## zeroclaw eval {verdict}: {code(shorten(report.suite, HEAD_NAME_LIMIT))} ({report.mode})\n\n",
         "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n",
         "| " + " | ".join(str(counts[k]) for k in ("total", PASSED, "failed", ERROR, REJECTED)) + " |\n\n",
     ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,7 +48,7 @@ def render_report(
     """
     reporter = get_reporter(fmt)
     options = {"color": color, "verbose": verbose, "quiet": quiet}
-    fenced = in_ci_log and output == "-" and reporter.for_log
+    fenced = in_ci_log and reporter.for_log and reaches_log(output)
     if not reporter.streams or fenced:
         # Made whole first, so a reporter that raises writes nothing (not even a folder);
         # a fence ends after the text's last line, which only the whole text knows.
@@ -62,6 +63,18 @@ def render_report(
     with atomic_writer(target) as binary:
         _write(reporter, report, _Encoded(binary), options, output)
     return target
+
+
+def reaches_log(output: str) -> bool:
+    """Whether what is written to `output` may reach the log of the process: stdout
+    (`-`), or a path that is no regular file (`/dev/stdout`, `/dev/stderr`,
+    `/dev/fd/1`, a pipe), which under GitHub Actions is the job's log too."""
+    if output == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(output).st_mode)
+    except OSError:  # not there yet: a file it will make
+        return False
 
 
 def write_output(text: str, output: str, *, fenced: bool = False) -> Path | None:

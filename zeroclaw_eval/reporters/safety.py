@@ -40,9 +40,15 @@ _ASTRAL_NONCHARACTER = re.compile(
 _COMMAND_AFTER_BREAK = re.compile(r"\n[^\S\n]*:")
 _COMMAND_AT_START = re.compile(r"[^\S\n]*:")
 # What a terminal (or a CI log viewer) would obey rather than show: C0 and C1 controls,
-# DEL, the Unicode line and paragraph separators, the bidirectional overrides and
-# isolates that reorder what is shown (Trojan Source), and lone surrogates.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# DEL, the Unicode line and paragraph separators, the bidirectional overrides, isolates
+# and marks that reorder what is shown (Trojan Source), lone surrogates; and what shows
+# as nothing (zero-width spaces and joiners, the word joiner and invisible operators, a
+# BOM, a soft hyphen), so that two names that look alike are told apart.
+_HIDDEN = "\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff{_HIDDEN}]")
+# The same, as they may stand raw in JSON text (inside strings): C0 controls are escaped
+# by every JSON writer already, and a lone surrogate is `encodable`'s.
+_RAW_IN_JSON = re.compile(f"[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069{_HIDDEN}]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 #: The largest text node a JUnit file holds: lxml (libxml2) refuses a text node over
 #: 10,000,000 bytes without `huge_tree`, and junitparser reads with it; a million
@@ -87,6 +93,23 @@ def log_line(text: str) -> str:
     """`text` as part of one line of a CI log or terminal: control characters and line
     breaks visible (so nothing after it can start a workflow command), `##[` defused."""
     return visible(text, multiline=False).replace("##[", "#\\x23[")
+
+
+def shown_lines(text: str) -> str:
+    """The one rule for a message the harness prints to a terminal or a CI log (an
+    error, a warning, the pytest plugin's failure text): each line of `text` as
+    `log_line` makes it, and a line that would start with `::` after its blanks (the
+    runner trims any whitespace first) with that `:` written as `\\x3a`. Its own line
+    breaks stay; a line break inside quoted text makes a line as harmless as any."""
+    return "\n".join(_safe_line(line) for line in text.split("\n"))
+
+
+def _safe_line(line: str) -> str:
+    line = log_line(line)
+    rest = line.lstrip()
+    if rest.startswith("::"):
+        return line[: len(line) - len(rest)] + "\\x3a" + rest[1:]
+    return line
 
 
 def xml_safe(text: str) -> str:
@@ -182,7 +205,11 @@ def _defused(command: re.Match[str]) -> str:
 def neutralize_json(text: str) -> str:
     """The same for finished JSON: `##[` can only occur inside strings, where `\\u0023`
     is the same character; JSON strings cannot hold a raw newline, so no line of the
-    output can start with untrusted `::`."""
+    output can start with untrusted `::`. What a terminal would obey or hide (C1
+    controls, bidi overrides, zero-width characters), raw inside strings, is written as
+    its `\\uXXXX` escape: the same string to every JSON reader, shown on a terminal."""
+    if not text.isascii():
+        text = _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text.replace("##[", "#\\u0023[")
 
 

@@ -71,7 +71,10 @@ def list_command(
         fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes, keyword=keyword)
     entries = [_entry(fixture, display_path(fixture.path)) for fixture in fixtures]
     if fmt == "json":
-        click.echo(json.dumps(entries, indent=2, ensure_ascii=False))
+        from zeroclaw_eval.reporters.safety import encodable, neutralize_json
+
+        # As run's JSON report: the same strings, but nothing a CI log or terminal obeys.
+        click.echo(encodable(neutralize_json(json.dumps(entries, indent=2, ensure_ascii=False))))
     else:
         for entry in entries:
             click.echo(_line(entry))

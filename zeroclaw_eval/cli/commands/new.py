@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from zeroclaw_eval.cli.options import CONTEXT, config_option, exit_on_error, resolve_suite
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import UsageError
 
 if TYPE_CHECKING:
@@ -164,4 +165,4 @@ def new_command(
             raise UsageError(f"these flags make a fixture that admission rejects:\n{problems}")
         _must_replay_to_a_pass(admitted, loaded)
         _write_new(path, text)
-    click.echo(f"Wrote {display_path(path)}", err=True)
+    say(f"Wrote {display_path(path)}")

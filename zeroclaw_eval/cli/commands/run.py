@@ -22,6 +22,7 @@ from zeroclaw_eval.cli.options import (
     resolve_targets,
     suite_option,
 )
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` quick
@@ -157,7 +158,7 @@ def run_command(
         loaded = load_config(config)
         # "Was my config even read?" is the first question when a setting seems ignored.
         if outputs.verbose:
-            click.echo(loaded.describe(), err=True)
+            say(loaded.describe())
         live = mode == "live" or (mode is None and loaded.settings.mode == "live")
         refuse_record_without_live(live, record_dir)  # before anything asks for a provider
         shown = _progress(progress if progress is not None else live)
@@ -187,17 +188,16 @@ def run_command(
             emit(report, outputs)
         stage.written = True
         if report.interrupted is not None:
-            click.echo(
+            say(
                 f"Interrupted by {report.interrupted}: {plural(len(report.cases), 'case')} finished,"
-                f" {report.not_run} not run; the reports are partial (marked interrupted)",
-                err=True,
+                f" {report.not_run} not run; the reports are partial (marked interrupted)"
             )
         if not collection.files:
             hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
             if hint is not None:
-                click.echo(f"note: {hint}", err=True)
+                say(f"note: {hint}")
     if record_dir is not None:
-        click.echo(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}", err=True)
+        say(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}")
     # A signal held while the outputs were written is honoured now.
     sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
 
@@ -231,8 +231,7 @@ class _Recorded:
             return
         from zeroclaw_eval.reporters.safety import log_line
 
-        click.echo(
+        say(
             f"Not recorded: {log_line(fixture.name)} was failed by the sandbox denying a tool call,"
-            " which replay has no approval gate to repeat",
-            err=True,
+            " which replay has no approval gate to repeat"
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from zeroclaw_eval.cli.options import CONTEXT, exit_on_error
+from zeroclaw_eval.cli.say import say
 
 
 @click.command("schema", context_settings=CONTEXT)
@@ -50,4 +51,4 @@ def schema_command(outputs: tuple[Path, ...]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             # Bytes, so the file holds "\n" line ends on every system, as the committed copies do.
             path.write_bytes(text.encode("utf-8"))
-            click.echo(f"Wrote the fixture schema to {path}", err=True)
+            say(f"Wrote the fixture schema to {path}")
