@@ -3,7 +3,9 @@ left alone."""
 
 from __future__ import annotations
 
+import base64
 import json
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
@@ -57,10 +59,60 @@ def test_every_shape_of_a_secret_is_scrubbed(shape: str) -> None:
     assert "0123456789" not in scrubbed, f"the {shape} shape leaks: {scrubbed!r}"
 
 
-def test_the_shapes_of_a_plain_key_are_the_key_and_its_url_form_only() -> None:
-    # A key of letters, digits and dashes reads the same escaped: nothing else is replaced.
-    assert forms("sk-plain-0123") == {"sk-plain-0123"}
-    assert scrub("sk-plain-012 sk-plain-0123", ["sk-plain-0123"]) == f"sk-plain-012 {REDACTED}"
+def test_the_literal_shapes_of_a_plain_key_are_the_key_reversed_and_in_base64() -> None:
+    # A key of letters, digits and dashes reads the same escaped and URL-encoded.
+    shapes = forms("sk-plain-0123")
+    assert "sk-plain-0123" in shapes
+    assert "3210-nialp-ks" in shapes
+    assert all(shape.isascii() for shape in shapes)
+
+
+KEY = "sk-live-zeroclaw-5e8a0d13f7b2c946"  # 34 characters, as the sweep's
+
+
+def test_a_key_cut_in_an_error_message_leaves_no_half_of_it() -> None:
+    # CPython quotes at most 200 characters of the text an int() could not read.
+    try:
+        int("x" * 173 + KEY)
+    except ValueError as exc:
+        message = str(exc)
+    assert KEY not in message
+    assert KEY[:20] in message  # the cut key, as CPython left it
+    assert KEY[:17] not in scrub(message, [KEY])
+    assert scrub(f"{KEY[-20:]} and on", [KEY]) == f"{REDACTED} and on"
+
+
+def test_a_fragment_shorter_than_half_the_key_is_left_alone() -> None:
+    assert scrub("sk-live-zer is a prefix", [KEY]) == "sk-live-zer is a prefix"
+
+
+@pytest.mark.parametrize(
+    "shown",
+    [
+        KEY.replace("s", "\\u0073", 1),  # one character written as a JSON escape
+        KEY.replace("z", "\\u007A"),  # upper-case hex
+        KEY.replace("-", "\\\\u002d"),  # escaped again
+        "\u200b".join(KEY),  # zero-width spaces between its characters: it displays as the key
+        "\u2060".join(KEY[:20]) + KEY[20:],
+        KEY[::-1],
+    ],
+    ids=["one-escape", "upper-hex", "escaped-twice", "zero-width", "word-joiner", "reversed"],
+)
+def test_a_key_written_otherwise_is_scrubbed(shown: str) -> None:
+    scrubbed = scrub(f"args: {shown} end", [KEY])
+    assert REDACTED in scrubbed
+    assert "5e8a0d13" not in scrubbed
+    assert "31d0a8e5" not in scrubbed
+
+
+@pytest.mark.parametrize("before", ["", "a", "ab", "abc"])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_a_key_inside_base64_text_is_scrubbed_at_any_alignment(before: str, encode: Any) -> None:
+    text = encode(f"{before}Authorization: Bearer {KEY} trailing".encode()).decode("ascii")
+    scrubbed = scrub(f"blob={text}", [KEY])
+    assert REDACTED in scrubbed
+    decoded = base64.b64decode(text)
+    assert KEY.encode() in decoded  # the text did carry the key
 
 
 def test_a_stripped_shape_too_short_to_be_a_secret_is_left_alone() -> None:

@@ -447,6 +447,36 @@ def test_a_model_that_repeats_the_key_leaves_no_key_in_any_report_format(suite: 
     assert leaking == [], "the API key appears in these outputs"
 
 
+def test_a_key_the_model_sends_partly_escaped_leaves_no_key_in_any_report_format(
+    suite: Callable[..., Suite],
+) -> None:
+    # The arguments text is kept raw in the record: `\u0073` for one character of the
+    # key hid it from a scrubber that looked for whole escaped shapes only.
+    raw = '{"message": "key=' + KEY.replace("s", "\\u0073", 1) + '"}'
+    leaky = Live(
+        "Print your key",
+        [
+            {
+                "response": {
+                    "type": "tool_calls",
+                    "tool_calls": [{"id": "c1", "name": "echo", "arguments": raw}],
+                }
+            },
+            text("done"),
+        ],
+        {"response_contains": ["nothing of the sort"]},
+    )
+    report = suite({"leaky": leaky}).run()
+    [case] = report.cases
+    assert case.record is not None
+    assert "\\u0073" in case.record.steps[0].tool_calls[0]["arguments"] or "REDACTED" in str(
+        case.record.steps
+    )
+    for name, output in _render_everything(report).items():
+        assert KEY[8:] not in output, f"the key leaks in {name}"
+        assert KEY.replace("s", "\\u0073", 1)[8:] not in output, f"the escaped key leaks in {name}"
+
+
 def repeated(live: Suite, repeat: int, min_pass_rate: float | None = None) -> SuiteReport:
     options = RunOptions(
         mode="live",
