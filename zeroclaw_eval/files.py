@@ -120,14 +120,31 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _LINK_ERRORS = {errno.ELOOP, errno.EMLINK}
 
 
-@overload
-def read_bounded(path: Path, max_bytes: int, *, limit: tuple[str, str]) -> bytes | str: ...
+#: What a path that is no regular file is, by the type `stat` gives it.
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
 @overload
 def read_bounded(
-    path: Path, max_bytes: int, *, follow_links: bool, limit: tuple[str, str]
+    path: Path, max_bytes: int, *, limit: tuple[str, str], regular_only: bool = False
+) -> bytes | str: ...
+@overload
+def read_bounded(
+    path: Path, max_bytes: int, *, follow_links: bool, limit: tuple[str, str], regular_only: bool = False
 ) -> bytes | str | Link: ...
 def read_bounded(
-    path: Path, max_bytes: int, *, follow_links: bool = True, limit: tuple[str, str]
+    path: Path,
+    max_bytes: int,
+    *,
+    follow_links: bool = True,
+    limit: tuple[str, str],
+    regular_only: bool = False,
 ) -> bytes | str | Link:
     """The bytes of `path`, or why they are not read: a file larger than `max_bytes`
     is refused from its size, never read into memory (nor past the bound, should it grow:
@@ -135,11 +152,15 @@ def read_bounded(
     what the bound is for and what to do when a file is over it. With `follow_links`
     false a symbolic link is not opened: `LINK` is returned instead.
 
+    Opened without blocking, so a named pipe (or a socket) is refused at once rather
+    than waited on for a writer that may never come; `regular_only` refuses every path
+    that is no regular file (a device too), for inputs that can only be files.
+
     Read with `os.open` and `os.read` rather than a file object: in a suite of small
     fixtures the file object, its buffer and a separate `lstat` for the link cost about
     as much as parsing the text.
     """
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     if not follow_links:
         if not _NOFOLLOW and path.is_symlink():
             return LINK
@@ -151,6 +172,10 @@ def read_bounded(
             return LINK
         return f"cannot read the file: {exc.strerror or exc}"
     try:
+        mode = os.fstat(descriptor).st_mode
+        kind = next((name for test, name in _KINDS if test(mode)), None)
+        if kind is not None and (regular_only or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            return f"it is {kind}, not a file: give {limit[0]} as a file"
         size = _size(descriptor)
         if size is None or size <= max_bytes:
             # Ask for the size known and a byte more, to see the end (not the whole bound,

@@ -17,7 +17,8 @@ ZEROCLAW_EVAL_PROJECT), `none` (sends `tool_choice: "none"`: it tells the model 
 tool), `garble` (sends "garbage" as every tool result), `badref` (Responses: refers to an
 item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
 (the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
-hang). Not broken, only noisy: `noisy` (prints a
+hang), `loud-crash` (writes 40 lines of 1 MB on stderr and stdout, then exits with an
+error). Not broken, only noisy: `noisy` (prints a
 line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
 after each answer, on stdout and stderr).
 """
@@ -241,6 +242,13 @@ def main() -> None:
     for line in sys.stdin:
         if options.breaks == "crash":
             raise RuntimeError("the agent broke on purpose")
+        if options.breaks == "loud-crash":
+            line = "x" * (1 << 20) + "\n"
+            for _ in range(40):
+                sys.stderr.write(line)
+                sys.stdout.write(line)
+            sys.stdout.flush()
+            raise SystemExit(3)
         if options.breaks in ("hang", "spawn"):
             time.sleep(60)
         request = json.loads(line)

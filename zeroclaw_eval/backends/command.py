@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
-from zeroclaw_eval.backends.process import LINE_LIMIT, TAIL_LINES, AgentProcess
+from zeroclaw_eval.backends.process import LINE_LIMIT, TAIL_LINES, AgentProcess, tail_line
 from zeroclaw_eval.errors import ConfigError, RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
@@ -239,7 +239,7 @@ class CommandAgent:
             return
         found = _answer_of(line)
         if found is None:
-            self._stray.append(line)
+            self._stray.append(tail_line(line))
         else:
             self._answers.put_nowait(found)
 

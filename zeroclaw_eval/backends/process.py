@@ -17,8 +17,11 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-#: Lines of stderr kept for the report.
+#: Lines of stderr (and of stray stdout) kept for the report, and the characters kept of
+#: each: the tail is bounded in size, not only in lines (40 lines of 16 MiB each, over a
+#: few errored cases, once made a report of gigabytes).
 TAIL_LINES = 40
+TAIL_LINE_CHARS = 1024
 #: The longest stdout line read (bytes); a longer one is left out.
 LINE_LIMIT = 16 * 1024 * 1024
 #: How long ending the process may wait at each stage before going on.
@@ -27,6 +30,16 @@ _CHUNK = 64 * 1024
 
 #: Called with each stdout line, or with the byte length of a line too long to keep.
 LineSink = Callable[[str | int], None]
+
+
+def tail_line(line: str | int) -> str:
+    """A line (or the length of one too long to read) as a tail of output keeps it: at
+    most `TAIL_LINE_CHARS` characters, saying how many more there were."""
+    if isinstance(line, int):
+        return f"<a line of {line} bytes, left out>"
+    if len(line) <= TAIL_LINE_CHARS:
+        return line
+    return f"{line[:TAIL_LINE_CHARS]}… <{len(line) - TAIL_LINE_CHARS:,} more characters>"
 
 
 class AgentProcess:
@@ -106,7 +119,7 @@ class AgentProcess:
             transport.close()
 
     def _stderr_line(self, line: str | int) -> None:
-        self.stderr.append(line if isinstance(line, str) else f"<a line of {line} bytes, left out>")
+        self.stderr.append(tail_line(line))
 
     @staticmethod
     async def _read(stream: asyncio.StreamReader, sink: LineSink, closed: asyncio.Event | None) -> None:

@@ -45,7 +45,7 @@ def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[Su
     from zeroclaw_eval.report.codec import report_from_dict
 
     tail = f"; {hint}" if hint else ""
-    data = read_bounded(path, MAX_REPORT_BYTES, limit=_LIMIT)
+    data = read_bounded(path, MAX_REPORT_BYTES, limit=_LIMIT, regular_only=True)
     if isinstance(data, str):
         raise UsageError(f"{role}{path}: {data}")
     try:
@@ -111,7 +111,9 @@ def read_history(path: Path) -> list[HistoryPoint]:
     is not one is a usage error at its line (blank lines are skipped)."""
     from zeroclaw_eval.fixtures.json.text import loads_untrusted
 
-    data = read_bounded(path, MAX_HISTORY_BYTES, limit=("a history", "keep its newest lines"))
+    data = read_bounded(
+        path, MAX_HISTORY_BYTES, limit=("a history", "keep its newest lines"), regular_only=True
+    )
     if isinstance(data, str):
         raise UsageError(f"--history {path}: {data}")
     try:

@@ -89,3 +89,11 @@ def test_a_fixture_name_of_undecodable_bytes_reaches_every_output(tmp_path: Path
     )
     assert rendered.code == 0, rendered.stderr
     assert summary.read_text(encoding="utf-8").count("`bad\\udcff.json`") == 2
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_render_refuses_a_named_pipe_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "report.json")
+    result = invoke("eval", "render", "report.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "report.json: it is a named pipe, not a file: give a saved report as a file" in result.stderr

@@ -183,6 +183,16 @@ def test_a_timeout_names_the_step_whose_calls_never_came_back(cli: Runner, suite
     )
 
 
+def test_the_output_kept_of_an_errored_agent_is_bounded_in_bytes(cli: Runner, suite: Path) -> None:
+    # 40 lines of 1 MB on each stream: the report keeps their ends, some KiB, not 80 MB.
+    case = run(cli, suite, "--break", "loud-crash")
+    assert case["status"] == "error"
+    traceback = case["error"]["traceback"]
+    assert len(traceback) < 100_000
+    assert "<1,047,552 more characters>" in traceback
+    assert traceback.count("\n") >= 80  # the lines are kept, each cut
+
+
 def test_a_hung_agent_times_out_and_is_killed_with_its_children(cli: Runner, suite: Path) -> None:
     (suite / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 1\n", encoding="utf-8")
     started = time.perf_counter()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -280,14 +282,23 @@ def test_the_option_offers_every_policy_the_report_knows() -> None:
         ("--history", "zeroclaw_eval.report.saved", "MAX_HISTORY_BYTES", "a history"),
     ],
 )
-def test_an_input_that_never_ends_is_refused_at_its_bound_not_read_for_ever(
+def test_an_input_that_is_no_file_is_refused_unread(
     compared: Path, monkeypatch: pytest.MonkeyPatch, option: str, module: str, bound: str, kind: str
 ) -> None:
-    # /dev/zero stands for any input without end (a device, a pipe fed for ever); the
-    # bound is lowered so that the test reads a little of it, as the real one would more.
+    # /dev/zero stands for any input without end: a saved report or a history is a file.
     monkeypatch.setattr(importlib.import_module(module), bound, 1 << 20)
     result = run(compared, option, "/dev/zero")
     assert result.code == 2
-    assert f"/dev/zero: the file is more than 1,048,576 bytes, over the 1,048,576-byte limit for {kind}" in (
-        result.stderr
-    )
+    assert f"/dev/zero: it is a character device, not a file: give {kind} as a file" in result.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+@pytest.mark.parametrize("option", ["--baseline", "--history"])
+def test_a_named_pipe_is_refused_at_once_not_waited_on(compared: Path, option: str) -> None:
+    # Opened for reading, a pipe without a writer would block the run for ever.
+    os.mkfifo(compared / "pipe")
+    started = time.monotonic()
+    result = run(compared, option, "pipe")
+    assert time.monotonic() - started < 10
+    assert result.code == 2
+    assert "pipe: it is a named pipe, not a file" in result.stderr
