@@ -351,6 +351,29 @@ def test_a_client_silent_past_the_timeout_is_dropped_quietly(
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_a_request_that_drips_in_is_dropped_at_its_deadline_not_kept_alive(two_turns: Case) -> None:
+    # Each byte comes well within the per-read timeout; the request as a whole does not.
+    server = ReplayServer([two_turns], timeout_secs=0.5).start()
+    try:
+        slow = socket.create_connection(_address(server))
+        slow.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n")
+        started = time.monotonic()
+        closed = False
+        while time.monotonic() - started < 10:
+            try:
+                slow.sendall(b"X")  # a header that never ends
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.1)
+        assert closed, "the server kept a dripping request for 10 s"
+        assert time.monotonic() - started < 3
+        slow.close()
+        assert post(server, "two_turns", [USER_1]).status_code == 200
+    finally:
+        server.stop()
+
+
 def test_connections_over_the_cap_are_answered_503_at_once(two_turns: Case) -> None:
     server = ReplayServer([two_turns], max_connections=2).start()
     held = [socket.create_connection(_address(server)) for _ in range(2)]

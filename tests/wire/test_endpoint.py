@@ -102,6 +102,24 @@ def test_store_false_keeps_nothing_to_continue_or_refer_to() -> None:
     ]
 
 
+def test_a_body_of_too_many_values_is_refused_before_it_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # `[{},{},...]` at the byte limit would parse to over 500 MiB of objects.
+    monkeypatch.setattr(openai_endpoint, "MAX_VALUES", 1000)
+    many = json.dumps({"model": "m", "messages": [{}] * 2000}).encode()
+    with pytest.raises(WireError) as raised:
+        Endpoint().parse(CHAT, many, 1)
+    assert raised.value.status == 413
+    assert "holds more than 1,000 JSON values" in raised.value.message
+
+
+def test_commas_inside_strings_are_text_not_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(openai_endpoint, "MAX_VALUES", 1000)
+    csv = "a,b,{c},[d]," * 5000  # a tool result of a long CSV
+    text = json.dumps({"model": "m", "messages": [{"role": "user", "content": csv}]}).encode()
+    assert openai_endpoint.json_values(text) < 20  # the strings and what separates them
+    assert Endpoint().parse(CHAT, text, 1).messages[0]["content"] == csv
+
+
 def test_store_must_be_a_boolean() -> None:
     with pytest.raises(WireError, match="store must be true or false"):
         Endpoint().parse(RESPONSES, body(input="hi", store="false"), 1)

@@ -14,16 +14,14 @@ from typing import Any, Protocol
 
 from zeroclaw_eval.agent.conversation import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
-from zeroclaw_eval.boundary import sent
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
+from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, model_named, refusal
 
 
 class Backend(Protocol):
@@ -71,8 +69,8 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         request = server.endpoint.parse(api, body, number)
     except WireError as refused:
         # The request could not be read whole; its model may still say whose it was.
-        model = sent.entry(_loose(body), "model")
-        if isinstance(model, str):
+        model = model_named(body)
+        if model is not None:
             case = server.fixture_of(model)
             entry.update(model=model, fixture=case.name if case is not None else None)
         return _logged(server, entry, refusal(refused, api), refused.message)
@@ -107,13 +105,6 @@ def exchange(server: Backend, api: str, body: bytes) -> Reply:
         entry["fixture"] = entry["fixture"] or why.fixture
         return _logged(server, entry, error_reply(400, message, "divergence", api=api), str(why))
     return _logged(server, entry, server.endpoint.reply(request, served.step))
-
-
-def _loose(body: bytes) -> Any:
-    try:
-        return loads_untrusted(body)
-    except ValueError:
-        return None
 
 
 def _what_was_sent(request: WireRequest) -> dict[str, Any]:

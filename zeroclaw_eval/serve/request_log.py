@@ -2,7 +2,9 @@
 bounded in entries and in bytes, and always serialisable.
 
 Each entry is kept as its JSON text, encoded once when it is recorded: the size the log
-holds is counted exactly, in bytes, and `GET /_zeroclaw/requests` only joins the texts.
+holds is counted exactly, in bytes, and `GET /_zeroclaw/requests` only joins the texts,
+once per change of the log: every reader until the next change is sent the same bytes,
+so readers that are slow to take them do not each hold a copy of up to `MAX_LOG_BYTES`.
 A lone surrogate a client sent (`"\\ud800"` in its JSON) is written back as the same
 JSON escape rather than breaking the encoding, so one odd request cannot break the log.
 """
@@ -40,6 +42,9 @@ class RequestLog:
         self.max_bytes = max_bytes
         self._texts: deque[bytes] = deque()
         self._bytes = 0
+        #: Bumped by each change; the joined log of a version, once asked for.
+        self.version = 0
+        self._joined: tuple[int, bytes] | None = None
 
     def prepare(self, entry: dict[str, Any]) -> bytes:
         """The text `entry` is kept as; an entry larger than the whole log keeps only its
@@ -55,6 +60,7 @@ class RequestLog:
         """Keep `text` (from `prepare`), dropping the oldest entries until the log fits."""
         self._texts.append(text)
         self._bytes += len(text)
+        self.version += 1
         while len(self._texts) > 1 and (len(self._texts) > self.max_entries or self._bytes > self.max_bytes):
             self._bytes -= len(self._texts.popleft())
 
@@ -66,6 +72,16 @@ class RequestLog:
         """Forget every entry."""
         self._texts.clear()
         self._bytes = 0
+        self.version += 1
+
+    def cached(self) -> bytes | None:
+        """The joined log of the current version, if it was made."""
+        return self._joined[1] if self._joined is not None and self._joined[0] == self.version else None
+
+    def keep_joined(self, version: int, body: bytes) -> None:
+        """Keep `body`, the joined log of `version`, for the readers that follow."""
+        if version == self.version:
+            self._joined = (version, body)
 
     @property
     def size(self) -> int:

@@ -190,9 +190,18 @@ class ReplayServer:
         return [json.loads(text) for text in self._snapshot()]
 
     def requests_json(self) -> bytes:
-        """The request log as a JSON array; only the copy is taken under the lock, so a
-        client slow to read it holds up no request."""
-        return joined(self._snapshot())
+        """The request log as a JSON array, the same bytes for every reader until the log
+        changes; only the copy of the entry list is taken under the lock, so joining it
+        holds up no request."""
+        with self._lock:
+            cached = self.log.cached()
+            if cached is not None:
+                return cached
+            version, texts = self.log.version, self.log.snapshot()
+        body = joined(texts)
+        with self._lock:
+            self.log.keep_joined(version, body)
+        return body
 
     def _snapshot(self) -> list[bytes]:
         with self._lock:

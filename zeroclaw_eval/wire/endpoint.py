@@ -17,6 +17,7 @@ serve's faults and log) is the caller's.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -28,7 +29,7 @@ from zeroclaw_eval.errors import EvalError, WireError
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.wire import anthropic
 from zeroclaw_eval.wire.chat import completion, completion_chunks, error_body, offered_specs, tool_choice_of
-from zeroclaw_eval.wire.limits import MAX_BODY
+from zeroclaw_eval.wire.limits import MAX_BODY, MAX_VALUES, PARSING_AT_ONCE
 from zeroclaw_eval.wire.responses import (
     continued,
     input_messages,
@@ -189,7 +190,18 @@ class Endpoint:
 
     def parse(self, api: str, body: bytes, number: int) -> WireRequest:
         """The request `body` of `api` holds, numbered `number`; `WireError` when it is
-        not one."""
+        not one (413 when it holds more than `MAX_VALUES` values)."""
+        if json_values(body) > MAX_VALUES:
+            raise WireError(
+                413,
+                f"the request body holds more than {MAX_VALUES:,} JSON values (objects, arrays,"
+                " strings, the items between commas), the limit of what one request may parse to",
+                "request_too_large",
+            )
+        with _PARSING:
+            return self._parse(api, body, number)
+
+    def _parse(self, api: str, body: bytes, number: int) -> WireRequest:
         try:
             request = loads_untrusted(body)
         except ValueError:
@@ -283,6 +295,46 @@ class Endpoint:
                 " send the whole input instead",
             )
         return list(stored.conversation)
+
+
+#: Parsing holds the parsed graph of a body: only `PARSING_AT_ONCE` at a time.
+_PARSING = threading.BoundedSemaphore(PARSING_AT_ONCE)
+#: A JSON string (one value, whatever commas its text holds), or what opens or separates values.
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{\[,]')
+
+
+def json_values(body: bytes) -> int:
+    """About how many values `body` parses to (an object or array opened, a comma between
+    items, a string): counted in C (`bytes.count`) first, and token by token only when
+    that is over `MAX_VALUES`, which a body of long texts full of commas can be (then at
+    most `MAX_VALUES + 1`: enough to refuse it)."""
+    plain = body.count(b"{") + body.count(b"[") + body.count(b",")
+    if plain <= MAX_VALUES:
+        return plain
+    # Counted token by token, a string as one (commas in text are no values), and no
+    # further than the limit: nothing is kept (`findall` or `sub` would make a list of
+    # millions of pieces out of a body of millions of short strings).
+    found = 0
+    for _token in _TOKEN.finditer(body):
+        found += 1
+        if found > MAX_VALUES:
+            break
+    return found
+
+
+def model_named(body: bytes) -> str | None:
+    """The model a request body names, read within the same bounds as a request is (for
+    a log entry of a request the endpoint refused); None when it names none, or holds
+    too much to read."""
+    if json_values(body) > MAX_VALUES:
+        return None
+    with _PARSING:
+        try:
+            request = loads_untrusted(body)
+        except ValueError:
+            return None
+    model = request.get("model") if isinstance(request, dict) else None
+    return model if isinstance(model, str) else None
 
 
 def _sse(event: dict[str, Any]) -> bytes:

@@ -1,8 +1,15 @@
 """Answering HTTP on loopback with the standard library: the one server and request
 handler of `zeroclaw eval serve` and of the front of an agent command. Each request's
 method, path and body go to the server's `answer`, and its `Reply` goes back; the
-connection bounds (`limits`) are kept here. A loopback test server needs no web
-framework."""
+connection bounds (`limits`) are kept here.
+
+Why the standard library's threaded server and not an ASGI stack (uvicorn + starlette):
+the harness answers requests synchronously (the front hands each to the harness's own
+event loop from its thread; serve is a test double), every bound it needs is a few lines
+here (connections at once, a body unread past its limit, a time limit per request, not
+per read), and it adds no dependency to a package whose users install it into CI jobs.
+An ASGI server would not bound a slow client by itself either: uvicorn times out idle
+keep-alive connections, not a request whose headers drip in a byte at a time."""
 
 from __future__ import annotations
 
@@ -49,6 +56,35 @@ class EndpointServer(ThreadingHTTPServer):
         self.max_body = max_body
         self.connection_timeout = timeout
         self._slots = threading.BoundedSemaphore(slots)
+        #: The time by which each connection's request must have arrived whole.
+        self._deadlines: dict[socket.socket, float] = {}
+        self._deadlines_lock = threading.Lock()
+
+    def arm(self, connection: socket.socket) -> None:
+        """Start the clock on the request `connection` is about to send: it must arrive
+        whole (request line, headers, body) within the timeout, however it drips in."""
+        if self.connection_timeout is not None:
+            with self._deadlines_lock:
+                self._deadlines[connection] = time.monotonic() + self.connection_timeout
+
+    def disarm(self, connection: socket.socket) -> None:
+        """The request arrived (or the connection is over): its clock stops."""
+        with self._deadlines_lock:
+            self._deadlines.pop(connection, None)
+
+    def service_actions(self) -> None:
+        """Between polls of `serve_forever`: end each connection whose request is late.
+        Shutting its socket ends the handler's read at once, whatever it was waiting on."""
+        now = time.monotonic()
+        with self._deadlines_lock:
+            late = [connection for connection, deadline in self._deadlines.items() if deadline < now]
+            for connection in late:
+                del self._deadlines[connection]
+        for connection in late:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already gone
 
     @property
     def base_url(self) -> str:
@@ -120,11 +156,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass  # what crosses the wire is recorded as data, not printed to stderr
 
+    def handle_one_request(self) -> None:
+        # The per-read socket timeout alone lets a client that sends a byte now and then
+        # hold the connection (and its thread) for ever: the whole request has a deadline.
+        self.server.arm(self.connection)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.disarm(self.connection)
+
     def do_GET(self) -> None:
+        self.server.disarm(self.connection)
         self._answer(b"")
 
     def do_POST(self) -> None:
         body = self.read_body()
+        self.server.disarm(self.connection)  # answering may take its time (a delay fault)
         if body is not None:
             self._answer(body)
 

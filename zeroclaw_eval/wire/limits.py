@@ -11,6 +11,16 @@ from __future__ import annotations
 #: The largest request body read (bytes); a larger one is refused with 413. A long
 #: conversation with big tool results stays far below it.
 MAX_BODY = 16 * 1024 * 1024
+#: The most JSON values (objects, arrays, and the items they hold) a request body may
+#: parse to; more is refused with 413 before it is parsed. A body of small objects
+#: (`[{},{},…]`) at the byte limit would parse to some 5 million objects, over 500 MiB;
+#: this bounds the parsed graph to about 100 MiB, while a long conversation (a few
+#: thousand messages, tool results of any size as text) stays far below it.
+MAX_VALUES = 1_000_000
+#: Request bodies parsed at once by one process (the others wait their turn): with
+#: `MAX_VALUES`, what parsing can hold at any moment is bounded whatever the number of
+#: connections.
+PARSING_AT_ONCE = 2
 #: Seconds a connection may stay silent (reading a request or between requests) before it
 #: is dropped, and that one write to a client that stopped reading may wait.
 CONNECTION_TIMEOUT = 60.0
