@@ -315,6 +315,15 @@ BENCHMARK_PEERS = ["pydantic-evals>=2.62,<3", "pydantic-ai-slim>=2.62,<3", "insp
 
 
 @nox.session(default=False)
+def http_memory(session: nox.Session) -> None:
+    """Opt-in: peak memory of serve and the agent-command front under 4 concurrent maximal
+    bodies of hostile shapes (benchmarks/http_memory.py; fails over its budget, 512 MiB).
+    Arguments after -- go to it. Linux only (/proc)."""
+    session.install(".")
+    session.run("python", "benchmarks/http_memory.py", *session.posargs)
+
+
+@nox.session(default=False)
 def benchmark(session: nox.Session) -> None:
     """Opt-in: zeroclaw-eval against a bare floor, pydantic-evals and inspect_ai on the same cases.
 

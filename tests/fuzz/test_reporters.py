@@ -12,6 +12,7 @@ from pathlib import Path
 from hypothesis import given
 
 from tests.fuzz.budget import share
+from tests.fuzz.hostile import hostile_text
 from tests.fuzz.outputs import (
     EVERY_FILE_OUTPUT,
     check_annotations,
@@ -21,9 +22,11 @@ from tests.fuzz.outputs import (
     under_actions,
 )
 from tests.fuzz.reports import REPORTS
+from tests.support.ci_log import executed_commands
 from tests.support.invoke import invoke
 from zeroclaw_eval import SuiteReport, render_report, reporter_names
 from zeroclaw_eval.reporters.github import SUMMARY_LIMIT, step_summary
+from zeroclaw_eval.reporters.safety import shown_lines
 
 FORMATS = ["table", "json", "junit", "html", "github"]
 
@@ -69,3 +72,12 @@ def test_render_under_github_actions_keeps_the_log_safe(report: SuiteReport) -> 
         check_outputs(folder)
         assert len(summary.read_bytes()) <= SUMMARY_LIMIT
         summary.read_bytes().decode("utf-8")
+
+
+@given(text=hostile_text(max_pieces=6))
+def test_a_message_with_any_text_in_it_forges_nothing_on_a_log(text: str) -> None:
+    # The one rule every error, warning and note of the CLI and the pytest plugin passes.
+    shown = shown_lines(f"Error: cannot read {text}: {text}")
+    assert executed_commands(shown + "\n") == []
+    assert "##[" not in shown
+    check_no_terminal_escapes(shown)
