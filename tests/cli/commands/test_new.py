@@ -78,6 +78,9 @@ def test_an_existing_file_is_never_overwritten(cli: Runner, tmp_path: Path) -> N
         ([".json"], "must be a plain file name"),
         (["a\nb"], "NAME 'a\\nb' must be a plain file name"),
         (["a\x1b[31mb"], "NAME 'a\\x1b[31mb' must be a plain file name"),
+        # Shows as "echohello": two fixtures could look alike.
+        (["echo\u200bhello"], "must be a plain file name"),
+        (["\ufeffecho"], "must be a plain file name"),
         ([], "Missing argument 'NAME'"),
     ],
     ids=[
