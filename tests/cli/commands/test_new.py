@@ -94,6 +94,8 @@ def test_an_existing_file_is_never_overwritten(cli: Runner, tmp_path: Path) -> N
         "empty-name",
         "newline-in-name",
         "escape-in-name",
+        "zero-width-space-in-name",
+        "bom-in-name",
         "no-name",
     ],
 )
