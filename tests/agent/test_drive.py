@@ -18,6 +18,7 @@ import pytest
 from tests.support.agents import RaisingAgent
 from tests.support.builders import (
     admit_case,
+    admit_with_project_tools,
     run_replay,
     scripted_fixture,
     text_step,
@@ -29,8 +30,6 @@ from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.boundary.provider import Message
 from zeroclaw_eval.errors import AgentLoadError
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.runner import RunOptions, run_case, run_suite
 
@@ -600,8 +599,7 @@ def test_a_timeout_names_the_tool_call_still_running(tmp_path: Path) -> None:
         {"tools_used": ["lookup_order"]},
         tools=["lookup_order"],
     )
-    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
-    assert isinstance(loaded, Case)
+    loaded = admit_with_project_tools(tmp_path, fixture)
     tool = ProjectTool("lookup_order", "Look an order up.", lookup)
     report = run_replay(loaded, tools=(tool,), case_timeout_secs=0.2)
     assert report.error is not None

@@ -14,16 +14,14 @@ import pytest
 from tests.support.agents import Rewriting, rewriting
 from tests.support.builders import (
     admit_case,
+    admit_with_project_tools,
     run_replay,
     scripted_fixture,
     text_step,
     tool_call,
     tools_step,
-    write_fixture,
 )
 from zeroclaw_eval import ProjectTool
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.tool import ToolOutcome
 
 #: A turn whose step calls echo twice, then answers; checks that pass whatever reached the model.
@@ -90,9 +88,7 @@ def test_a_json_result_written_another_way_is_the_same_result(tmp_path: Path) ->
         tools=["lookup"],
     )
     lookup = ProjectTool("lookup", "Look up.", lambda id: {"name": "widget", "id": id})
-    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
-    assert isinstance(loaded, Case)
-    case = loaded
+    case = admit_with_project_tools(tmp_path, fixture)
     indented = rewriting(
         rewrite=lambda content, success: json.dumps(json.loads(content), indent=2, sort_keys=True)
     )
@@ -205,8 +201,7 @@ def test_an_empty_failure_is_matched_only_as_it_was_returned(tmp_path: Path) -> 
         {"tools_used": ["flaky"]},
         tools=["flaky"],
     )
-    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
-    assert isinstance(loaded, Case)
+    loaded = admit_with_project_tools(tmp_path, fixture)
     flaky = ProjectTool("flaky", "Fails saying nothing.", lambda: ToolOutcome("", False))
     assert run_replay(loaded, tools=(flaky,), agent_factory=rewriting()).passed
     lie = rewriting(rewrite=lambda content, success: "Error: the answer is 42")
@@ -221,8 +216,7 @@ def test_a_json_result_with_a_key_given_twice_is_not_the_result(tmp_path: Path) 
         {"tools_used": ["lookup"]},
         tools=["lookup"],
     )
-    loaded = load_fixture(write_fixture(tmp_path, "case.json", fixture), None)
-    assert isinstance(loaded, Case)
+    loaded = admit_with_project_tools(tmp_path, fixture)
     lookup = ProjectTool("lookup", "Look up.", lambda id: {"name": "widget", "id": id})
     twice = rewriting(rewrite=lambda content, success: '{"name":"GARBAGE","name":"widget","id":7}')
     report = run_replay(loaded, agent_factory=twice, tools=(lookup,))

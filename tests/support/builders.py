@@ -165,6 +165,14 @@ def admit_case(directory: Path, content: dict[str, Any] | str | bytes, name: str
     return result
 
 
+def admit_with_project_tools(directory: Path, content: dict[str, Any]) -> Case:
+    """Admit a fixture that names tools of the project's own (admitted whatever their
+    names, as with a project's tools configured), which must be admitted."""
+    result = load_fixture(write_fixture(directory, "case.json", content), None)
+    assert isinstance(result, Case), [(p.field, p.message) for p in getattr(result, "problems", [])]
+    return result
+
+
 def admitted(path: Path) -> Case:
     """Load a fixture file that must be admitted."""
     result = load_fixture(path, BUILTIN_TOOLS)

@@ -31,7 +31,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
 from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
-from zeroclaw_eval.wire.chat import TEXT_PIECE
+from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.
 _SKIPPED = frozenset({"thinking", "redacted_thinking"})
@@ -157,15 +157,9 @@ def offered_tools(tools: Any) -> list[ToolSpec]:
     for entry in tools if isinstance(tools, list) else []:
         if not isinstance(entry, dict) or entry.get("type", "custom") != "custom":
             continue
-        name, description, schema = entry.get("name"), entry.get("description"), entry.get("input_schema")
-        if isinstance(name, str):
-            specs.append(
-                ToolSpec(
-                    name,
-                    description if isinstance(description, str) else "",
-                    schema if isinstance(schema, dict) else {},
-                )
-            )
+        spec = tool_spec(entry.get("name"), entry.get("description"), entry.get("input_schema"))
+        if spec is not None:
+            specs.append(spec)
     return specs
 
 

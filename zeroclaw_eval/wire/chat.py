@@ -31,18 +31,20 @@ def offered_specs(tools: Any) -> list[ToolSpec]:
             continue
         nested = entry.get("function")
         function: dict[str, Any] = nested if isinstance(nested, dict) else entry
-        name = function.get("name")
-        if isinstance(name, str):
-            parameters = function.get("parameters")
-            description = function.get("description")
-            specs.append(
-                ToolSpec(
-                    name,
-                    description if isinstance(description, str) else "",
-                    parameters if isinstance(parameters, dict) else {},
-                )
-            )
+        spec = tool_spec(function.get("name"), function.get("description"), function.get("parameters"))
+        if spec is not None:
+            specs.append(spec)
     return specs
+
+
+def tool_spec(name: Any, description: Any, schema: Any) -> ToolSpec | None:
+    """A tool a request offers, from its fields in any API's words, as they were sent:
+    None without a name; a description or a schema of the wrong type reads as none."""
+    if not isinstance(name, str):
+        return None
+    return ToolSpec(
+        name, description if isinstance(description, str) else "", schema if isinstance(schema, dict) else {}
+    )
 
 
 def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
