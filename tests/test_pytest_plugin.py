@@ -174,7 +174,7 @@ def test_an_agent_that_does_not_import_fails_only_the_fixtures_collection(pytest
     everything = pytester.runpytest()
     everything.assert_outcomes(passed=1, errors=2)
     everything.stdout.fnmatch_lines(
-        ["*zeroclaw-eval: [[]eval[]].agent: cannot import module 'zc_plugin_missing_agent'*"]
+        ["*zeroclaw-eval: *zeroclaw.toml: [[]eval[]] agent: cannot import module 'zc_plugin_missing_agent'*"]
     )
 
 

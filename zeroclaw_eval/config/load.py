@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.config.settings import EvalSettings, ProviderSettings
-from zeroclaw_eval.config.tables import read_tables
+from zeroclaw_eval.config.tables import read_tables, settings_table
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.files import read_bounded
 
@@ -55,11 +55,19 @@ class LoadedConfig:
     providers: dict[str, ProviderSettings] = field(default_factory=dict)
     #: Files above the working directory the search passed over (unreadable), and why.
     passed_over: tuple[str, ...] = ()
+    #: The header of the settings table in `source`: `[tool.zeroclaw.eval]` in a pyproject.toml.
+    table: str = "[eval]"
 
     def resolve(self, relative: str) -> Path:
         """A path from the config, relative to the config file's folder."""
         path = Path(relative)
         return path if path.is_absolute() else self.base_dir / path
+
+    def setting(self, key: str) -> str:
+        """Where `key` of the settings table was set, as a configuration error names it:
+        `/project/zeroclaw.toml: [eval] agent` (no file with the defaults)."""
+        where = f"{self.table} {key}"
+        return f"{self.source}: {where}" if self.source is not None else where
 
     def describe(self) -> str:
         """Which file the settings came from (`run -v` prints it), and any file passed over."""
@@ -129,7 +137,7 @@ def _in_folder(folder: Path, passed_over: list[str] | None) -> LoadedConfig | No
 
 def _loaded(path: Path, root: dict[str, Any], prefix: str) -> LoadedConfig:
     settings, providers = read_tables(root, path, prefix)
-    return LoadedConfig(settings, path, path.parent, providers)
+    return LoadedConfig(settings, path, path.parent, providers, table=settings_table(prefix))
 
 
 def _parse(path: Path) -> dict[str, Any]:

@@ -25,8 +25,8 @@ def read_tables(
 ) -> tuple[EvalSettings, dict[str, ProviderSettings]]:
     """The settings and providers in `root`, the zeroclaw tables of `path`; `prefix` is
     where they sit in that file (`tool.zeroclaw` in a pyproject.toml, "" at the top)."""
-    _refuse_unknown(root, path, prefix, ("eval", "providers"), (EvalSettings, _header(prefix, "eval")))
-    settings = _validate(EvalSettings, root.get("eval", {}), path, _header(prefix, "eval"))
+    _refuse_unknown(root, path, prefix, ("eval", "providers"), (EvalSettings, settings_table(prefix)))
+    settings = _validate(EvalSettings, root.get("eval", {}), path, settings_table(prefix))
     at = _join(prefix, "providers")
     provider_tables = _table(root.get("providers", {}), path, _header(at))
     _refuse_unknown(provider_tables, path, at, ("models",), (ProviderSettings, _header(at, "models.NAME")))
@@ -36,6 +36,12 @@ def read_tables(
         for name, table in models.items()
     }
     return settings, providers
+
+
+def settings_table(prefix: str) -> str:
+    """The header of the settings table of a file whose zeroclaw tables sit at `prefix`:
+    `[eval]`, or `[tool.zeroclaw.eval]` in a pyproject.toml."""
+    return _header(prefix, "eval")
 
 
 def _refuse_unknown(

@@ -12,11 +12,8 @@ need not be installed.
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
-from collections.abc import Callable, Iterable
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from zeroclaw_eval.agent.call import raised
@@ -25,6 +22,7 @@ from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
+from zeroclaw_eval.runner.imports import load_callable
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
@@ -76,8 +74,7 @@ def is_builtin_tool(name: str) -> bool:
 
 def project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
     """The project's own tools, from the factory `[eval].tools` names (none without one)."""
-    spec = loaded.settings.tools
-    return load_project_tools(spec, loaded.base_dir) if spec else ()
+    return load_project_tools(loaded) if loaded.settings.tools else ()
 
 
 def command_text(loaded: LoadedConfig, agent_cmd: str | None = None) -> str | None:
@@ -108,51 +105,25 @@ def _agent(
     if text is None:
         if agent_io is not None:
             raise UsageError("--agent-io says how to talk to --agent-cmd; give the command too")
-        factory = load_agent_factory(settings.agent, loaded.base_dir) if settings.agent else reference_agent
+        factory = load_agent_factory(loaded) if settings.agent else reference_agent
         return factory, None
     if settings.agent and agent_cmd is None:
         raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
     return reference_agent, AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
 
 
-_EXAMPLES = {"[eval].agent": "my_project.agents:make_agent", "[eval].tools": "my_project.tools:eval_tools"}
-
-
-def load_callable(
-    spec: str, setting: str, project_dir: Path | None = None, error: type[UsageError] = UsageError
-) -> Callable[..., Any]:
-    """Import the callable `spec` names (`module:callable`, or `module.sub:attr.attr`);
-    `error`, naming `setting`, when it cannot be had."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        example = _EXAMPLES.get(setting, "my_project.module:function")
-        raise error(f"{setting} = {spec!r} is not of the form 'module:callable' (for example {example!r})")
-    if project_dir is not None and str(project_dir) not in sys.path:
-        sys.path.insert(0, str(project_dir))
-    try:
-        target: Any = importlib.import_module(module_name)
-    except Exception as exc:
-        raise error(f"{setting}: cannot import module {module_name!r}: {type(exc).__name__}: {exc}") from None
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise error(f"{setting}: module {module_name!r} has no attribute {attribute!r}") from None
-    if not callable(target):
-        raise error(f"{setting}: {spec!r} is not callable")
-    return target  # type: ignore[no-any-return]
-
-
-def load_agent_factory(spec: str, project_dir: Path | None = None) -> AgentFactory:
-    """The agent factory `[eval].agent` names."""
-    factory: AgentFactory = load_callable(spec, "[eval].agent", project_dir, AgentLoadError)
+def load_agent_factory(loaded: LoadedConfig) -> AgentFactory:
+    """The agent factory `[eval].agent` names, imported from the configuration's folder."""
+    spec = loaded.settings.agent
+    factory: AgentFactory = load_callable(spec, loaded.setting("agent"), loaded.base_dir, AgentLoadError)
     return factory
 
 
-def load_project_tools(spec: str, project_dir: Path | None = None) -> tuple[ProjectTool, ...]:
+def load_project_tools(loaded: LoadedConfig) -> tuple[ProjectTool, ...]:
     """The tools the factory `[eval].tools` names returns (each checked when it joins the
-    built-in ones, `tools.project.toolset`)."""
-    factory = load_callable(spec, "[eval].tools", project_dir, ConfigError)
+    built-in ones, `tools.project.toolset`), imported from the configuration's folder."""
+    spec = loaded.settings.tools
+    factory = load_callable(spec, loaded.setting("tools"), loaded.base_dir, ConfigError)
     try:
         made = factory()
     except Exception as exc:

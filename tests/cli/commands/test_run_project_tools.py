@@ -131,7 +131,8 @@ def test_a_fixture_naming_a_tool_nobody_has_is_rejected_with_a_suggestion(cli: R
     [
         ("{module}:broken", "[eval].tools: {module}:broken raised ValueError: no tools today"),
         ("{module}:wrong", "[eval].tools returned str; each tool must be a ProjectTool"),
-        ("{module}:nothing", "[eval].tools: module '{module}' has no attribute 'nothing'"),
+        ("{module}:nothing", "zeroclaw.toml: [eval] tools: module '{module}' ({project}"),
+        ("{module}:nothing", ".py) has no attribute 'nothing'"),
         (
             "{module}:one",
             "[eval].tools: {module}:one returned ProjectTool; it must return a list of ProjectTool"
@@ -142,7 +143,7 @@ def test_a_fixture_naming_a_tool_nobody_has_is_rejected_with_a_suggestion(cli: R
             "{module}:half_made",
             "[eval].tools: {module}:half_made raised LookupError: no weather tool\nTraceback",
         ),
-        ("no_colon", "[eval].tools = 'no_colon' is not of the form 'module:callable'"),
+        ("no_colon", "zeroclaw.toml: [eval] tools = 'no_colon' is not of the form 'module:callable'"),
     ],
 )
 def test_tools_that_cannot_be_had_are_a_configuration_error(
@@ -156,4 +157,4 @@ def test_tools_that_cannot_be_had_are_a_configuration_error(
     for command in (["eval", "run"], ["eval", "vacuity"]):
         result = cli(*command, cwd=project)
         assert result.code == 2, result.stdout
-        assert words.format(module=module) in result.stderr
+        assert words.format(module=module, project=project) in result.stderr
