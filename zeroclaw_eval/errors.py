@@ -9,7 +9,8 @@ Problems inside a single case (a rejected fixture, a run error, a failed check) 
     EvalError                    ExitCode.FAILED
     ├── UsageError               ExitCode.USAGE_ERROR: the command line or configuration cannot work
     │   ├── ConfigError
-    │   └── AgentLoadError
+    │   ├── AgentLoadError
+    │   └── TargetNotFound       a fixture file or suite folder named that is not there
     ├── ReporterError            ExitCode.USAGE_ERROR: a reporter raised; its output was not written
     ├── SystemProblem            ExitCode.USAGE_ERROR: the machine refused a file, a folder, a port
     ├── RunError                 a case could not run to completion (at a fixture field)
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
+from pathlib import Path
 
 
 class ExitCode(enum.IntEnum):
@@ -80,6 +82,15 @@ class ConfigError(UsageError):
 
 class AgentLoadError(UsageError):
     """`[eval].agent` names a factory that cannot be imported or called."""
+
+
+class TargetNotFound(UsageError):
+    """A fixture file or suite folder a command was given (or configured) is not there:
+    `target` says which, so a front end can say how to start a suite there."""
+
+    def __init__(self, message: str, target: Path) -> None:
+        super().__init__(message)
+        self.target = target
 
 
 class ReporterError(EvalError):

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.support.builders import echo_fixture, write_fixture
-from tests.support.invoke import invoke
+from tests.support.invoke import Runner, invoke
 from zeroclaw_eval.cli.options import exit_on_error, resolve_suite
 from zeroclaw_eval.config.load import load_config
 from zeroclaw_eval.errors import ConfigError
@@ -89,3 +89,55 @@ def test_every_command_that_reads_the_suite_holds_it_to_the_configured_size_limi
     result = invoke("eval", *command, cwd=tmp_path)
     shown = result.stdout + result.stderr
     assert "[eval].max_fixture_bytes" in shown, shown
+
+
+#: Each command that reads a suite, and its exit code for an empty one (list lists nothing).
+SUITE_COMMANDS = [("run", 1), ("list", 0), ("check", 1), ("vacuity", 1), ("mutate", 1)]
+FIRST_FIXTURE = "hint: `zeroclaw eval new NAME` writes a first fixture into evals/regression\n"
+
+
+@pytest.mark.parametrize(("command", "code"), SUITE_COMMANDS)
+def test_an_empty_suite_says_how_to_write_a_first_fixture(
+    cli: Runner, tmp_path: Path, command: str, code: int
+) -> None:
+    (tmp_path / "evals" / "regression").mkdir(parents=True)
+    result = cli("eval", command, cwd=tmp_path)
+    assert result.code == code, result.stdout
+    assert FIRST_FIXTURE in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("command", [command for command, _ in SUITE_COMMANDS])
+def test_a_missing_suite_says_how_to_write_a_first_fixture(cli: Runner, tmp_path: Path, command: str) -> None:
+    result = cli("eval", command, cwd=tmp_path)
+    assert result.code == 2, result.stdout
+    assert result.stderr == (
+        f"Error: no such fixture file or suite folder: {tmp_path / 'evals' / 'regression'}\n{FIRST_FIXTURE}"
+    )
+
+
+def test_the_hint_names_a_suite_that_is_not_the_configured_one(cli: Runner, tmp_path: Path) -> None:
+    # Followed as printed, the hint writes into the folder the command was given.
+    (tmp_path / "my cases").mkdir()
+    result = cli("eval", "run", "my cases", cwd=tmp_path)
+    hint = "hint: `zeroclaw eval new NAME --suite 'my cases'` writes a first fixture into my cases\n"
+    assert (result.code, result.stderr) == (1, hint)
+    assert cli("eval", "new", "first", "--suite", "my cases", cwd=tmp_path).code == 0
+    assert cli("eval", "run", "my cases", cwd=tmp_path).code == 0
+
+
+def test_the_hint_keeps_the_config_the_command_was_given(cli: Runner, tmp_path: Path) -> None:
+    (tmp_path / "ci.toml").write_text('[eval]\nsuite_dir = "cases"\n', encoding="utf-8")
+    result = cli("eval", "check", "--config", "ci.toml", cwd=tmp_path)
+    assert result.stderr.endswith(
+        "hint: `zeroclaw eval new NAME --config ci.toml` writes a first fixture into cases\n"
+    )
+
+
+def test_no_hint_for_a_fixture_file_or_a_folder_with_fixtures_below(cli: Runner, tmp_path: Path) -> None:
+    assert "hint:" not in cli("eval", "run", "gone.json", cwd=tmp_path).stderr
+    write_fixture(
+        tmp_path / "evals" / "regression" / "echo", "a.json", echo_fixture({"tools_used": ["echo"]})
+    )
+    result = cli("eval", "run", cwd=tmp_path)
+    assert "note: a suite is one folder, not searched recursively" in result.stderr
+    assert "hint:" not in result.stderr

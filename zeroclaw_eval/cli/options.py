@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import shlex
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -58,6 +60,48 @@ def resolve_targets(paths: tuple[Path, ...], suite: Path | None, loaded: LoadedC
     if paths and suite is not None:
         raise UsageError("give fixture paths or --suite, not both")
     return list(paths) or [resolve_suite(suite, loaded)]
+
+
+def first_fixture_hint(folder: Path, loaded: LoadedConfig, config: Path | None = None) -> str:
+    """How to start a suite in `folder`, which holds no fixture or is not there:
+    `zeroclaw eval new NAME` writes one into it (with `--suite` when it is not the
+    configured suite, and the `--config` the command was given)."""
+    from zeroclaw_eval.collect.suite import display_path
+
+    flags = ["--config", str(config)] if config is not None else []
+    if os.path.abspath(folder) != os.path.abspath(resolve_suite(None, loaded)):
+        flags += ["--suite", display_path(folder)]
+    command = shlex.join(["zeroclaw", "eval", "new", "NAME", *flags])
+    return f"hint: `{command}` writes a first fixture into {display_path(folder)}"
+
+
+def first_fixture_hints(
+    targets: Iterable[Path], loaded: LoadedConfig, config: Path | None = None
+) -> list[str]:
+    """`first_fixture_hint` for each folder of `targets` that holds no fixture, nor
+    subfolders that do (those are named by `nested_fixtures_hint` instead)."""
+    from zeroclaw_eval.collect.suite import discover, nested_fixtures_hint
+
+    return [
+        first_fixture_hint(target, loaded, config)
+        for target in targets
+        if target.is_dir() and not discover(target) and nested_fixtures_hint(target) is None
+    ]
+
+
+@contextmanager
+def hint_on_missing_suite(loaded: LoadedConfig, config: Path | None = None) -> Iterator[None]:
+    """A suite folder that is not there ends the command as it did, with
+    `first_fixture_hint` on the line after its error (`new` makes the folder)."""
+    from zeroclaw_eval.errors import TargetNotFound
+
+    try:
+        yield
+    except TargetNotFound as error:
+        if error.target.suffix == ".json":  # a fixture file, not a suite to start
+            raise
+        hint = first_fixture_hint(error.target, loaded, config)
+        raise TargetNotFound(f"{error}\n{hint}", error.target) from None
 
 
 def paths_argument(command: F) -> F:

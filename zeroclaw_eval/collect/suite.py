@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from zeroclaw_eval.collect.selection import select
-from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.errors import TargetNotFound, UsageError
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
@@ -86,7 +86,7 @@ def fixture_files(targets: Iterable[Path]) -> list[Path]:
         elif target.is_file():
             raise UsageError(f"{target} is not a fixture: fixtures are .json files")
         else:
-            raise UsageError(f"no such fixture file or suite folder: {target}")
+            raise TargetNotFound(f"no such fixture file or suite folder: {target}", target)
         for path, real in files:
             if real not in seen:
                 seen.add(real)

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from zeroclaw_eval.cli.options import CONTEXT, agent_cmd_option, config_option, exit_on_error, resolve_suite
+from zeroclaw_eval.cli.options import (
+    CONTEXT,
+    agent_cmd_option,
+    config_option,
+    exit_on_error,
+    first_fixture_hints,
+    hint_on_missing_suite,
+    resolve_suite,
+)
 from zeroclaw_eval.errors import ExitCode
 
 if TYPE_CHECKING:
@@ -87,13 +95,15 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
     with exit_on_error():
         loaded = load_config(config)
         targets = paths or (resolve_suite(None, loaded),)
-        files = fixture_files(targets)  # a path that names no fixture is a usage error
+        with hint_on_missing_suite(loaded, config):
+            files = fixture_files(targets)  # a path that names no fixture is a usage error
         from zeroclaw_eval.runner.project import fixture_tools
 
         known = fixture_tools(loaded, agent_cmd)
         fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes)
     where = ", ".join(display_path(target) for target in targets)
     hints = [hint for target in targets if (hint := nested_fixtures_hint(target)) is not None]
+    hints += first_fixture_hints(targets, loaded, config)
     click.echo(render_check(fixtures, where, hints), nl=False)
     # No fixture at all fails, as an empty suite does: a gate that checked nothing passed nothing.
     sys.exit(ExitCode.gate(bool(fixtures) and all(isinstance(fixture, Case) for fixture in fixtures)))

@@ -18,11 +18,14 @@ from zeroclaw_eval.cli.options import (
     agent_cmd_option,
     config_option,
     exit_on_error,
+    first_fixture_hints,
+    hint_on_missing_suite,
     keyword_option,
     paths_argument,
     resolve_targets,
     suite_option,
 )
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.words import plural
 
@@ -67,7 +70,9 @@ def list_command(
         from zeroclaw_eval.runner.project import fixture_tools
 
         known = fixture_tools(loaded, agent_cmd)
-        files = fixture_files(resolve_targets(paths, suite, loaded))
+        targets = resolve_targets(paths, suite, loaded)
+        with hint_on_missing_suite(loaded, config):
+            files = fixture_files(targets)
         fixtures = load_fixtures(files, known, max_bytes=loaded.settings.max_fixture_bytes, keyword=keyword)
     entries = [_entry(fixture, display_path(fixture.path)) for fixture in fixtures]
     if fmt == "json":
@@ -81,6 +86,9 @@ def list_command(
         left_out = len(files) - len(fixtures)
         deselected = f", {left_out} deselected" if left_out else ""
         click.echo(f"\n{plural(len(entries), 'case')}{deselected}")
+    if not files:  # on stderr: stdout may be JSON
+        for line in first_fixture_hints(targets, loaded, config):
+            say(line)
     sys.exit(ExitCode.gate(not any(entry["rejected"] for entry in entries)))
 
 

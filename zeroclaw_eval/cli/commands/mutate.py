@@ -18,10 +18,13 @@ from zeroclaw_eval.cli.options import (
     agent_cmd_option,
     config_option,
     exit_on_error,
+    first_fixture_hints,
+    hint_on_missing_suite,
     paths_argument,
     resolve_targets,
     suite_option,
 )
+from zeroclaw_eval.cli.say import say
 
 
 @click.command("mutate", context_settings=CONTEXT)
@@ -101,7 +104,8 @@ def mutate_command(
         loaded = load_config(config)
         targets = resolve_targets(paths, suite, loaded)
         options = run_options(loaded, agent_cmd=agent_cmd, keyword=keyword)
-        report = mutate_suite(targets, options, min_score=min_score)
+        with hint_on_missing_suite(loaded, config):
+            report = mutate_suite(targets, options, min_score=min_score)
     from zeroclaw_eval.cli.outputs import in_github_actions
     from zeroclaw_eval.reporters.render import write_output
 
@@ -113,4 +117,7 @@ def mutate_command(
     if in_github_actions():
         # On stderr, which the runner reads too: stdout may be a JSON file.
         click.echo(render_annotations(report), nl=False, err=True)
+    if not report.fixtures and not report.rejected:
+        for line in first_fixture_hints(targets, loaded, config):
+            say(line)
     sys.exit(report.exit_code())

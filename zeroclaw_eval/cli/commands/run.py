@@ -15,6 +15,8 @@ from zeroclaw_eval.cli.options import (
     baseline_options,
     config_option,
     exit_on_error,
+    first_fixture_hints,
+    hint_on_missing_suite,
     jobs_option,
     keyword_option,
     output_options,
@@ -181,7 +183,8 @@ def run_command(
             on_selected=shown.expect if shown is not None else None,
         )
         targets = resolve_targets(paths, suite, loaded)
-        collection = collect(targets, options)  # a path that names nothing fails here, before any case
+        with hint_on_missing_suite(loaded, config):
+            collection = collect(targets, options)  # a path that names nothing fails here, before any case
         report = run_collected(collection, options)
         comparison.apply(report)
         with held_signals() as held:  # every output written, or none is newer than another
@@ -196,6 +199,8 @@ def run_command(
             hint = nested_fixtures_hint(targets[0]) if len(targets) == 1 else None
             if hint is not None:
                 say(f"note: {hint}")
+            for line in first_fixture_hints(targets, loaded, config):
+                say(line)
     if record_dir is not None:
         say(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}")
     # A signal held while the outputs were written is honoured now.

@@ -23,9 +23,12 @@ from zeroclaw_eval.cli.options import (
     agent_cmd_option,
     config_option,
     exit_on_error,
+    first_fixture_hints,
+    hint_on_missing_suite,
     resolve_suite,
     suite_option,
 )
+from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
@@ -142,10 +145,14 @@ def vacuity_command(
         from zeroclaw_eval.runner.project import fixture_tools
 
         limit = loaded.settings.max_fixture_bytes
-        report = check_vacuity(
-            resolve_suite(suite, loaded), fixture_tools(loaded, agent_cmd), max_fixture_bytes=limit
-        )
+        folder = resolve_suite(suite, loaded)
+        known = fixture_tools(loaded, agent_cmd)
+        with hint_on_missing_suite(loaded, config):
+            report = check_vacuity(folder, known, max_fixture_bytes=limit)
         emit_vacuity(report, annotations)
+    if report.total == 0 and not report.rejected:
+        for line in first_fixture_hints([folder], loaded, config):
+            say(line)
     sys.exit(report.exit_code())
 
 
