@@ -4,6 +4,7 @@ never a traceback; the suite comes from --suite, else the configuration."""
 from __future__ import annotations
 
 import errno
+import re
 import tempfile
 from pathlib import Path
 
@@ -141,3 +142,60 @@ def test_no_hint_for_a_fixture_file_or_a_folder_with_fixtures_below(cli: Runner,
     result = cli("eval", "run", cwd=tmp_path)
     assert "note: a suite is one folder, not searched recursively" in result.stderr
     assert "hint:" not in result.stderr
+
+
+ANSI = re.compile("\x1b\\[[0-9;]*m")
+
+
+@pytest.fixture
+def reported(cli: Runner, project: Path) -> Path:
+    """`project` with its run saved as report.json and as the one shard of shard.json."""
+    assert cli("eval", "run", "--format", "json", "-o", "report.json", cwd=project).code == 0
+    assert cli("eval", "run", "--shard", "1/1", "--report", "json=shard.json", cwd=project).code == 0
+    return project
+
+
+#: Every command that prints text to colour, and its arguments in `reported`.
+COLOURED_COMMANDS = [
+    ("run",),
+    ("list",),
+    ("check",),
+    ("vacuity",),
+    ("mutate",),
+    ("render", "report.json"),
+    ("merge", "shard.json"),
+]
+
+
+@pytest.mark.parametrize("command", COLOURED_COMMANDS, ids=lambda command: command[0])
+@pytest.mark.parametrize(
+    ("args", "env", "coloured"),
+    [
+        ([], {}, False),  # not a terminal
+        (["--color"], {"NO_COLOR": "1"}, True),  # the flag wins
+        (["--no-color"], {"FORCE_COLOR": "1"}, False),
+        ([], {"FORCE_COLOR": "1"}, True),
+        ([], {"GITHUB_ACTIONS": "true"}, True),  # GitHub's log renders ANSI colour
+    ],
+)
+def test_every_command_that_prints_text_takes_the_colour_flag_as_run_does(
+    cli: Runner,
+    reported: Path,
+    command: tuple[str, ...],
+    args: list[str],
+    env: dict[str, str],
+    coloured: bool,
+) -> None:
+    result = cli("eval", *command, *args, cwd=reported, env=env)
+    # Taken, not refused (2): the one passing case is the gate's business (mutate fails it).
+    assert result.code in (0, 1), result.stdout + result.stderr
+    assert bool(ANSI.search(result.stdout)) is coloured, result.stdout
+
+
+def test_colour_reaches_no_file(cli: Runner, reported: Path) -> None:
+    # As run's outputs: a file never gets escape codes, only the stdout the flag is about.
+    assert cli("eval", "mutate", "--color", "-o", "verdict.txt", cwd=reported).code in (0, 1)
+    assert not ANSI.search((reported / "verdict.txt").read_text(encoding="utf-8"))
+    result = cli("eval", "mutate", "--color", "--format", "json", "-o", "verdict.json", cwd=reported)
+    assert ANSI.search(result.stdout)  # the table beside the JSON file
+    assert not ANSI.search((reported / "verdict.json").read_text(encoding="utf-8"))

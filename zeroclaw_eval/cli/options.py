@@ -141,6 +141,15 @@ config_option = click.option(
 )
 
 
+color_option = click.option(
+    "--color/--no-color",
+    "color",
+    default=None,
+    help="Colour the text on stdout. [default: on a terminal and under GitHub Actions;"
+    " FORCE_COLOR and NO_COLOR are honoured]",
+)
+
+
 def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options that say where a report goes (`run`, `render`, `merge`). The command
     gets them planned and checked, as one `outputs` (`cli.outputs.Outputs`); one
@@ -207,13 +216,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Show less in the table: only the cases that did not pass, and the summary.",
         ),
-        click.option(
-            "--color/--no-color",
-            "color",
-            default=None,
-            help="Colour the table on stdout. [default: on a terminal and under GitHub Actions;"
-            " FORCE_COLOR and NO_COLOR are honoured]",
-        ),
+        color_option,
     ]
     for option in reversed(options):
         planned = option(planned)

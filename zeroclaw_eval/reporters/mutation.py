@@ -16,6 +16,7 @@ from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome, MutationReport
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.github import annotation, capped
+from zeroclaw_eval.reporters.paint import passed_mark, verdict_line
 from zeroclaw_eval.reporters.safety import encodable, log_line, neutralize_json
 
 #: The shape of the JSON verdict; raised whenever a field changes meaning or goes away.
@@ -42,12 +43,12 @@ def _survivor_lines(outcome: MutantOutcome) -> Iterator[str]:
         yield "      no single check tells it from the real run: explain it, or test the behaviour otherwise"
 
 
-def _fixture_lines(fixture: FixtureMutation) -> Iterator[str]:
+def _fixture_lines(fixture: FixtureMutation, color: bool) -> Iterator[str]:
     name = log_line(fixture.name)
     if fixture.problem:
-        yield f"✗ {name}  not mutated: {log_line(fixture.problem)}"
+        yield f"{passed_mark(False, color)} {name}  not mutated: {log_line(fixture.problem)}"
         return
-    mark = "✓" if not fixture.survivors else "✗"
+    mark = passed_mark(not fixture.survivors, color)
     yield f"{mark} {name}  {fixture.killed}/{len(fixture.outcomes)} killed"
     for outcome in fixture.survivors:
         yield from _survivor_lines(outcome)
@@ -55,28 +56,29 @@ def _fixture_lines(fixture: FixtureMutation) -> Iterator[str]:
         yield f"    not made (the system refused it): {log_line(unmade)}"
 
 
-def render_table(report: MutationReport) -> str:
-    """The console text: each fixture's kills and survivors, the score, the verdict."""
+def render_table(report: MutationReport, *, color: bool = False) -> str:
+    """The console text: each fixture's kills and survivors, the score, the verdict
+    (its marks and verdict in colour when `color`)."""
     lines = [f"zeroclaw eval mutate: {log_line(report.suite)}", ""]
     for fixture in report.fixtures:
-        lines.extend(_fixture_lines(fixture))
+        lines.extend(_fixture_lines(fixture, color))
     for rejected in report.rejected:
-        lines.append(f"✗ {log_line(rejected.name)}  (rejected)")
+        lines.append(f"{passed_mark(False, color)} {log_line(rejected.name)}  (rejected)")
         path = display_path(rejected.path)
         lines.extend(f"    {log_line(problem.describe(path))}" for problem in rejected.problems)
     lines.append("")
     if not report.fixtures and not report.rejected:
-        lines.append(f"FAILED: no fixtures found ({NOTHING_RAN})")
+        lines.append(verdict_line(f"FAILED: no fixtures found ({NOTHING_RAN})", False, color))
         return "\n".join(lines) + "\n"
     lines.append(f"{_score(report)} in {report.duration_ms / 1000:.2f}s")
     failures = report.failures()
     if failures:
-        lines.append("FAILED:")
+        lines.append(verdict_line("FAILED:", False, color))
         lines.extend(f"  {log_line(reason)}" for reason in failures)
         if any(fixture.survivors for fixture in report.fixtures):
             lines.append(_HINT)
     else:
-        lines.append("PASSED")
+        lines.append(verdict_line("PASSED", True, color))
     return "\n".join(lines) + "\n"
 
 

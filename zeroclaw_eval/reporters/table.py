@@ -26,28 +26,24 @@ from zeroclaw_eval.report.baseline import (
 )
 from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, RepeatStats, SuiteReport
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
+from zeroclaw_eval.reporters.paint import paint, passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import one_line, visible
 
 #: Each case status's mark and colour (progress lines use the same marks).
 MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
-_ANSI = {"green": "32", "red": "31", "yellow": "33", "dim": "2", "bold": "1"}
 #: How much of a detail the recap keeps on its one line.
 _RECAP_WIDTH = 160
-
-
-def _paint(text: str, colour: str, color: bool) -> str:
-    return f"\x1b[{_ANSI[colour]}m{text}\x1b[0m" if color else text
 
 
 def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     """One case's lines: its status line, then why it did not pass (the pytest plugin
     shows these for a failing item)."""
     mark, colour = MARKS[case.status]
-    label = f"  {_paint(_line(case.model_name), 'dim', color)}" if case.model_name else ""
+    label = f"  {paint(_line(case.model_name), 'dim', color)}" if case.model_name else ""
     tracked = f"  [{_line(case.id)}]" if case.id else ""
     status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, plural(len(case.grades), "check"))
-    lines = [f"{_paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
+    lines = [f"{paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
     if case.repeats is not None:
         lines.append(f"    {repeat_summary(case.repeats)}")
     for problem in case.problems:
@@ -68,7 +64,7 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     for grade in case.grades:
         if grade.passed and not verbose:
             continue
-        sign = _paint("✓", "green", color) if grade.passed else _paint("✗", "red", color)
+        sign = passed_mark(grade.passed, color)
         where = _line(grade.field.where(case.path))
         lines.append(f"    {sign} {_line(grade.check_id)} [{grade.category}]  {where}")
         if not grade.passed or verbose:
@@ -130,10 +126,10 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
         lines.extend(case_lines(case, color, verbose))
     recap = _recap(report)
     if recap and len(report.cases) > 1:
-        lines.extend(["", _paint("not passed:", "bold", color), *recap])
+        lines.extend(["", paint("not passed:", "bold", color), *recap])
     lines.extend(_changes(report, color))
     passed = report.exit_code() == ExitCode.OK
-    lines.extend(["", _paint(_summary(report), "green" if passed else "red", color)])
+    lines.extend(["", verdict_line(_summary(report), passed, color)])
     return "\n".join(lines) + "\n"
 
 
@@ -148,9 +144,9 @@ def _changes(report: SuiteReport, color: bool) -> list[str]:
     if baseline is None:
         return []
     title = f"changes since baseline {_line(baseline.path)} (zeroclaw-eval {_line(baseline.tool_version)}):"
-    lines = ["", _paint(title, "bold", color)]
+    lines = ["", paint(title, "bold", color)]
     for row in changed_cases(report.cases, baseline.removed):
-        label = _paint(f"{LABELS[row.change]:<12}", _CHANGE_COLOURS.get(row.change, "dim"), color)
+        label = paint(f"{LABELS[row.change]:<12}", _CHANGE_COLOURS.get(row.change, "dim"), color)
         status = f"was {row.status}" if row.index is None else row.status
         lines.append(f"  {label} {_line(row.path)}  ({status})")
     lines.append(f"  {describe_changes((c.change for c in report.cases), baseline.removed)}")

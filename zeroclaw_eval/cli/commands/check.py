@@ -19,6 +19,7 @@ import click
 from zeroclaw_eval.cli.options import (
     CONTEXT,
     agent_cmd_option,
+    color_option,
     config_option,
     exit_on_error,
     first_fixture_hints,
@@ -31,12 +32,15 @@ if TYPE_CHECKING:
     from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 
 
-def render_check(fixtures: list[Case | RejectedFixture], where: str, hints: list[str]) -> str:
+def render_check(
+    fixtures: list[Case | RejectedFixture], where: str, hints: list[str], *, color: bool = False
+) -> str:
     """The console text: a line per problem of each rejected fixture, then the verdict
-    (with `hints` when there was no fixture at all)."""
+    (with `hints` when there was no fixture at all), in colour when `color`."""
     from zeroclaw_eval.collect.suite import display_path
     from zeroclaw_eval.fixtures.case import RejectedFixture
     from zeroclaw_eval.report.words import NOTHING_RAN, plural
+    from zeroclaw_eval.reporters.paint import verdict_line
 
     rejected = [fixture for fixture in fixtures if isinstance(fixture, RejectedFixture)]
     from zeroclaw_eval.reporters.safety import log_line
@@ -45,16 +49,19 @@ def render_check(fixtures: list[Case | RejectedFixture], where: str, hints: list
     # characters and undecodable name bytes visible, so it starts no workflow command.
     lines = [log_line(problem.describe(display_path(f.path))) for f in rejected for problem in f.problems]
     if not fixtures:
-        lines.append(f"FAILED: no fixtures found in {log_line(where)} ({NOTHING_RAN})")
+        lines.append(
+            verdict_line(f"FAILED: no fixtures found in {log_line(where)} ({NOTHING_RAN})", False, color)
+        )
         lines.extend(hints)
     elif rejected:
         problems = sum(len(fixture.problems) for fixture in rejected)
-        lines.append(
+        failed = (
             f"FAILED: {len(rejected)} of {plural(len(fixtures), 'fixture')} rejected"
             f" ({plural(problems, 'problem')})"
         )
+        lines.append(verdict_line(failed, False, color))
     else:
-        lines.append(f"PASSED: {plural(len(fixtures), 'fixture')} admitted")
+        lines.append(verdict_line(f"PASSED: {plural(len(fixtures), 'fixture')} admitted", True, color))
     return "\n".join(lines) + "\n"
 
 
@@ -63,8 +70,11 @@ def render_check(fixtures: list[Case | RejectedFixture], where: str, hints: list
 @agent_cmd_option(
     "The fixtures gate an agent command ([eval].agent_cmd): they may name any tool. The command is not run."
 )
+@color_option
 @config_option
-def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path | None) -> None:
+def check_command(
+    paths: tuple[Path, ...], agent_cmd: str | None, color: bool | None, config: Path | None
+) -> None:
     """Admit fixtures without running them, and report every rejection.
 
     Each FILE is admitted as it is; each DIR as a suite (its direct *.json
@@ -104,6 +114,10 @@ def check_command(paths: tuple[Path, ...], agent_cmd: str | None, config: Path |
     where = ", ".join(display_path(target) for target in targets)
     hints = [hint for target in targets if (hint := nested_fixtures_hint(target)) is not None]
     hints += first_fixture_hints(targets, loaded, config)
-    click.echo(render_check(fixtures, where, hints), nl=False)
+    from zeroclaw_eval.cli.outputs import use_color
+
+    painted = use_color(color)
+    # color= as well: click would strip the codes from a stdout that is no terminal.
+    click.echo(render_check(fixtures, where, hints, color=painted), nl=False, color=painted)
     # No fixture at all fails, as an empty suite does: a gate that checked nothing passed nothing.
     sys.exit(ExitCode.gate(bool(fixtures) and all(isinstance(fixture, Case) for fixture in fixtures)))

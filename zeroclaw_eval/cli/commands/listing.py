@@ -16,6 +16,7 @@ import click
 from zeroclaw_eval.cli.options import (
     CONTEXT,
     agent_cmd_option,
+    color_option,
     config_option,
     exit_on_error,
     first_fixture_hints,
@@ -43,6 +44,7 @@ from zeroclaw_eval.report.words import plural
     help="table: a line per case; json: a list of objects.",
 )
 @agent_cmd_option("The suite gates an agent command: its fixtures may name any tool. It is not run.")
+@color_option
 @config_option
 def list_command(
     paths: tuple[Path, ...],
@@ -50,6 +52,7 @@ def list_command(
     keyword: str | None,
     fmt: str,
     agent_cmd: str | None,
+    color: bool | None,
     config: Path | None,
 ) -> None:
     """List the cases a run would run (after -k), with their ids and checks.
@@ -81,8 +84,12 @@ def list_command(
         # As run's JSON report: the same strings, but nothing a CI log or terminal obeys.
         click.echo(encodable(neutralize_json(json.dumps(entries, indent=2, ensure_ascii=False))))
     else:
+        from zeroclaw_eval.cli.outputs import use_color
+
+        painted = use_color(color)
+        # color= as well: click would strip the codes from a stdout that is no terminal.
         for entry in entries:
-            click.echo(_line(entry))
+            click.echo(_line(entry, painted), color=painted)
         left_out = len(files) - len(fixtures)
         deselected = f", {left_out} deselected" if left_out else ""
         click.echo(f"\n{plural(len(entries), 'case')}{deselected}")
@@ -118,14 +125,17 @@ def _entry(fixture: Any, path: str) -> dict[str, Any]:
     }
 
 
-def _line(entry: dict[str, Any]) -> str:
+def _line(entry: dict[str, Any], color: bool = False) -> str:
     """One listed case on one line: names and ids come from fixtures, so their control
-    characters are shown, never obeyed (no line break can start a workflow command)."""
+    characters are shown, never obeyed (no line break can start a workflow command).
+    With `color`, the model_name is dimmed and a rejection red, as in `run`'s table."""
+    from zeroclaw_eval.reporters.paint import paint
     from zeroclaw_eval.reporters.safety import log_line
 
     tracked = f"  [{log_line(entry['id'])}]" if entry["id"] else ""
-    label = f"  {log_line(entry['model_name'])}" if entry["model_name"] else ""
+    label = f"  {paint(log_line(entry['model_name']), 'dim', color)}" if entry["model_name"] else ""
     path = log_line(entry["path"])
     if entry["rejected"]:
-        return f"{path}{label}  (rejected: {log_line(entry['rejected'][0])})"
+        rejected = f"(rejected: {log_line(entry['rejected'][0])})"
+        return f"{path}{label}  {paint(rejected, 'red', color)}"
     return f"{path}{label}{tracked}  ({plural(len(entry['checks']), 'check')})"

@@ -16,6 +16,7 @@ import click
 from zeroclaw_eval.cli.options import (
     CONTEXT,
     agent_cmd_option,
+    color_option,
     config_option,
     exit_on_error,
     first_fixture_hints,
@@ -53,6 +54,7 @@ from zeroclaw_eval.cli.say import say
 )
 @click.option("-k", "keyword", metavar="EXPR", help="Only the cases whose file stem, model_name or id match.")
 @agent_cmd_option("Run the cases through this agent command, as `zeroclaw eval run --agent-cmd` does.")
+@color_option
 @config_option
 def mutate_command(
     paths: tuple[Path, ...],
@@ -62,6 +64,7 @@ def mutate_command(
     min_score: float | None,
     keyword: str | None,
     agent_cmd: str | None,
+    color: bool | None,
     config: Path | None,
 ) -> None:
     """Prove each case catches regressions: grade mutants of its recorded run.
@@ -106,14 +109,19 @@ def mutate_command(
         options = run_options(loaded, agent_cmd=agent_cmd, keyword=keyword)
         with hint_on_missing_suite(loaded, config):
             report = mutate_suite(targets, options, min_score=min_score)
-    from zeroclaw_eval.cli.outputs import in_github_actions
+    from zeroclaw_eval.cli.outputs import in_github_actions, use_color
     from zeroclaw_eval.reporters.render import write_output
 
-    render = render_json if output_format == "json" else render_table
+    painted = use_color(color)  # on stdout only, never in a file
+    to_stdout = str(output) == "-"
+    if output_format == "json":
+        text = render_json(report)
+    else:
+        text = render_table(report, color=painted and to_stdout)
     with exit_on_error():
-        write_output(render(report), str(output))
-    if str(output) != "-" and render is not render_table:
-        click.echo(render_table(report), nl=False)
+        write_output(text, str(output))
+    if not to_stdout and output_format == "json":
+        click.echo(render_table(report, color=painted), nl=False, color=painted)
     if in_github_actions():
         # On stderr, which the runner reads too: stdout may be a JSON file.
         click.echo(render_annotations(report), nl=False, err=True)

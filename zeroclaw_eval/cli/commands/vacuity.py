@@ -21,6 +21,7 @@ import click
 from zeroclaw_eval.cli.options import (
     CONTEXT,
     agent_cmd_option,
+    color_option,
     config_option,
     exit_on_error,
     first_fixture_hints,
@@ -43,25 +44,28 @@ _HINT = (
 )
 
 
-def _vacuous_lines(case: VacuousCase) -> list[str]:
+def _vacuous_lines(case: VacuousCase, color: bool) -> list[str]:
     from zeroclaw_eval.collect.suite import display_path
+    from zeroclaw_eval.reporters.paint import passed_mark
     from zeroclaw_eval.reporters.safety import visible
 
     path = display_path(case.path)
     checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
-    lines = [f"✗ {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
+    mark = passed_mark(False, color)
+    lines = [f"{mark} {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
     for check in case.checks:
         lines.append(f"    {_line(check.check_id)} [{check.category}]  {_line(check.field.where(path))}")
         lines.append(f"      {visible(check.detail)}")
     return lines
 
 
-def _rejected_lines(fixture: RejectedFixture) -> list[str]:
+def _rejected_lines(fixture: RejectedFixture, color: bool) -> list[str]:
     from zeroclaw_eval.collect.suite import display_path
+    from zeroclaw_eval.reporters.paint import passed_mark
     from zeroclaw_eval.reporters.safety import visible
 
     path = display_path(fixture.path)
-    lines = [f"✗ {_line(fixture.name)}  (rejected)"]
+    lines = [f"{passed_mark(False, color)} {_line(fixture.name)}  (rejected)"]
     for problem in fixture.problems:
         lines.append(f"    {visible(problem.describe(path))}")
     return lines
@@ -76,23 +80,27 @@ def _line(text: str) -> str:
     return visible(text, multiline=False)
 
 
-def render_vacuity(report: VacuityReport) -> str:
-    """The console text for a vacuity report: each vacuous or rejected fixture, a summary."""
+def render_vacuity(report: VacuityReport, *, color: bool = False) -> str:
+    """The console text for a vacuity report: each vacuous or rejected fixture, a summary
+    (its marks and verdict in colour when `color`)."""
     from zeroclaw_eval.collect.suite import display_path
+    from zeroclaw_eval.reporters.paint import verdict_line
 
     suite = _line(display_path(report.suite))
     lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
     for case in report.vacuous:
-        lines.extend(_vacuous_lines(case))
+        lines.extend(_vacuous_lines(case, color))
     for fixture in report.rejected:
-        lines.extend(_rejected_lines(fixture))
+        lines.extend(_rejected_lines(fixture, color))
     if report.total == 0:
-        lines.append(f"FAILED: no fixtures found in {suite} ({NOTHING_RAN})")
+        lines.append(verdict_line(f"FAILED: no fixtures found in {suite} ({NOTHING_RAN})", False, color))
     elif report.exit_code() == ExitCode.OK:
-        lines.append(f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run")
+        passed = f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run"
+        lines.append(verdict_line(passed, True, color))
     else:
         parts = [f"{len(report.vacuous)} vacuous", f"{len(report.rejected)} rejected"]
-        lines.extend(["", f"FAILED: {', '.join(parts)} of {plural(report.total, 'fixture')}"])
+        failed = f"FAILED: {', '.join(parts)} of {plural(report.total, 'fixture')}"
+        lines.extend(["", verdict_line(failed, False, color)])
         if report.vacuous:
             lines.append(_HINT)
     return "\n".join(lines) + "\n"
@@ -111,8 +119,13 @@ def render_vacuity(report: VacuityReport) -> str:
     help="GitHub Actions annotations at each vacuous check on stderr, and a step summary"
     " [default: on under GitHub Actions].",
 )
+@color_option
 def vacuity_command(
-    suite: Path | None, agent_cmd: str | None, config: Path | None, annotations: bool | None
+    suite: Path | None,
+    agent_cmd: str | None,
+    config: Path | None,
+    annotations: bool | None,
+    color: bool | None,
 ) -> None:
     """Check that every fixture can fail, by grading it against an empty run.
 
@@ -149,23 +162,24 @@ def vacuity_command(
         known = fixture_tools(loaded, agent_cmd)
         with hint_on_missing_suite(loaded, config):
             report = check_vacuity(folder, known, max_fixture_bytes=limit)
-        emit_vacuity(report, annotations)
+        emit_vacuity(report, annotations, color)
     if report.total == 0 and not report.rejected:
         for line in first_fixture_hints([folder], loaded, config):
             say(line)
     sys.exit(report.exit_code())
 
 
-def emit_vacuity(report: VacuityReport, annotations: bool | None) -> None:
-    """The text on stdout; under GitHub Actions fenced off from the command parser, with
-    annotations on stderr and the step summary appended (as `run` does)."""
-    from zeroclaw_eval.cli.outputs import in_github_actions
+def emit_vacuity(report: VacuityReport, annotations: bool | None, color: bool | None = None) -> None:
+    """The text on stdout, in colour as `color` (`--color/--no-color`) says; under GitHub
+    Actions fenced off from the command parser, with annotations on stderr and the step
+    summary appended (as `run` does)."""
+    from zeroclaw_eval.cli.outputs import in_github_actions, use_color
     from zeroclaw_eval.reporters import vacuity as github
     from zeroclaw_eval.reporters.github import SUMMARY_LIMIT
     from zeroclaw_eval.reporters.render import append_summary, write_output
 
     github_log = in_github_actions()
-    write_output(render_vacuity(report), "-", fenced=github_log)
+    write_output(render_vacuity(report, color=use_color(color)), "-", fenced=github_log)
     if not (github_log if annotations is None else annotations):
         return
     click.echo(github.render(report), err=True, nl=False)  # stderr: never mixed into the text
