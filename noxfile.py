@@ -1,7 +1,8 @@
 """Developer and CI sessions. On a fresh machine: `pip install nox && nox`.
 
-`nox` runs the default sessions: tests, lint, and the merge gate (eval_regression,
-eval_vacuity, eval_mutation). eval_capability, eval_live and frameworks are opt-in: `nox -s eval_capability`.
+`nox` runs the default sessions: tests, lint, the strict docs build, and the merge gate
+(eval_regression, eval_vacuity, eval_mutation). eval_capability, eval_live, frameworks and
+the others `nox -l` marks as not default are opt-in: `nox -s eval_capability`.
 `nox -l` lists every session; `nox -s NAME -- ARGS` hands ARGS to the session's main
 command. Reports land in reports/ (ignored by git).
 """
@@ -19,7 +20,7 @@ import nox
 from nox.command import CommandFailed
 
 nox.needs_version = ">=2024.4.15"  # nox.project.python_versions
-nox.options.sessions = ["tests", "lint", "eval_regression", "eval_vacuity", "eval_mutation"]
+nox.options.sessions = ["tests", "lint", "docs", "eval_regression", "eval_vacuity", "eval_mutation"]
 
 ROOT = Path(__file__).resolve().parent
 PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
@@ -27,7 +28,7 @@ PYPROJECT = nox.project.load_toml(ROOT / "pyproject.toml")
 # locally and an error on CI (nox's default when CI is set).
 PYTHONS = nox.project.python_versions(PYPROJECT)
 REPORTS = "reports"
-LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "noxfile.py"]
+LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "docs", "noxfile.py"]
 # The frameworks the agents of examples/frameworks are built on, by major version
 # (openai-agents is still 0.x).
 FRAMEWORKS = [
@@ -321,6 +322,30 @@ def http_memory(session: nox.Session) -> None:
     Arguments after -- go to it. Linux only (/proc)."""
     session.install(".")
     session.run("python", "benchmarks/http_memory.py", *session.posargs)
+
+
+#: The strict build of the documentation site: every warning (a broken link, a page in no
+#: table of contents, an autodoc target that does not import) is an error.
+DOCS_BUILD = ["sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html"]
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the documentation site strictly into docs/_build/html (arguments after -- go
+    to sphinx-build, e.g. `-- -b linkcheck` where the machine reaches the network)."""
+    session.install("-e", ".[docs]")
+    if session.posargs:
+        session.run("sphinx-build", "-W", "--keep-going", *session.posargs, "docs", "docs/_build/html")
+    else:
+        session.run(*DOCS_BUILD)
+
+
+@nox.session(default=False)
+def docs_screenshot(session: nox.Session) -> None:
+    """Opt-in: redraw docs/_static/report.png, the HTML report of a failing case, in the
+    system's Chromium (apt-get install chromium); commit the new picture."""
+    session.install("-e", ".", "playwright>=1.40")
+    session.run("python", "docs/screenshot.py")
 
 
 @nox.session(default=False)

@@ -5,9 +5,9 @@ echo calls a turn, six checks each. A chosen fraction of the cases is broken on 
 (the final reply loses its token, or a scripted echo argument loses its needle), so a
 contender that skips a check cannot report the same failures as the gate.
 
-`case_checks` turns a fixture's `expects` into `Check`s with the rules the README gives
-for these keys; every contender other than zeroclaw-eval itself grades with them, so
-all of them verify the same things. Nothing here imports zeroclaw-eval or a peer
+`case_checks` turns a fixture's `expects` into `Check`s with the grading rules
+(docs/concepts/grading.md) for these keys; every contender other than zeroclaw-eval
+itself grades with them, so all of them verify the same things. Nothing here imports zeroclaw-eval or a peer
 library: each contender's process imports this module and its own framework only.
 """
 
@@ -59,7 +59,8 @@ class Suite:
 
 
 def _arguments_hold(needle: str, arguments: dict[str, Any]) -> bool:
-    """The README's rule: any string value at any depth, or the compact JSON text."""
+    """The needle rule (docs/concepts/grading.md): any string value at any depth, or the
+    compact JSON text."""
     pending: list[Any] = [arguments]
     while pending:
         value = pending.pop()

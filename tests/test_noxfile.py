@@ -46,7 +46,7 @@ def listed() -> dict[str, tuple[bool, str]]:
 def test_default_sessions_are_the_gate() -> None:
     defaults = sorted(name for name, (default, _) in listed().items() if default)
     pythons = [f"tests-3.{minor}" for minor in (10, 11, 12, 13)]
-    assert defaults == sorted([*pythons, "lint", "eval_regression", "eval_vacuity", "eval_mutation"])
+    assert defaults == sorted([*pythons, "lint", "docs", "eval_regression", "eval_vacuity", "eval_mutation"])
 
 
 def test_opt_in_sessions_are_listed_but_not_default() -> None:
@@ -54,6 +54,7 @@ def test_opt_in_sessions_are_listed_but_not_default() -> None:
     assert sessions["eval_capability"][0] is False
     assert sessions["eval_live"][0] is False
     assert sessions["frameworks"][0] is False
+    assert sessions["docs_screenshot"][0] is False
 
 
 def test_every_session_has_a_docstring() -> None:

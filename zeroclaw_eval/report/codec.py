@@ -30,7 +30,7 @@ FORMAT_VERSION = 6
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
-    """The versioned JSON shape of a report (see README, "JSON report")."""
+    """The versioned JSON shape of a report (docs/reference/json-report.md)."""
     return {**report_summary(report), "cases": [case_to_dict(case) for case in report.cases]}
 
 
