@@ -7,6 +7,7 @@ keeps the case green and kills that mutant.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -62,3 +63,17 @@ def describe(candidate: dict[str, Any], existing: Expects | None = None) -> str:
     if isinstance(value, dict):
         return f'add {text[1:-1]} to "{key}"'
     return f'set "{key}": {text}'
+
+
+def add_check(expects: dict[str, Any], check: dict[str, Any]) -> None:
+    """Add `check` (a candidate: a partial `expects`) to the raw `expects` of a fixture,
+    in place, as `describe` tells a person to: a list's members appended (each once), a
+    block's (workspace, budget, a file's needles) merged, a value set."""
+    for key, value in check.items():
+        held = expects.get(key)
+        if isinstance(value, list) and isinstance(held, list):
+            held.extend(item for item in copy.deepcopy(value) if item not in held)
+        elif isinstance(value, dict) and isinstance(held, dict):
+            add_check(held, value)
+        else:
+            expects[key] = copy.deepcopy(value)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.builders import admitted
 from tests.support.invoke import Runner
+from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.vacuity import find_vacuous
 
 ECHO_FLAGS = ("--input", "Echo hi", "--tool", "echo", "--args", '{"message": "hi"}', "--answer", "hi")
@@ -137,6 +139,75 @@ def test_a_project_tool_is_known_through_the_config(
     }
     run = cli("eval", "run", cwd=tmp_path)
     assert run.code == 0, run.stdout + run.stderr
+    mutate = cli("eval", "mutate", cwd=tmp_path)
+    assert mutate.code == 0, mutate.stdout
+
+
+#: Each form of `new`: no tool, a tool with and without arguments, a tool that writes.
+FORMS = {
+    "no-flags": (),
+    "echo-args": ("--tool", "echo", "--args", '{"message":"hi"}'),
+    "echo-no-args": ("--tool", "echo"),
+    "echo-all-flags": ECHO_FLAGS,
+    "list-dir": ("--tool", "list_dir"),
+    "file-write": ("--tool", "file_write", "--args", '{"path": "a.txt", "content": "x"}'),
+    "needle": ("--input", "Time?", "--answer", "Hello. It is 12 o'clock.", "--needle", "Hello"),
+}
+
+
+@pytest.mark.parametrize("flags", FORMS.values(), ids=FORMS.keys())
+def test_mutate_passes_a_fresh_scaffold(cli: Runner, tmp_path: Path, flags: tuple[str, ...]) -> None:
+    # A new case joins a gate as it is: mutate is part of the gate, so it must pass it too.
+    result = cli("eval", "new", "fresh", *flags, cwd=tmp_path)
+    assert (result.code, result.stderr) == (0, "Wrote evals/regression/fresh.json\n")
+    mutate = cli("eval", "mutate", "evals/regression/fresh.json", cwd=tmp_path)
+    assert mutate.code == 0, mutate.stdout
+    assert "PASSED" in mutate.stdout
+    # And it is still a case: admitted, passing in replay, failing against an empty run.
+    assert find_vacuous(admitted(tmp_path / "evals" / "regression" / "fresh.json")) is None
+    assert cli("eval", "run", cwd=tmp_path).code == 0
+    assert cli("eval", "vacuity", cwd=tmp_path).code == 0
+
+
+def test_the_checks_added_pin_what_the_tool_answered_and_the_answer(cli: Runner, tmp_path: Path) -> None:
+    assert (
+        cli("eval", "new", "echo_hi", "--tool", "echo", "--args", '{"message":"hi"}', cwd=tmp_path).code == 0
+    )
+    expects = json.loads((tmp_path / "evals" / "regression" / "echo_hi.json").read_text(encoding="utf-8"))[
+        "expects"
+    ]
+    assert expects == {
+        "tools_used": ["echo"],
+        "exact_tool_calls": 1,
+        "tool_arguments_contain": [{"tool": "echo", "needle": "hi", "call_index": 0}],
+        "all_tools_succeeded": True,
+        "tool_results_contain": [{"tool": "echo", "needle": "hi", "call_index": 0}],
+        "response_contains": ["The echo tool has answered."],
+        "budget": {"max_llm_calls": 2},
+    }
+
+
+def test_a_scaffold_mutate_would_still_fail_is_written_with_a_note(
+    cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No scaffold known today leaves an operator unkilled; should one, the user is told.
+    from zeroclaw_eval.mutate import strengthen
+    from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome
+
+    async def weak(
+        data: dict[str, Any], path: Path, options: object
+    ) -> tuple[dict[str, Any], FixtureMutation]:
+        survivor = MutantOutcome("inflate_budget", "llm_calls", "1 LLM calls", "2 LLM calls", ())
+        return data, FixtureMutation("x.json", path, "x", FieldRef("/expects"), (survivor,))
+
+    monkeypatch.setattr(strengthen, "strengthen", weak)
+    result = cli("eval", "new", "weak", cwd=tmp_path)
+    assert result.code == 0
+    assert result.stderr == (
+        "Wrote evals/regression/weak.json\n"
+        "note: no check kills a mutant of inflate_budget in this case, so zeroclaw eval mutate fails it;"
+        " run `zeroclaw eval mutate evals/regression/weak.json` to see the survivors\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""`zeroclaw eval new`: write a new fixture (`fixtures.scaffold`) that admission admits.
+"""`zeroclaw eval new`: write a new fixture (`fixtures.scaffold`) that admission admits,
+that passes in replay, and that `zeroclaw eval mutate` passes (`mutate.strengthen`).
 
 Exit codes: 0 written; 2 the flags cannot make a case, the file exists already, or the
 configuration is unusable.
@@ -7,7 +8,7 @@ configuration is unusable.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,19 +17,18 @@ from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import UsageError
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.config.load import LoadedConfig
     from zeroclaw_eval.fixtures.case import Case
+    from zeroclaw_eval.runner import RunOptions
 
 
-def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
+def _must_replay_to_a_pass(case: Case, options: RunOptions) -> None:
     """Replay the scaffold as `zeroclaw eval run` would; `UsageError` saying why unless it
     passes (a file_read of a file the workspace lacks, arguments the tool refuses)."""
     import asyncio  # here, not at the top: `zeroclaw --help` must not import it
 
     from zeroclaw_eval.runner import run_case
-    from zeroclaw_eval.runner.project import run_options
 
-    report = asyncio.run(run_case(case, run_options(loaded)))
+    report = asyncio.run(run_case(case, options))
     if report.passed:
         return
     reasons = [f"run error: {report.error.message}"] if report.error else []
@@ -40,6 +40,28 @@ def _must_replay_to_a_pass(case: Case, loaded: LoadedConfig) -> None:
         f"these flags make a case that does not pass in replay, so it was not written:\n{shown}\n"
         "(a tool that reads a file needs it in setup.workspace_files: write the case with other"
         " arguments, or add the file after scaffolding)"
+    )
+
+
+def _strengthened(
+    fixture: dict[str, Any], path: Path, options: RunOptions
+) -> tuple[dict[str, Any], str | None]:
+    """The scaffold with the checks that kill the mutants it would let survive, so that
+    `zeroclaw eval mutate` passes it as written (`mutate.strengthen`); and, should every
+    mutant of some operator still survive, a note saying what is left to do."""
+    import asyncio  # here, not at the top: `zeroclaw --help` must not import it
+
+    from zeroclaw_eval.collect.suite import display_path
+    from zeroclaw_eval.mutate.strengthen import strengthen
+
+    fixture, mutation = asyncio.run(strengthen(fixture, path, options))
+    unseen = mutation.unseen_operators
+    if not unseen:
+        return fixture, None
+    # Still admitted, passing and able to fail: written, with what mutate will say of it.
+    return fixture, (
+        f"note: no check kills a mutant of {', '.join(unseen)} in this case, so zeroclaw eval"
+        f" mutate fails it; run `zeroclaw eval mutate {display_path(path)}` to see the survivors"
     )
 
 
@@ -124,7 +146,10 @@ def new_command(
     model first calls the tool (with --args), then answers; the case checks the
     dispatch: the tool was called once, with the first string of its arguments,
     and succeeded. Either way the case passes in replay and fails against an empty
-    run, so `zeroclaw eval vacuity` accepts it. Edit it from there.
+    run, so `zeroclaw eval vacuity` accepts it; and it gets the checks that make
+    `zeroclaw eval mutate` pass it (what the tool answered, the files it wrote,
+    the answer, the LLM calls made), each proven to pass the replay and fail a
+    regression of it. Edit it from there.
 
     NAME is the case's model_name and, without --output, its file name in the
     suite. An existing file is never overwritten.
@@ -152,17 +177,22 @@ def new_command(
         file_name = _file_name(name)
         loaded = load_config(config)
         path = output if output is not None else resolve_suite(suite, loaded) / file_name
-        from zeroclaw_eval.runner.project import fixture_tools, is_builtin_tool
+        from zeroclaw_eval.runner.project import fixture_tools, is_builtin_tool, run_options
 
         double = tool is not None and not is_builtin_tool(tool)
         spec = ScaffoldSpec(file_name[: -len(".json")], user_input, tool, arguments, answer, needles, double)
-        text = pretty_json(scaffold_fixture(spec)) + "\n"
+        fixture = scaffold_fixture(spec)
+        text = pretty_json(fixture) + "\n"
         # The flags are free text: admission says whether they made a case (an unknown
         # tool, an empty needle), exactly as `zeroclaw eval run` would.
         admitted = admit_bytes(text.encode("utf-8"), path, fixture_tools(loaded))
         if isinstance(admitted, RejectedFixture):
             problems = "\n".join(f"  {p.what()}" for p in admitted.problems)
             raise UsageError(f"these flags make a fixture that admission rejects:\n{problems}")
-        _must_replay_to_a_pass(admitted, loaded)
-        _write_new(path, text)
+        options = run_options(loaded)
+        _must_replay_to_a_pass(admitted, options)
+        strengthened, note = _strengthened(fixture, path, options)
+        _write_new(path, pretty_json(strengthened) + "\n")
     say(f"Wrote {display_path(path)}")
+    if note is not None:
+        say(note)
