@@ -38,6 +38,9 @@ FRAMEWORKS = [
     "langchain-openai>=1,<2",
     "langgraph>=1,<2",
     "anthropic>=0.50",
+    # The agent service example (examples/frameworks/starlette_service).
+    "starlette>=0.40",
+    "uvicorn>=0.30",
 ]
 #: The framework examples written for Node, each with its own package-lock.json.
 NODE_EXAMPLES = [ROOT / "examples" / "frameworks" / name for name in ("node_openai", "vercel_ai")]

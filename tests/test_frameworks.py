@@ -551,9 +551,81 @@ VERCEL_AI = Framework(
     wires=(("--api", "chat"), ("--api", "anthropic")),
 )
 
+#: The source of the service example's tool loop, where its broken copies change it.
+SERVICE_RESULT = (
+    '                history.append({"role": "tool", "tool_call_id": call.id, "content": result})'
+)
+SERVICE_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+
+#: An agent that runs as an HTTP service (`--agent-service`, its zeroclaw.toml's
+#: `agent_service`): a starlette app over the `openai` client, started once per run.
+STARLETTE_SERVICE = Framework(
+    "starlette_service",
+    ("starlette", "uvicorn", "openai"),
+    "python app.py",
+    "chat",
+    TWO_TURNS,
+    (
+        Mutation(
+            "not_fed_back",
+            ((SERVICE_RESULT, "                pass"),),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        _no_tools(
+            "messages=history, tools=TOOLS)", 'messages=history, tools=TOOLS, tool_choice="none")', *SUITE
+        ),
+        _garbled(
+            SERVICE_WEATHER,
+            SERVICE_WEATHER + "[::-1]",
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+        _renamed(*SUITE),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Each turn starts a new conversation: the session is not kept.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    'history = self.sessions.setdefault(session, [{"role": "system", "content": SYSTEM}])',
+                    'history = [{"role": "system", "content": SYSTEM}]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _wrong('                return message.content or ""', '                return "Sunny!"', *SUITE),
+    ),
+)
+
 ALL = (OPENAI_AGENTS, PYDANTIC_AI, LANGGRAPH, NODE_OPENAI, ANTHROPIC_SDK, VERCEL_AI)
 IDS = [framework.folder for framework in ALL]
-MUTATIONS = [(framework, mutation) for framework in ALL for mutation in framework.mutations]
+#: Every example: the agent commands, and the agent services.
+EXAMPLES = (*ALL, STARLETTE_SERVICE)
+MUTATIONS = [(framework, mutation) for framework in EXAMPLES for mutation in framework.mutations]
 MUTATION_IDS = [f"{framework.folder}-{mutation.name}" for framework, mutation in MUTATIONS]
 
 
@@ -607,8 +679,10 @@ def _describe(case: dict[str, Any]) -> str:
 
 def test_every_framework_folder_is_tested_and_in_the_readme() -> None:
     folders = sorted(path.parent.name for path in FRAMEWORKS.glob("*/zeroclaw.toml"))
-    assert folders == sorted(IDS)
+    assert folders == sorted(example.folder for example in EXAMPLES)
     readme = (FRAMEWORKS / "README.md").read_text(encoding="utf-8")
+    assert f"| `{STARLETTE_SERVICE.folder}/` |" in readme
+    assert f"(cd examples/frameworks/{STARLETTE_SERVICE.folder} && zeroclaw eval run)\n" in readme
     for framework in ALL:
         assert f"| `{framework.folder}/` |" in readme
         # The one command per framework, in both modes.
@@ -653,7 +727,26 @@ def test_the_agent_passes_its_suite(
         assert all(sorted(step["offered_tools"]) == ["get_weather", "save_note"] for step in record["steps"])
 
 
-@pytest.mark.parametrize("framework", ALL, ids=IDS)
+def test_the_service_passes_its_suite_started_once(cli: Runner) -> None:
+    _require(STARLETTE_SERVICE)
+    configured = (STARLETTE_SERVICE.path / "zeroclaw.toml").read_text(encoding="utf-8")
+    assert f'agent_service = "{STARLETTE_SERVICE.command}"\n' in configured
+    report = _run(cli, STARLETTE_SERVICE.path)
+    for case in report["cases"]:
+        assert case["status"] == "passed", f"{case['name']}: {_describe(case)}"
+    assert sorted(case["name"] for case in report["cases"]) == STARLETTE_SERVICE.cases()
+    # Every tool call the script makes came back as a result the service's own tool returned.
+    for case in report["cases"]:
+        scripted = [
+            call["id"]
+            for turn in _script(STARLETTE_SERVICE.path / "evals" / case["name"])["turns"]
+            for step in turn["steps"]
+            for call in step["response"].get("tool_calls", [])
+        ]
+        assert [call["call_id"] for call in case["record"]["calls"]] == scripted
+
+
+@pytest.mark.parametrize("framework", EXAMPLES, ids=[example.folder for example in EXAMPLES])
 def test_every_case_can_fail(cli: Runner, framework: Framework) -> None:
     # Vacuity runs no agent, so it needs no framework.
     vacuity = cli("eval", "vacuity", cwd=framework.path)

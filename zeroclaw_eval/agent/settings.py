@@ -25,8 +25,12 @@ from zeroclaw_eval.tools.tool import Tool
 
 
 class ExternalAgent(Protocol):
-    """An agent that runs outside this process and runs its own tools (an agent command):
-    the harness sees its tool calls only where they cross the wire."""
+    """An agent that runs outside this process and runs its own tools (an agent command,
+    an agent service): the harness sees its tool calls only where they cross the wire."""
+
+    #: Whether its cases must run one at a time (a service shared by every case).
+    @property
+    def serial(self) -> bool: ...
 
     def factory(self, case: Case, workspace: Path) -> AgentFactory:
         """The factory of the agent that runs `case` in `workspace` (its working folder)."""

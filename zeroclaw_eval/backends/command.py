@@ -39,6 +39,7 @@ import shutil
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.process import LINE_LIMIT, TAIL_LINES, AgentProcess, tail_line
@@ -63,27 +64,31 @@ class AgentCommand:
     io: str = "jsonl"
     #: Where relative paths in the command point (the project folder).
     project_dir: Path = Path()
+    #: A process per case: cases may run at once (`--jobs`).
+    serial: ClassVar[bool] = False
 
     @classmethod
-    def parse(cls, text: str, io: str = "jsonl", project_dir: Path | None = None) -> AgentCommand:
+    def parse(
+        cls, text: str, io: str = "jsonl", project_dir: Path | None = None, *, option: str = "--agent-cmd"
+    ) -> AgentCommand:
         """`text` split like a shell command line (no shell runs: use `sh -c '…'` for
         pipes or variables). A program that cannot be found is a `ConfigError`: it would
-        fail every case alike."""
+        fail every case alike. `option` is how messages name the command line."""
         if not hasattr(os, "killpg"):
-            raise UsageError("--agent-cmd needs POSIX process groups (Linux or macOS) to end an agent whole")
+            raise UsageError(f"{option} needs POSIX process groups (Linux or macOS) to end an agent whole")
         try:
             argv = tuple(shlex.split(text))
         except ValueError as exc:
-            raise UsageError(f"--agent-cmd {text!r}: {exc}") from None
+            raise UsageError(f"{option} {text!r}: {exc}") from None
         if not argv:
-            raise UsageError("--agent-cmd is empty; give the command that starts the agent")
+            raise UsageError(f"{option} is empty; give the command that starts the agent")
         if io not in IO_MODES:
             raise UsageError(f"--agent-io {io!r}: expected one of {', '.join(IO_MODES)}")
         command = cls(argv, io, (project_dir or Path.cwd()).resolve())
         program = command.resolved()[0]
         if not (os.path.isabs(program) and os.access(program, os.X_OK)) and shutil.which(program) is None:
             raise ConfigError(
-                f"--agent-cmd: cannot find the program {argv[0]!r} (not on PATH, nor an executable"
+                f"{option}: cannot find the program {argv[0]!r} (not on PATH, nor an executable"
                 f" file of {command.project_dir})"
             )
         return command
@@ -107,8 +112,9 @@ class AgentCommand:
 
         return make
 
-    def environment(self, base_url: str, case: Case) -> dict[str, str]:
-        """The process's environment: this one's, and what points the agent at the case."""
+    def environment(self, base_url: str, case: Case | None) -> dict[str, str]:
+        """The process's environment: this one's, and what points the agent at the case
+        (an agent service, started for every case, gets no case's names)."""
         project = str(self.project_dir)
         path = os.environ.get("PYTHONPATH")
         loopback = "127.0.0.1,localhost"
@@ -121,8 +127,11 @@ class AgentCommand:
             "OPENAI_API_KEY": "zeroclaw-replay",
             "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
             "ANTHROPIC_API_KEY": "zeroclaw-replay",
-            "ZEROCLAW_EVAL_CASE": case.name,
-            "ZEROCLAW_EVAL_MODEL": case.trace.model_name,
+            **(
+                {"ZEROCLAW_EVAL_CASE": case.name, "ZEROCLAW_EVAL_MODEL": case.trace.model_name}
+                if case
+                else {}
+            ),
             "ZEROCLAW_EVAL_PROJECT": project,
             "PYTHONPATH": project if not path else f"{project}{os.pathsep}{path}",
             # A proxy configured for the machine must not carry loopback requests away.

@@ -28,8 +28,11 @@ from zeroclaw_eval.wire.http import EndpointServer
 from zeroclaw_eval.wire.limits import FRONT_CONNECTIONS
 
 
-class HttpFront:
-    """Serves one case's provider on loopback while an agent command runs."""
+class CaseFront:
+    """Answers one case's model requests: the endpoint's parsing, the case's provider on
+    the harness's event loop, and the tool results each accepted request feeds back
+    recorded as dispatches. A server (`HttpFront`, or an agent service's, which serves
+    case after case) hands it each request."""
 
     def __init__(
         self, provider: Provider, tools: ToolBox, loop: asyncio.AbstractEventLoop, model: str
@@ -43,18 +46,6 @@ class HttpFront:
         #: cannot read, an item it does not know, a route it does not serve), in words: an
         #: agent that then exits says only its exit code, so the case's error says this.
         self.refused: str | None = None
-        self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
-        Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        """The base URL to give the agent (`…/v1`)."""
-        return self._server.base_url
-
-    def close(self) -> None:
-        """Stop serving and close the socket."""
-        self._server.shutdown()
-        self._server.server_close()
 
     def answer(self, method: str, path: str, body: bytes) -> Reply:
         """Answer one request (from a handler thread), the model's answer on the harness's
@@ -81,3 +72,24 @@ class HttpFront:
             success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
         return self._endpoint.reply(request, response)
+
+
+class HttpFront(CaseFront):
+    """Serves one case's provider on loopback while an agent command runs."""
+
+    def __init__(
+        self, provider: Provider, tools: ToolBox, loop: asyncio.AbstractEventLoop, model: str
+    ) -> None:
+        super().__init__(provider, tools, loop, model)
+        self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
+        Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        """The base URL to give the agent (`…/v1`)."""
+        return self._server.base_url
+
+    def close(self) -> None:
+        """Stop serving and close the socket."""
+        self._server.shutdown()
+        self._server.server_close()

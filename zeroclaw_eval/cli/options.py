@@ -10,6 +10,7 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -123,6 +124,68 @@ def keyword_option(command: F) -> F:
 def agent_cmd_option(help_text: str) -> Callable[[F], F]:
     """`--agent-cmd CMD`, defaulting to `[eval].agent_cmd`."""
     return click.option("--agent-cmd", "agent_cmd", metavar="CMD", help=help_text)
+
+
+@dataclass(frozen=True)
+class AgentChoice:
+    """Which agent `run` runs the cases through, as its command line says (each None:
+    the configuration's)."""
+
+    agent_cmd: str | None
+    agent_io: str | None
+    agent_service: str | None
+    agent_service_protocol: str | None
+
+    def settings(self) -> dict[str, str | None]:
+        """As `runner.project.run_options` takes them."""
+        return dict(vars(self))
+
+
+def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options that name an agent outside this process (`run`): an agent command, or
+    an agent service. The command gets them as one `agent` (`AgentChoice`)."""
+
+    @functools.wraps(command)
+    def chosen(
+        *args: Any,
+        agent_cmd: str | None,
+        agent_io: str | None,
+        agent_service: str | None,
+        agent_service_protocol: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        agent = AgentChoice(agent_cmd, agent_io, agent_service, agent_service_protocol)
+        return command(*args, agent=agent, **kwargs)
+
+    options = [
+        agent_cmd_option(
+            "Run this command as the agent, once per case, against the case served on loopback"
+            " (OPENAI_BASE_URL): any language or framework. [default: [eval].agent_cmd]"
+        ),
+        click.option(
+            "--agent-io",
+            type=click.Choice(["jsonl", "oneshot"]),
+            help="How to talk to --agent-cmd: jsonl, a JSON line per turn on stdin and per answer on"
+            " stdout; oneshot, the user input as the last argument and stdout as the answer."
+            " [default: [eval].agent_io, else jsonl]",
+        ),
+        click.option(
+            "--agent-service",
+            metavar="CMD",
+            help="Start this command once as an HTTP service listening on $PORT, and send it each"
+            " turn (cases run one at a time). [default: [eval].agent_service]",
+        ),
+        click.option(
+            "--agent-service-protocol",
+            type=click.Choice(["json", "chat"]),
+            help="How a turn reaches --agent-service: json, POST {session, input} answered by"
+            " {output}; chat, an OpenAI chat completion of the conversation so far."
+            " [default: [eval].agent_service_protocol, else json]",
+        ),
+    ]
+    for option in reversed(options):
+        chosen = option(chosen)
+    return chosen
 
 
 def suite_option(help_text: str = "Folder of *.json fixtures.") -> Callable[[F], F]:

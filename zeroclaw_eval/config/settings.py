@@ -32,6 +32,16 @@ class EvalSettings(BaseModel):
     agent_cmd: str = ""
     #: How the harness talks to that process: JSON lines, or one argument and stdout.
     agent_io: Literal["jsonl", "oneshot"] = "jsonl"
+    #: The command line of an agent that runs as an HTTP service, started once per run.
+    agent_service: str = ""
+    #: How a turn reaches it: `json` ({"session", "input"} -> {"output"}) or `chat` (an
+    #: OpenAI Chat Completions request with the conversation so far).
+    agent_service_protocol: Literal["json", "chat"] = "json"
+    #: The path turns are POSTed to; empty: `/turn` (json) or `/v1/chat/completions` (chat).
+    agent_service_path: str = ""
+    #: A path answered 2xx once the service is ready; empty: the port accepting.
+    agent_service_ready_path: str = ""
+    agent_service_startup_secs: float = Field(default=30.0, gt=0)
     live_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agent.call import raised
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
@@ -28,22 +28,29 @@ from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 
+if TYPE_CHECKING:
+    from zeroclaw_eval.backends.service import AgentService
+
 
 def run_options(
     loaded: LoadedConfig,
     *,
     agent_cmd: str | None = None,
     agent_io: str | None = None,
+    agent_service: str | None = None,
+    agent_service_protocol: str | None = None,
     live: bool = False,
     **overrides: Any,
 ) -> RunOptions:
-    """The settings of a run through the configured agent (`agent_cmd`, the command
-    line's, in its place), with the configured limits, replayed or `live`; `overrides`
-    for what a front end sets itself (jobs, hooks, selection)."""
+    """The settings of a run through the configured agent (`agent_cmd` or
+    `agent_service`, the command line's, in its place), with the configured limits,
+    replayed or `live`; `overrides` for what a front end sets itself (jobs, hooks,
+    selection)."""
     settings = loaded.settings
     tools = project_tools(loaded)
     names = tool_names(tools)  # checked before the agent is imported
-    factory, command = _agent(loaded, agent_cmd, agent_io)
+    service = _service(loaded, agent_cmd, agent_service, agent_service_protocol)
+    factory, command = _agent(loaded, agent_cmd, agent_io) if service is None else (reference_agent, service)
     refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
     return RunOptions(
         agent_factory=factory,
@@ -60,9 +67,9 @@ def run_options(
 
 def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozenset[str] | None:
     """The tools the project's fixtures may name (the one rule, `nameable_tools`): the
-    built-in ones and the project's, checked; None (any) for an agent command, which runs
-    its own. The agent is not imported."""
-    external = command_text(loaded, agent_cmd) is not None
+    built-in ones and the project's, checked; None (any) for an agent command or an agent
+    service, which run their own. The agent is not imported."""
+    external = command_text(loaded, agent_cmd) is not None or bool(loaded.settings.agent_service.strip())
     return nameable_tools(toolset(project_tools(loaded)), external=external)
 
 
@@ -91,7 +98,42 @@ def described_agent(loaded: LoadedConfig, agent_cmd: str | None = None) -> str:
     command = command_text(loaded, agent_cmd)
     if command is not None:
         return f"agent command {command!r}"
+    if loaded.settings.agent_service:
+        return f"agent service {loaded.settings.agent_service!r}"
     return loaded.settings.agent or "the reference agent"
+
+
+def _service(
+    loaded: LoadedConfig, agent_cmd: str | None, text: str | None, protocol: str | None
+) -> AgentService | None:
+    """The agent service the cases run through: `text` (the command line's) else
+    `[eval].agent_service`; None when the cases run through another agent. It stands in
+    for `[eval].agent` and `[eval].agent_cmd`, and `--agent-cmd` for it."""
+    settings = loaded.settings
+    if text is not None and not text.strip():
+        raise UsageError("--agent-service is empty; give the command that starts the service")
+    if text is not None and agent_cmd is not None:
+        raise UsageError("--agent-cmd and --agent-service both name the agent; give one")
+    if text is None and (agent_cmd is not None or not settings.agent_service):
+        if protocol is not None:
+            raise UsageError(
+                "--agent-service-protocol says how to talk to --agent-service; give the service too"
+            )
+        return None
+    if text is None and (settings.agent or settings.agent_cmd):
+        raise ConfigError(
+            "[eval] sets agent_service and also agent or agent_cmd; keep the one that runs your agent"
+        )
+    from zeroclaw_eval.backends.service import AgentService
+
+    return AgentService.parse(
+        text if text is not None else settings.agent_service,
+        protocol=protocol or settings.agent_service_protocol,
+        path=settings.agent_service_path,
+        ready_path=settings.agent_service_ready_path,
+        startup_secs=settings.agent_service_startup_secs,
+        project_dir=loaded.base_dir,
+    )
 
 
 def _agent(

@@ -93,6 +93,16 @@ async def run_case(case: Case, options: RunOptions | None = None) -> CaseReport:
 
 
 async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
+    try:
+        return await _run_mode(fixtures, run)
+    finally:
+        # An agent that outlives its cases (a service) ends with the run, however it ended.
+        close = getattr(run.options.agent_cmd, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _run_mode(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
     options = run.options
     if options.live is None:
         return await _run_each(fixtures, run)
@@ -177,7 +187,8 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
         run.stop.count(report)
         settle(index, fixture, report)
 
-    if run.jobs <= 1:
+    serial = options.agent_cmd is not None and options.agent_cmd.serial  # an agent service
+    if run.jobs <= 1 or serial:
         for index, fixture in enumerate(fixtures):  # no task per case when serial
             await one(index, fixture)
         return

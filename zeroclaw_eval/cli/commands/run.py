@@ -11,7 +11,8 @@ import click
 from zeroclaw_eval.cli.interrupts import handles_signals
 from zeroclaw_eval.cli.options import (
     CONTEXT,
-    agent_cmd_option,
+    AgentChoice,
+    agent_options,
     baseline_options,
     config_option,
     exit_on_error,
@@ -89,17 +90,7 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
     " [default: on in live mode]",
 )
-@agent_cmd_option(
-    "Run this command as the agent, once per case, against the case served on loopback"
-    " (OPENAI_BASE_URL): any language or framework. [default: [eval].agent_cmd]"
-)
-@click.option(
-    "--agent-io",
-    type=click.Choice(["jsonl", "oneshot"]),
-    help="How to talk to --agent-cmd: jsonl, a JSON line per turn on stdin and per answer on"
-    " stdout; oneshot, the user input as the last argument and stdout as the answer."
-    " [default: [eval].agent_io, else jsonl]",
-)
+@agent_options
 @output_options
 @baseline_options
 @config_option
@@ -116,8 +107,7 @@ def run_command(
     shard: str | None,
     record_dir: Path | None,
     progress: bool | None,
-    agent_cmd: str | None,
-    agent_io: str | None,
+    agent: AgentChoice,
     outputs: Outputs,
     comparison: Comparison,
     config: Path | None,
@@ -167,8 +157,7 @@ def run_command(
         recorded = _Recorded()
         options = run_options(
             loaded,
-            agent_cmd=agent_cmd,
-            agent_io=agent_io,
+            **agent.settings(),
             live=live,
             jobs=jobs,
             keyword=keyword,

@@ -1,0 +1,183 @@
+"""`zeroclaw eval run --agent-service`: an agent that runs as a long-lived HTTP service,
+started once per run, sent each turn, graded from what crossed the model boundary.
+
+The service is `tests/support/agent_service.py` (standard library only), over both turn
+protocols, and in broken variants that must fail at the right check or step; a service
+that dies or hangs is that case's error and the next case gets a new one."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
+from tests.support.invoke import Runner
+
+SERVICE = Path(__file__).resolve().parents[2] / "support" / "agent_service.py"
+
+
+def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+    return tools_step(tool_call(name, arguments, call_id))
+
+
+def notes(name: str, word: str) -> dict[str, Any]:
+    """Two turns, each a tool round of the service's own tools then text."""
+    return {
+        "model_name": name,
+        "tools": ["echo", "write_note"],
+        "turns": [
+            {
+                "user_input": f"Echo {word}",
+                "steps": [call("echo", {"message": word}, "call_1"), text(f"The echo tool said: {word}")],
+            },
+            {
+                "user_input": f"Save a note saying {word}",
+                "steps": [call("write_note", {"text": word}, "call_2"), text("Saved your note.")],
+            },
+        ],
+        "expects": {
+            "tools_used": ["echo", "write_note"],
+            "tool_arguments_contain": [{"tool": "echo", "needle": word, "call_index": 0}],
+            "tool_results_contain": [{"tool": "echo", "needle": word}],
+            "response_matches": ["^Saved your note\\.$"],
+            "all_tools_succeeded": True,
+            "workspace": {"file_contains": {"note.txt": [word]}},
+        },
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project whose suite holds three two-turn cases."""
+    suite = tmp_path / "evals" / "regression"
+    for index, word in enumerate(("alpha", "bravo", "charlie")):
+        write_fixture(suite, f"case_{index}.json", notes(f"case-{index}", word))
+    return tmp_path
+
+
+def service(*flags: str) -> str:
+    return " ".join([sys.executable, str(SERVICE), *flags])
+
+
+def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+    command = ("eval", "run", "--format", "json", "--agent-service", service(*flags), *extra)
+    result = cli(*command, cwd=project)
+    assert result.code in (0, 1), result.stderr
+    report: dict[str, Any] = result.json()
+    return report
+
+
+def starts(project: Path) -> int:
+    log = project / "service-starts.log"
+    return len(log.read_text(encoding="utf-8").split()) if log.exists() else 0
+
+
+@pytest.mark.parametrize("protocol", ["json", "chat"])
+def test_a_service_passes_its_suite_started_once_for_the_run(
+    cli: Runner, project: Path, protocol: str
+) -> None:
+    extra = ("--agent-service-protocol", protocol, "--jobs", "3")  # --jobs: still one case at a time
+    report = run(cli, project, extra=extra)
+    assert [case["status"] for case in report["cases"]] == ["passed"] * 3, report["cases"]
+    assert starts(project) == 1
+    calls = report["cases"][1]["record"]["calls"]
+    assert [(c["name"], c["arguments"], c["result"]) for c in calls] == [
+        ("echo", {"message": "bravo"}, "bravo"),
+        ("write_note", {"text": "bravo"}, "saved"),
+    ]
+
+
+def test_the_service_is_ready_by_its_ready_path(cli: Runner, project: Path) -> None:
+    (project / "zeroclaw.toml").write_text(
+        f'[eval]\nagent_service = "{service()}"\nagent_service_ready_path = "/health"\n', encoding="utf-8"
+    )
+    result = cli("eval", "run", "--format", "json", cwd=project)
+    assert result.code == 0, result.stdout + result.stderr
+    assert result.json()["counts"]["passed"] == 3
+
+
+@pytest.mark.parametrize(
+    ("breaks", "check"),
+    [
+        ("wrong", "response_matches[0]"),
+        ("garble", "tool_results_contain[0]"),
+    ],
+)
+def test_a_broken_service_fails_at_the_check_it_breaks(
+    cli: Runner, project: Path, breaks: str, check: str
+) -> None:
+    report = run(cli, project, "--break", breaks)
+    for case in report["cases"]:
+        assert case["status"] == "failed", case
+        assert check in [grade["check_id"] for grade in case["grades"] if not grade["passed"]]
+
+
+def test_a_service_that_forgets_results_is_a_run_error_at_the_step(cli: Runner, project: Path) -> None:
+    case = run(cli, project, "--break", "forget")["cases"][0]
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"].startswith("/turns/0/steps/1")
+
+
+def test_a_crashed_service_is_its_cases_error_and_the_next_case_gets_a_new_one(
+    cli: Runner, project: Path
+) -> None:
+    report = run(cli, project, "--break", "crash-on:bravo")
+    assert [case["status"] for case in report["cases"]] == ["passed", "error", "passed"]
+    error = report["cases"][1]["error"]
+    assert "the agent service stopped answering" in error["message"]
+    assert "the service broke on purpose" in error["traceback"]  # its stderr's last lines
+    assert starts(project) == 2
+
+
+def test_a_hung_service_times_its_case_out_and_is_restarted(cli: Runner, project: Path) -> None:
+    (project / "zeroclaw.toml").write_text("[eval]\ncase_timeout_secs = 2\n", encoding="utf-8")
+    report = run(cli, project, "--break", "hang-on:bravo")
+    assert [case["status"] for case in report["cases"]] == ["passed", "error", "passed"]
+    assert "timed out after 2s" in report["cases"][1]["error"]["message"]
+    assert starts(project) == 2
+
+
+def test_a_service_never_ready_is_a_run_error_saying_so(cli: Runner, project: Path) -> None:
+    (project / "zeroclaw.toml").write_text("[eval]\nagent_service_startup_secs = 0.5\n", encoding="utf-8")
+    case = run(cli, project, "--break", "slow-start", extra=("-k", "case_0"))["cases"][0]
+    assert case["status"] == "error"
+    assert "was not ready within 0.5s (agent_service_startup_secs)" in case["error"]["message"]
+
+
+def test_the_service_and_what_it_started_end_with_the_run(cli: Runner, project: Path) -> None:
+    report = run(cli, project, "--break", "spawn")
+    assert report["counts"]["passed"] == 3
+    child = int((project / "service-child.pid").read_text(encoding="utf-8"))
+    for _ in range(50):  # reaped by the harness's kill of the group; give the kernel a moment
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"the service's child {child} outlived the run")
+
+
+@pytest.mark.parametrize(
+    ("flags", "config", "words"),
+    [
+        (("--agent-service", ""), "", "--agent-service is empty"),
+        (("--agent-service", "x", "--agent-cmd", "y"), "", "--agent-cmd and --agent-service both"),
+        (("--agent-service-protocol", "chat"), "", "give the service too"),
+        ((), '[eval]\nagent_service = "x"\nagent_cmd = "y"\n', "keep the one that runs your agent"),
+        ((), '[eval]\nagent_service = "nowhere-to-be-found"\n', "cannot find the program"),
+        ((), '[eval]\nagent_service = "x"\nagent_service_path = "turn"\n', "starting with /"),
+    ],
+)
+def test_a_service_that_cannot_work_is_refused_before_any_case_runs(
+    cli: Runner, project: Path, flags: tuple[str, ...], config: str, words: str
+) -> None:
+    if config:
+        (project / "zeroclaw.toml").write_text(config, encoding="utf-8")
+    result = cli("eval", "run", *flags, cwd=project)
+    assert result.code == 2, result.stdout + result.stderr
+    assert words in result.stderr

@@ -1,0 +1,373 @@
+"""An agent that runs as a long-lived HTTP service (`--agent-service`): a starlette or
+FastAPI app, an agno or LangGraph server, anything that answers a turn over HTTP.
+
+The harness starts the service once per run (and again after it died or stopped
+answering), with the same environment an agent command gets (`OPENAI_BASE_URL`,
+`ANTHROPIC_BASE_URL`, dummy keys, `ZEROCLAW_EVAL_PROJECT`) plus `PORT`, a free loopback
+port to listen on. Its working directory is the project folder. The model URL it gets
+stays the same for the whole run: one loopback server whose requests are answered by the
+case that is running, with the same endpoint, script checks and recording as an agent
+command's front (`backends.front.CaseFront`).
+
+Ready is `GET ready_path` answered with a 2xx, or, without a ready path, the port
+accepting a connection; bounded by `startup_secs`. Each turn is one request to the
+service, by `protocol`:
+
+- `json`: `POST path` (default `/turn`) with `{"session": S, "turn": N, "input": TEXT,
+  "workspace": DIR}`, answered by `{"output": TEXT}` (or `{"error": TEXT}` to fail the
+  turn). `session` is new for each run of a case, so a stateful service keeps one
+  conversation per session.
+- `chat`: `POST path` (default `/v1/chat/completions`), an OpenAI Chat Completions request
+  with the conversation so far (every user input and every earlier answer), answered by a
+  chat completion whose first choice's message content is the answer. The model must see
+  the tool calls of earlier turns too (the script checks every request carries them),
+  which only the service knows: it keeps them by session.
+
+Every turn request carries the session in the `X-Zeroclaw-Session` header and the case
+workspace (percent-encoded) in `X-Zeroclaw-Workspace`, the folder workspace checks read.
+
+Cases run one at a time: the service's model calls carry nothing that tells one case
+from another (its model name and key are its own), so the harness serves one case at a
+time and knows whose request each is. A turn that times out, or a service that stops
+answering, is that case's run error (with the service's last stderr lines); the service
+is then ended and the next case starts a new one. At the run's end the service and every
+process it started (its process group) are ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from threading import Thread
+from typing import Any
+from urllib.parse import quote
+
+from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
+from zeroclaw_eval.backends.command import AgentCommand
+from zeroclaw_eval.backends.front import CaseFront
+from zeroclaw_eval.backends.process import AgentProcess, tail_line
+from zeroclaw_eval.errors import RunError, UsageError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.tools.toolbox import ToolBox
+
+PROTOCOLS = ("json", "chat")
+DEFAULT_PATHS = {"json": "/turn", "chat": "/v1/chat/completions"}
+#: The most of a service's answer read (bytes): an answer, not a stream of them.
+ANSWER_LIMIT = 16 * 1024 * 1024
+#: How long ending the service may wait for it to exit by itself.
+EXIT_GRACE_SECS = 2.0
+#: The characters of a refused answer's body quoted in the case's error.
+_QUOTED = 300
+_sessions = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class AgentService:
+    """The command line of an agent service, and how the harness talks to it."""
+
+    command: AgentCommand
+    protocol: str = "json"
+    path: str = ""
+    ready_path: str = ""
+    startup_secs: float = 30.0
+    #: The running service, shared by every case of the run (not part of the value).
+    host: ServiceHost = field(default_factory=lambda: ServiceHost(), compare=False, repr=False)
+    #: Cases run one at a time (see the module).
+    serial: bool = field(default=True, init=False)
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        *,
+        protocol: str = "json",
+        path: str = "",
+        ready_path: str = "",
+        startup_secs: float = 30.0,
+        project_dir: Path | None = None,
+    ) -> AgentService:
+        """`text` split like a shell command line, as `--agent-cmd`'s is; `UsageError`
+        for a protocol it does not know or a path that is not one."""
+        if protocol not in PROTOCOLS:
+            raise UsageError(f"--agent-service-protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
+        for name, value in (("agent_service_path", path), ("agent_service_ready_path", ready_path)):
+            if value and not value.startswith("/"):
+                raise UsageError(f"[eval].{name} {value!r}: a path on the service, starting with /")
+        command = AgentCommand.parse(text, "jsonl", project_dir, option="--agent-service")
+        return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs)
+
+    def factory(self, case: Case, workspace: Path) -> AgentFactory:
+        """The factory of the agent that runs `case`: a session of the running service."""
+
+        def make(context: AgentContext) -> ServiceAgent:
+            return ServiceAgent(self, case, workspace, context)
+
+        return make
+
+    async def aclose(self) -> None:
+        """End the service and its server: the run is over."""
+        await self.host.close()
+
+
+class ServiceHost:
+    """The service process of a run and the one model server it talks to, which answers
+    with the case that is running (`begin`/`end`)."""
+
+    def __init__(self) -> None:
+        self._server: Any = None  # wire.http.EndpointServer, imported when first needed
+        self._case: CaseFront | None = None
+        self._process: AgentProcess | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.port = 0
+        #: The service stopped answering (a timeout): end it before the next case.
+        self.broken = False
+
+    @property
+    def stderr(self) -> list[str]:
+        return list(self._process.stderr) if self._process is not None else []
+
+    def _answer(self, method: str, path: str, body: bytes) -> Any:
+        case = self._case
+        if case is None:
+            from zeroclaw_eval.wire.endpoint import error_reply
+
+            return error_reply(
+                409, "no case is running: the service called the model between cases", "no_case"
+            )
+        return case.answer(method, path, body)
+
+    def _serve(self) -> str:
+        if self._server is None:
+            from zeroclaw_eval.wire.http import EndpointServer
+            from zeroclaw_eval.wire.limits import FRONT_CONNECTIONS
+
+            self._server = EndpointServer(("127.0.0.1", 0), self._answer, slots=FRONT_CONNECTIONS)
+            Thread(
+                target=self._server.serve_forever, args=(0.05,), name="zeroclaw-service", daemon=True
+            ).start()
+        url: str = self._server.base_url
+        return url
+
+    async def begin(self, service: AgentService, case: CaseFront) -> None:
+        """Make `case` the one the model server answers for, starting the service first if
+        it is not running (or died, or stopped answering)."""
+        loop = asyncio.get_running_loop()
+        alive = self._process is not None and self._process.returncode is None
+        if self._process is not None and (not alive or self.broken or self._loop is not loop):
+            await self._end()
+        self._case = case
+        if self._process is None:
+            await self._start(service, loop)
+
+    def end(self, case: CaseFront) -> None:
+        """The case is over: its requests are no longer answered."""
+        if self._case is case:
+            self._case = None
+
+    async def _start(self, service: AgentService, loop: asyncio.AbstractEventLoop) -> None:
+        self.port = _free_port()
+        environment = service.command.environment(self._serve(), None)
+        environment["PORT"] = str(self.port)
+        argv = service.command.resolved()
+        try:
+            self._process = await AgentProcess.start(
+                argv, service.command.project_dir, environment, _ignored, stdin=False
+            )
+        except OSError as exc:
+            raise RunError(f"cannot start the agent service {argv[0]!r}: {exc.strerror or exc}") from None
+        self._loop, self.broken = loop, False
+        deadline = time.monotonic() + service.startup_secs
+        while not await self._ready(service):
+            if self._process.returncode is not None:
+                raise RunError(
+                    f"the agent service exited with code {self._process.returncode} before it was ready",
+                    traceback=self.diagnostics(),
+                )
+            if time.monotonic() > deadline:
+                self.broken = True
+                what = f"GET {service.ready_path} answered 2xx" if service.ready_path else "accepted"
+                raise RunError(
+                    f"the agent service was not ready within {service.startup_secs:g}s"
+                    f" (agent_service_startup_secs): port {self.port} never {what}",
+                    traceback=self.diagnostics(),
+                )
+            await asyncio.sleep(0.05)
+
+    async def _ready(self, service: AgentService) -> bool:
+        if not service.ready_path:
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
+            except (OSError, asyncio.TimeoutError):
+                return False
+            writer.close()
+            return True
+        import httpx
+
+        try:
+            async with httpx.AsyncClient(timeout=1.0, trust_env=False) as client:
+                answered = await client.get(f"http://127.0.0.1:{self.port}{service.ready_path}")
+        except httpx.HTTPError:
+            return False
+        return 200 <= answered.status_code < 300
+
+    def diagnostics(self) -> str | None:
+        """The service's last stderr lines, for the report."""
+        lines = self.stderr
+        return "stderr (last lines):\n" + "\n".join(lines) if lines else None
+
+    async def _end(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            await process.end(EXIT_GRACE_SECS if not self.broken else 0.0)
+        self.broken = False
+
+    async def close(self) -> None:
+        """End the service (and its process group) and stop the model server."""
+        self._case = None
+        try:
+            await self._end()
+        finally:
+            if self._server is not None:
+                self._server.shutdown()
+                self._server.server_close()
+                self._server = None
+
+
+class ServiceAgent:
+    """One case's session with the running service."""
+
+    def __init__(self, service: AgentService, case: Case, workspace: Path, context: AgentContext) -> None:
+        if not isinstance(context.tools, ToolBox) or context.loop is None:
+            raise TypeError("an agent service runs under the harness only")  # pragma: no cover
+        self._service = service
+        self._case = case
+        self._workspace = workspace
+        self._front = CaseFront(context.provider, context.tools, context.loop, case.trace.model_name)
+        self._session = f"{case.name}#{next(_sessions)}"
+        self._history: list[dict[str, str]] = []
+        self._turn = 0
+        self._began = False
+
+    @property
+    def refused(self) -> str | None:
+        """What the endpoint refused the service before the script saw it, if anything."""
+        return self._front.refused
+
+    def diagnostics(self) -> str | None:
+        return self._service.host.diagnostics()
+
+    async def run_turn(self, user_input: str) -> str:
+        host = self._service.host
+        if not self._began:
+            self._began = True
+            await host.begin(self._service, self._front)
+        turn, self._turn = self._turn, self._turn + 1
+        try:
+            answer = await self._send(turn, user_input)
+        except asyncio.CancelledError:
+            host.broken = True  # it did not answer in time: the next case gets a new one
+            raise
+        self._history += [{"role": "user", "content": user_input}, {"role": "assistant", "content": answer}]
+        return answer
+
+    async def _send(self, turn: int, user_input: str) -> str:
+        service, host = self._service, self._service.host
+        if service.protocol == "json":
+            body: dict[str, Any] = {
+                "session": self._session,
+                "turn": turn,
+                "input": user_input,
+                "workspace": str(self._workspace),
+            }
+        else:
+            messages = [*self._history, {"role": "user", "content": user_input}]
+            body = {"model": self._case.trace.model_name, "messages": messages}
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        import httpx
+
+        try:
+            status, text = await _post(host.port, service.path, payload, self._session, self._workspace)
+        except (OSError, httpx.HTTPError) as exc:
+            host.broken = True
+            raise self._failure(f"stopped answering: {exc}") from None
+        return self._answer_of(status, text)
+
+    def _answer_of(self, status: int, text: str) -> str:
+        where = f"POST {self._service.path}"
+        if not 200 <= status < 300:
+            raise self._failure(f"answered {where} with HTTP {status}: {_quoted(text)}")
+        try:
+            data = loads_untrusted(text)
+        except ValueError:
+            raise self._failure(f"answered {where} with a body that is not JSON: {_quoted(text)}") from None
+        if self._service.protocol == "json":
+            if isinstance(data, dict) and isinstance(data.get("output"), str):
+                return str(data["output"])
+            if isinstance(data, dict) and "error" in data:
+                raise self._failure(f"reported an error: {_quoted(str(data['error']))}")
+            raise self._failure(f'answered {where} without a string "output": {_quoted(text)}')
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            content = None
+        if not isinstance(content, str):
+            raise self._failure(f"answered {where} with no choices[0].message.content text: {_quoted(text)}")
+        return content
+
+    def _failure(self, what: str) -> RunError:
+        refused = f" ({self.refused})" if self.refused else ""
+        return RunError(f"the agent service {what}{refused}", traceback=self.diagnostics())
+
+    async def aclose(self) -> None:
+        """The case is over: the service stays up for the next one (ended at the run's
+        end, or now if it stopped answering)."""
+        host = self._service.host
+        host.end(self._front)
+        if host.broken:
+            await host._end()
+
+
+def _ignored(line: str | int) -> None:
+    """A service's stdout is its log, not its answers: read (so it never blocks) and dropped."""
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _quoted(text: str) -> str:
+    line = tail_line(text.replace("\r", " ").replace("\n", " "))
+    return repr(line[:_QUOTED] + ("…" if len(line) > _QUOTED else ""))
+
+
+async def _post(port: int, path: str, payload: bytes, session: str, workspace: Path) -> tuple[int, str]:
+    """One POST to the service on loopback; (status, body). The turn's deadline bounds
+    it as a whole; the body is read up to `ANSWER_LIMIT`. httpx is imported here: a run
+    without a service never loads it."""
+    import httpx
+
+    headers = {
+        "Content-Type": "application/json",
+        "X-Zeroclaw-Session": session,
+        # A path of any characters, percent-encoded as a header value must be.
+        "X-Zeroclaw-Workspace": quote(str(workspace), safe="/"),
+    }
+    # trust_env=False: a proxy configured for the machine must not carry loopback away.
+    async with httpx.AsyncClient(timeout=None, trust_env=False) as client:
+        url = f"http://127.0.0.1:{port}{path}"
+        async with client.stream("POST", url, content=payload, headers=headers) as response:
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > ANSWER_LIMIT:
+                    raise OSError(f"an answer over the {ANSWER_LIMIT} bytes an answer may have")
+            return response.status_code, body.decode("utf-8", errors="replace")
