@@ -51,11 +51,21 @@ async def drive(
     the factory cannot make an agent.
     """
     external = settings.agent_cmd is not None
-    if external and case.trace.tool_doubles:
+    if external and case.trace.tool_doubles and not settings.mcp:
         return RunError(
-            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools", "/tool_doubles"
+            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools"
+            " (with [eval].mcp they answer the calls it makes to the MCP server)",
+            "/tool_doubles",
         )
-    if external:
+    if external and settings.mcp:
+        # The agent runs its own tools, and takes those the harness serves over MCP: the
+        # built-in and project tools the case lists, and the doubled ones.
+        # (Not `echo` unless the case lists it: an agent command's tools are its own.)
+        available = with_doubles(settings.toolset, case.trace.tool_doubles, any_name=True)
+        served = {name: available[name] for name in case.trace.tools if name in available}
+        toolbox = ToolBox(served, record, workspace)
+        offered = [ALWAYS_OFFERED, *case.trace.tools]
+    elif external:
         toolbox = ToolBox({}, record, workspace)
         offered = [ALWAYS_OFFERED, *case.trace.tools]
     else:
@@ -75,8 +85,13 @@ async def drive(
     recording = RecordingProvider(checked or provider, record)
     started = time.perf_counter()
     made: list[Agent | SyncAgent] = []
+    loop = asyncio.get_running_loop()
+    mcp = settings.mcp_tools if settings.mcp else None
     try:
-        context = AgentContext(recording, toolbox, settings.max_tool_iterations, asyncio.get_running_loop())
+        if mcp is not None:
+            mcp.begin(case, toolbox, loop)
+        url = mcp.url if mcp is not None else None
+        context = AgentContext(recording, toolbox, settings.max_tool_iterations, loop, mcp_url=url)
         made.append(make_agent(_factory(case, workspace, settings), context))
         watched = _Watched(script, checked)
         error = await _turns(case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs)
@@ -85,6 +100,8 @@ async def drive(
         # command's last requests) cannot reach a record about to be graded.
         recording.close()
         toolbox.close()
+        if mcp is not None:
+            mcp.end(toolbox)
         for agent in made:
             await _close(agent)
         record.duration_ms = (time.perf_counter() - started) * 1000
@@ -190,7 +207,13 @@ class _Watched:
 
 
 def _denied(index: int, toolbox: ToolBox) -> RunError | None:
-    return denial_error(index, toolbox.denials[0]) if toolbox.denials else None
+    """The run error of the first call the sandbox denied, or the case does not script."""
+    if toolbox.denials:
+        return denial_error(index, toolbox.denials[0])
+    if toolbox.refusals:
+        message, pointer = toolbox.refusals[0]
+        return RunError(f"turn {index + 1}: {message}", pointer)
+    return None
 
 
 async def _close(agent: object) -> None:

@@ -41,6 +41,9 @@ class AgentContext:
     max_tool_iterations: int = 10
     #: The harness's event loop, where `provider` and `tools` run (set by the harness).
     loop: asyncio.AbstractEventLoop | None = field(default=None, repr=False, compare=False)
+    #: With `[eval].mcp`: the URL of an MCP server (streamable HTTP) offering `tools`;
+    #: give it to the agent's MCP client. None otherwise.
+    mcp_url: str | None = None
 
     def sync(self, awaitable: Coroutine[Any, Any, T]) -> T:
         """Wait for `awaitable` (a call of `provider` or `tools`) from a synchronous

@@ -126,11 +126,11 @@ class ResultsChecked:
                     f"{where} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
                     f" not of the call the model asked for ({call.name} with {quote(call.arguments)})",
                 )
-            if not _same(result, ran):
+            if not is_result_of(result, ran):
                 return self._error(
                     index,
-                    f"{where} is not what the tool returned: the tool returned {_said(ran)},"
-                    f" the request sends {_said_back(result)}",
+                    f"{where} is not what the tool returned: the tool returned {said(ran)},"
+                    f" the request sends {said_back(result)}",
                 )
             self._sent.setdefault(call.id, set()).add(result.content)
         return None
@@ -182,15 +182,15 @@ def _shown(arguments: Any) -> str:
     return arguments if isinstance(arguments, str) else compact_json(arguments)
 
 
-def _said(ran: RecordedCall) -> str:
+def said(ran: RecordedCall) -> str:
     return quote(ran.result) + ("" if ran.success else " (a failure)")
 
 
-def _said_back(result: FedBack) -> str:
+def said_back(result: FedBack) -> str:
     return quote(result.content) + (" marked is_error" if result.failed else "")
 
 
-def _same(result: FedBack, ran: RecordedCall) -> bool:
+def is_result_of(result: FedBack, ran: RecordedCall) -> bool:
     """Whether `result` is the result `ran` returned (see the module's normalisation)."""
     sent, returned = result.content, ran.result
     if result.failed and ran.success:

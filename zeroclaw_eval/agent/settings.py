@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.config.settings import LiveOptions
@@ -22,6 +22,9 @@ from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 from zeroclaw_eval.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from zeroclaw_eval.tools.mcp import McpTools
 
 
 class ExternalAgent(Protocol):
@@ -55,6 +58,8 @@ class CaseSettings:
     #: Live mode: the provider, its key, and the tools live cases may use; None replays
     #: each case's scripted steps.
     live: LiveOptions | None = None
+    #: Serve each case's tools as an MCP server too (`tools.mcp`).
+    mcp: bool = False
 
     def __post_init__(self) -> None:
         # Checked when the settings are made, before any case runs: a project tool that
@@ -73,6 +78,13 @@ class CaseSettings:
     def nameable_tools(self) -> frozenset[str] | None:
         """The tools a fixture's `tools` may name (None: any, for an agent command)."""
         return nameable_tools(self.toolset, external=self.agent_cmd is not None)
+
+    @cached_property
+    def mcp_tools(self) -> McpTools:
+        """The run's MCP server (with `mcp`), made when first needed, closed with the run."""
+        from zeroclaw_eval.tools.mcp import McpTools
+
+        return McpTools()
 
     @property
     def live_allowed(self) -> frozenset[str] | None:

@@ -112,9 +112,10 @@ class AgentCommand:
 
         return make
 
-    def environment(self, base_url: str, case: Case | None) -> dict[str, str]:
+    def environment(self, base_url: str, case: Case | None, mcp_url: str | None = None) -> dict[str, str]:
         """The process's environment: this one's, and what points the agent at the case
-        (an agent service, started for every case, gets no case's names)."""
+        (an agent service, started for every case, gets no case's names) and at the MCP
+        server of the case's tools (with `[eval].mcp`)."""
         project = str(self.project_dir)
         path = os.environ.get("PYTHONPATH")
         loopback = "127.0.0.1,localhost"
@@ -132,6 +133,7 @@ class AgentCommand:
                 if case
                 else {}
             ),
+            **({"ZEROCLAW_EVAL_MCP_URL": mcp_url} if mcp_url else {}),
             "ZEROCLAW_EVAL_PROJECT": project,
             "PYTHONPATH": project if not path else f"{project}{os.pathsep}{path}",
             # A proxy configured for the machine must not carry loopback requests away.
@@ -154,6 +156,7 @@ class CommandAgent:
         from zeroclaw_eval.backends.front import HttpFront
 
         self._front = HttpFront(context.provider, context.tools, context.loop, case.trace.model_name)
+        self._mcp_url = context.mcp_url
         self._process: AgentProcess | None = None
         self._answers: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._stray: deque[str] = deque(maxlen=TAIL_LINES)
@@ -231,7 +234,7 @@ class CommandAgent:
             self._process = await AgentProcess.start(
                 argv,
                 self._workspace,
-                self._command.environment(self._front.url, self._case),
+                self._command.environment(self._front.url, self._case, self._mcp_url),
                 sink,
                 stdin=stdin,
             )

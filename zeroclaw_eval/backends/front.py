@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from threading import Thread
 
+from zeroclaw_eval.agent.results import is_result_of, said, said_back
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.sent import fed_back, inferred_success
 from zeroclaw_eval.errors import EvalError
@@ -64,6 +65,9 @@ class CaseFront:
             return error_reply(409, str(over), "case_over", api=taken.api)
 
     async def _complete(self, request: WireRequest) -> Reply:
+        changed = self._changed_mcp_result(request)
+        if changed is not None:
+            return error_reply(400, changed, "result_changed", api=request.api)
         try:
             response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
@@ -72,6 +76,31 @@ class CaseFront:
             success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
         return self._endpoint.reply(request, response)
+
+    def _changed_mcp_result(self, request: WireRequest) -> str | None:
+        """A result sent back for a call the harness's MCP server ran, changed on the way
+        (the rule an agent of this process is held to, `agent.results`), as the case's
+        refusal; None when every such result is what the tool returned. The agent's own
+        tools are out of reach: what it sends back is all the harness sees of them."""
+        tools, turn = self._tools, self._tools.turn
+        for result in fed_back(request.messages):
+            where = f"the result sent to the model for {result.name} (call {result.call_id})"
+            ran = tools.ran_without_id(result.name, result.arguments)
+            if ran is not None and not is_result_of(result, ran):
+                problem = (
+                    f"{where} is not what the MCP tool returned: the tool returned {said(ran)},"
+                    f" the request sends {said_back(result)}"
+                )
+            elif ran is None and tools.serves(result.name) and not tools.ran(result.call_id):
+                problem = (
+                    f"{where} was returned by no call to the MCP server, which serves {result.name}:"
+                    " the agent made it up or ran a tool of its own"
+                )
+            else:
+                continue
+            tools.refuse(problem, f"/turns/{turn}")
+            return f"turn {turn + 1}: {problem}"
+        return None
 
 
 class HttpFront(CaseFront):

@@ -154,25 +154,28 @@ class ServiceHost:
         url: str = self._server.base_url
         return url
 
-    async def begin(self, service: AgentService, case: CaseFront) -> None:
+    async def begin(self, service: AgentService, case: CaseFront, mcp_url: str | None = None) -> None:
         """Make `case` the one the model server answers for, starting the service first if
-        it is not running (or died, or stopped answering)."""
+        it is not running (or died, or stopped answering); `mcp_url`: the run's MCP
+        server of the case's tools, the same for every case."""
         loop = asyncio.get_running_loop()
         alive = self._process is not None and self._process.returncode is None
         if self._process is not None and (not alive or self.broken or self._loop is not loop):
             await self._end()
         self._case = case
         if self._process is None:
-            await self._start(service, loop)
+            await self._start(service, loop, mcp_url)
 
     def end(self, case: CaseFront) -> None:
         """The case is over: its requests are no longer answered."""
         if self._case is case:
             self._case = None
 
-    async def _start(self, service: AgentService, loop: asyncio.AbstractEventLoop) -> None:
+    async def _start(
+        self, service: AgentService, loop: asyncio.AbstractEventLoop, mcp_url: str | None
+    ) -> None:
         self.port = _free_port()
-        environment = service.command.environment(self._serve(), None)
+        environment = service.command.environment(self._serve(), None, mcp_url)
         environment["PORT"] = str(self.port)
         argv = service.command.resolved()
         try:
@@ -249,6 +252,7 @@ class ServiceAgent:
         self._case = case
         self._workspace = workspace
         self._front = CaseFront(context.provider, context.tools, context.loop, case.trace.model_name)
+        self._mcp_url = context.mcp_url
         self._session = f"{case.name}#{next(_sessions)}"
         self._history: list[dict[str, str]] = []
         self._turn = 0
@@ -266,7 +270,7 @@ class ServiceAgent:
         host = self._service.host
         if not self._began:
             self._began = True
-            await host.begin(self._service, self._front)
+            await host.begin(self._service, self._front, self._mcp_url)
         turn, self._turn = self._turn, self._turn + 1
         try:
             answer = await self._send(turn, user_input)

@@ -135,15 +135,13 @@ class AgentChoice:
     agent_io: str | None
     agent_service: str | None
     agent_service_protocol: str | None
-
-    def settings(self) -> dict[str, str | None]:
-        """As `runner.project.run_options` takes them."""
-        return dict(vars(self))
+    mcp: bool | None
 
 
 def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """The options that name an agent outside this process (`run`): an agent command, or
-    an agent service. The command gets them as one `agent` (`AgentChoice`)."""
+    """The options that say how `run` reaches the agent: an agent command, an agent
+    service, the MCP server of the case's tools. The command gets them as one `agent`
+    (`AgentChoice`)."""
 
     @functools.wraps(command)
     def chosen(
@@ -152,9 +150,10 @@ def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
         agent_io: str | None,
         agent_service: str | None,
         agent_service_protocol: str | None,
+        mcp: bool | None,
         **kwargs: Any,
     ) -> Any:
-        agent = AgentChoice(agent_cmd, agent_io, agent_service, agent_service_protocol)
+        agent = AgentChoice(agent_cmd, agent_io, agent_service, agent_service_protocol, mcp)
         return command(*args, agent=agent, **kwargs)
 
     options = [
@@ -181,6 +180,12 @@ def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="How a turn reaches --agent-service: json, POST {session, input} answered by"
             " {output}; chat, an OpenAI chat completion of the conversation so far."
             " [default: [eval].agent_service_protocol, else json]",
+        ),
+        click.option(
+            "--mcp/--no-mcp",
+            default=None,
+            help="Serve each case's tools as an MCP server too (streamable HTTP, its URL in"
+            " ZEROCLAW_EVAL_MCP_URL), for an agent that takes its tools from MCP. [default: [eval].mcp]",
         ),
     ]
     for option in reversed(options):

@@ -42,6 +42,9 @@ class EvalSettings(BaseModel):
     #: A path answered 2xx once the service is ready; empty: the port accepting.
     agent_service_ready_path: str = ""
     agent_service_startup_secs: float = Field(default=30.0, gt=0)
+    #: Serve each case's tools as an MCP server too (ZEROCLAW_EVAL_MCP_URL), for agents
+    #: that take their tools from MCP servers.
+    mcp: bool = False
     live_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)

@@ -25,6 +25,7 @@ from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.runner.imports import load_callable
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
+from zeroclaw_eval.tools.mcp import require_sdk
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 
@@ -39,6 +40,7 @@ def run_options(
     agent_io: str | None = None,
     agent_service: str | None = None,
     agent_service_protocol: str | None = None,
+    mcp: bool | None = None,
     live: bool = False,
     **overrides: Any,
 ) -> RunOptions:
@@ -51,6 +53,9 @@ def run_options(
     names = tool_names(tools)  # checked before the agent is imported
     service = _service(loaded, agent_cmd, agent_service, agent_service_protocol)
     factory, command = _agent(loaded, agent_cmd, agent_io) if service is None else (reference_agent, service)
+    mcp = settings.mcp if mcp is None else mcp
+    if mcp:
+        require_sdk()  # before any case runs: every case would fail alike
     refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
     return RunOptions(
         agent_factory=factory,
@@ -58,6 +63,7 @@ def run_options(
         case_timeout_secs=settings.case_timeout_secs,
         max_tool_iterations=settings.max_tool_iterations,
         tools=tools,
+        mcp=mcp,
         live=live_options(loaded, names) if live else None,
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,

@@ -96,10 +96,14 @@ async def _run_all(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
     try:
         return await _run_mode(fixtures, run)
     finally:
-        # An agent that outlives its cases (a service) ends with the run, however it ended.
-        close = getattr(run.options.agent_cmd, "aclose", None)
+        # What outlives a case (an agent service, the MCP server) ends with the run,
+        # however it ended.
+        options = run.options
+        close = getattr(options.agent_cmd, "aclose", None)
         if close is not None:
             await close()
+        if "mcp_tools" in vars(options):  # made only when a case needed it
+            options.mcp_tools.close()
 
 
 async def _run_mode(fixtures: list[Fixture], run: Run) -> list[CaseReport]:

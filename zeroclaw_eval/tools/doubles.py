@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
 from zeroclaw_eval.fixtures.model import ToolDouble
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
@@ -23,12 +24,18 @@ def answers(double: ToolDouble, arguments: dict[str, Any]) -> bool:
     return all(key in arguments and json_equal(arguments[key], value) for key, value in double.when.items())
 
 
-def with_doubles(tools: Mapping[str, Tool], doubles: Mapping[str, Sequence[ToolDouble]]) -> dict[str, Tool]:
-    """`tools` with each doubled one answered by its doubles instead of its code."""
+def with_doubles(
+    tools: Mapping[str, Tool], doubles: Mapping[str, Sequence[ToolDouble]], *, any_name: bool = False
+) -> dict[str, Tool]:
+    """`tools` with each doubled one answered by its doubles instead of its code;
+    `any_name`: a doubled tool `tools` lacks (an agent command's own, served over MCP)
+    joins them, known only by its name and its doubles."""
     doubled = dict(tools)
     for name, entries in doubles.items():
         if name in doubled:
             doubled[name] = replace(doubled[name], run=_answer_with(name, entries), blocking=False)
+        elif any_name:
+            doubled[name] = Tool(ToolSpec(name, "", {"type": "object"}), _answer_with(name, entries))
     return doubled
 
 

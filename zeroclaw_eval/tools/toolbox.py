@@ -8,6 +8,7 @@ back to the model, never a crash. The recorded calls are the canonical fact of d
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ToolSpec, decode_arguments
@@ -34,6 +35,9 @@ class ToolBox:
         #: denied without asking anyone; the harness fails the case for it.
         self._supervised = supervised
         self.denials: list[str] = []
+        #: Calls the case does not script, said with the fixture field to fix (a tool an
+        #: MCP client called that the case does not serve): each fails the case.
+        self.refusals: list[tuple[str, str]] = []
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
         #: The calls running now, as (name, call id): what a turn that times out was doing.
@@ -80,10 +84,39 @@ class ToolBox:
         )
         return outcome
 
+    def serves(self, name: str) -> bool:
+        """Whether a call of `name` is this tool box's to run."""
+        return name in self._tools
+
+    def ran(self, call_id: str) -> bool:
+        """Whether a call with this id is recorded already."""
+        return any(call.call_id == call_id for call in self._record.calls)
+
+    def ran_without_id(self, name: str, arguments: str) -> RecordedCall | None:
+        """The call of `name` with `arguments` this tool box ran without a call id (an MCP
+        client's) and no fed-back result has claimed yet, if any."""
+        received = decode_arguments(arguments)
+        return next(
+            (c for c in self._record.calls if not c.call_id and c.name == name and c.arguments == received),
+            None,
+        )
+
+    def refuse(self, message: str, pointer: str) -> None:
+        """Note a call the case does not script (`message`), at the fixture field `pointer`."""
+        self.refusals.append((message, pointer))
+
     def observe(self, call_id: str, name: str, arguments: str, result: str, success: bool) -> None:
         """Record a call that ran outside the tool box, as the harness saw it cross a
-        boundary it owns (an agent command's tool result, fed back over HTTP)."""
+        boundary it owns (an agent command's tool result, fed back over HTTP).
+
+        A call this tool box already ran without a call id (one an MCP client made, which
+        carries none) with the same name and arguments is that call: it takes the id, and
+        keeps the result the tool returned, rather than being recorded twice."""
         if self._closed:
             raise RuntimeError("this case is over: its tools take no more calls")
-        received = decode_arguments(arguments)
-        self._record.calls.append(RecordedCall(self.turn, call_id, name, received, result, success))
+        ran = self.ran_without_id(name, arguments)
+        calls = self._record.calls
+        if ran is not None:
+            calls[calls.index(ran)] = replace(ran, call_id=call_id)
+            return
+        calls.append(RecordedCall(self.turn, call_id, name, decode_arguments(arguments), result, success))

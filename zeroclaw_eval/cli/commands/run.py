@@ -157,7 +157,11 @@ def run_command(
         recorded = _Recorded()
         options = run_options(
             loaded,
-            **agent.settings(),
+            agent_cmd=agent.agent_cmd,
+            agent_io=agent.agent_io,
+            agent_service=agent.agent_service,
+            agent_service_protocol=agent.agent_service_protocol,
+            mcp=agent.mcp,
             live=live,
             jobs=jobs,
             keyword=keyword,

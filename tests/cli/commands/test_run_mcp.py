@@ -1,0 +1,217 @@
+"""`zeroclaw eval run --mcp`: each case's tools served as an MCP server (the official SDK,
+streamable HTTP), so an agent that takes its tools from MCP is gated: every MCP call is
+a recorded dispatch, doubles answer it, and a call the case does not script is refused
+at the fixture field.
+
+The agents are real MCP clients (the `mcp` SDK's): an agent command
+(`tests/support/mcp_agent.py`), in broken variants that must fail where they should, and
+an agent of this process that reads `AgentContext.mcp_url`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
+from tests.support.invoke import Runner
+
+pytest.importorskip("mcp")
+
+AGENT = Path(__file__).resolve().parents[2] / "support" / "mcp_agent.py"
+
+ORDER: dict[str, Any] = {
+    "model_name": "order-status",
+    "tools": ["lookup_order", "echo"],
+    "tool_doubles": {"lookup_order": [{"when": {"order_id": "42"}, "result": "order 42: shipped"}]},
+    "turns": [
+        {
+            "user_input": "Where is order 42?",
+            "steps": [
+                tools_step(tool_call("lookup_order", {"order_id": "42"}, "c1")),
+                text("Order 42 has shipped."),
+            ],
+        },
+        {
+            "user_input": "Echo done",
+            "steps": [tools_step(tool_call("echo", {"message": "done"}, "c2")), text("done")],
+        },
+    ],
+    "expects": {
+        "exact_tool_calls": 2,
+        "tool_arguments_contain": [{"tool": "lookup_order", "needle": "42", "call_index": 0}],
+        "tool_results_contain": [{"tool": "lookup_order", "needle": "shipped"}],
+        "all_tools_succeeded": True,
+        "response_contains": ["done"],
+    },
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    write_fixture(tmp_path / "evals" / "regression", "order.json", ORDER)
+    return tmp_path
+
+
+def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ("--mcp",)) -> dict[str, Any]:
+    agent = " ".join([sys.executable, str(AGENT), *flags])
+    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent, *extra, cwd=project)
+    assert result.code in (0, 1), result.stdout + result.stderr
+    case: dict[str, Any] = result.json()["cases"][0]
+    return case
+
+
+def test_an_mcp_agent_passes_and_each_mcp_call_is_one_recorded_dispatch(cli: Runner, project: Path) -> None:
+    case = run(cli, project)
+    assert case["status"] == "passed", case["error"] or case["grades"]
+    calls = [
+        (c["call_id"], c["name"], c["arguments"], c["result"], c["success"]) for c in case["record"]["calls"]
+    ]
+    # Answered by the double and by the built-in echo; the id is the model's, taken over
+    # when the agent fed the result back (one record per call, not two).
+    assert calls == [
+        ("c1", "lookup_order", {"order_id": "42"}, "order 42: shipped", True),
+        ("c2", "echo", {"message": "done"}, "done", True),
+    ]
+
+
+def test_without_mcp_doubles_cannot_answer_an_agent_command(cli: Runner, project: Path) -> None:
+    case = run(cli, project, extra=())
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/tool_doubles"
+    assert "with [eval].mcp they answer" in case["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "pointer", "words"),
+    [
+        ("unserved", "/tools", "the MCP tool 'delete_order', which this case does not serve"),
+        (
+            "other-order",
+            "/tool_doubles/lookup_order",
+            'with {"order_id": "7"}, which none of its doubles answers',
+        ),
+        ("garble", "/turns/0", "is not what the MCP tool returned"),
+        ("forget", "/turns/0/steps/1", "does not carry the results of lookup_order (id c1)"),
+    ],
+)
+def test_a_broken_mcp_agent_is_a_run_error_at_the_field(
+    cli: Runner, project: Path, breaks: str, pointer: str, words: str
+) -> None:
+    case = run(cli, project, "--break", breaks)
+    assert case["status"] == "error", case
+    assert case["error"]["field"]["pointer"] == pointer, case["error"]
+    assert words in case["error"]["message"]
+
+
+def test_an_agent_that_makes_up_a_served_tools_result_is_a_run_error(cli: Runner, project: Path) -> None:
+    # It answers lookup_order itself, with the very text the double would have given.
+    case = run(cli, project, "--break", "own-tool")
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/turns/0"
+    assert "was returned by no call to the MCP server, which serves lookup_order" in case["error"]["message"]
+
+
+IN_PROCESS = '''
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from zeroclaw_eval import AgentContext, ToolSpec
+
+
+class McpAgent:
+    """Asks the model with the MCP server's tools, and calls them through MCP only."""
+
+    def __init__(self, context: AgentContext) -> None:
+        assert context.mcp_url is not None
+        self.context = context
+        self.history: list[Any] = []
+
+    async def _tool(self, name: str, arguments: dict[str, Any]) -> tuple[list[ToolSpec], str]:
+        assert self.context.mcp_url is not None
+        async with streamable_http_client(self.context.mcp_url) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                listed = await session.list_tools()
+                specs = [ToolSpec(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools]
+                if not name:
+                    return specs, ""
+                result = await session.call_tool(name, arguments)
+                return specs, "".join(getattr(part, "text", "") for part in result.content)
+
+    async def run_turn(self, user_input: str) -> str:
+        specs, _ = await self._tool("", {})
+        self.history.append({"role": "user", "content": user_input})
+        while True:
+            reply = await self.context.provider.complete(self.history, specs)
+            if not reply.tool_calls:
+                self.history.append({"role": "assistant", "content": reply.content or ""})
+                return reply.content or ""
+            calls = [call.as_openai() for call in reply.tool_calls]
+            self.history.append({"role": "assistant", "content": reply.content, "tool_calls": calls})
+            for call in reply.tool_calls:
+                _, text = await self._tool(call.name, json.loads(call.arguments))
+                self.history.append({"role": "tool", "tool_call_id": call.id, "content": text})
+
+
+def make_agent(context: AgentContext) -> McpAgent:
+    return McpAgent(context)
+'''
+
+
+def test_an_agent_of_this_process_gets_the_url_and_its_mcp_calls_run_in_the_workspace(
+    cli: Runner, tmp_path: Path
+) -> None:
+    (tmp_path / "mcp_agent_here.py").write_text(IN_PROCESS, encoding="utf-8")
+    (tmp_path / "zeroclaw.toml").write_text(
+        '[eval]\nagent = "mcp_agent_here:make_agent"\nmcp = true\n', encoding="utf-8"
+    )
+    write_fixture(
+        tmp_path / "evals" / "regression",
+        "write.json",
+        {
+            "model_name": "write-a-file",
+            "tools": ["file_write"],
+            "turns": [
+                {
+                    "user_input": "Write hi to out.txt",
+                    "steps": [
+                        tools_step(tool_call("file_write", {"path": "out.txt", "content": "hi"}, "w1")),
+                        text("Written."),
+                    ],
+                }
+            ],
+            "expects": {
+                "tools_used": ["file_write"],
+                "tools_offered": ["file_write"],
+                "all_tools_succeeded": True,
+                "workspace": {"file_contains": {"out.txt": ["hi"]}},
+            },
+        },
+    )
+    result = cli("eval", "run", "--format", "json", cwd=tmp_path)
+    assert result.code == 0, result.stdout + result.stderr
+    calls = result.json()["cases"][0]["record"]["calls"]
+    # Dispatched over MCP, which carries no call id: the result check matched it by tool
+    # and arguments.
+    assert [(c["call_id"], c["name"]) for c in calls] == [("", "file_write")]
+
+
+def test_mcp_without_the_sdk_is_a_configuration_error_before_any_case(
+    cli: Runner, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else found(name, *a))
+    result = cli("eval", "run", "--mcp", cwd=project)
+    assert result.code == 2
+    assert "pip install 'zeroclaw-eval[mcp]'" in result.stderr

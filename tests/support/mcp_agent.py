@@ -1,0 +1,99 @@
+"""An agent that takes its tools from an MCP server, for the `[eval].mcp` tests: the
+official `mcp` SDK's client over streamable HTTP (ZEROCLAW_EVAL_MCP_URL), and the model
+over Chat Completions at OPENAI_BASE_URL (the standard library's HTTP client). It speaks
+the `--agent-cmd` jsonl protocol.
+
+    python tests/support/mcp_agent.py [--break WHAT]
+
+Each turn it lists the server's tools, offers them to the model, calls each tool the
+model asks for through MCP and sends each result back. WHAT makes a broken variant:
+`garble` (sends "garbage" as every result), `other-order` (asks the tool about order 7
+whatever the model said), `unserved` (calls `delete_order`, which the server does not
+offer), `forget` (results are not sent back), `own-tool` (runs its own lookup instead of
+the MCP tool's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import urllib.request
+from contextlib import AsyncExitStack
+from typing import Any
+
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+
+def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "messages": messages, "tools": tools}
+    request = urllib.request.Request(
+        os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+        data=json.dumps(body).encode("utf-8"),
+        headers={
+            "Content-Type": "application/json",
+            "Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
+        },
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return dict(json.loads(response.read())["choices"][0]["message"])
+
+
+async def call(session: ClientSession, name: str, arguments: dict[str, Any], breaks: str) -> str:
+    if breaks == "own-tool":
+        return "order 42: shipped" if name == "lookup_order" else str(arguments.get("message", ""))
+    if breaks == "other-order" and "order_id" in arguments:
+        arguments = {**arguments, "order_id": "7"}
+    if breaks == "unserved":
+        name = "delete_order"
+    result = await session.call_tool(name, arguments)
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    if result.is_error:
+        text = f"Error: {text}"
+    return "garbage" if breaks == "garble" else text
+
+
+async def answer(session: ClientSession, history: list[dict[str, Any]], user_input: str, breaks: str) -> str:
+    listed = await session.list_tools()
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+        }
+        for t in listed.tools
+    ]
+    history.append({"role": "user", "content": user_input})
+    while True:
+        message = model(history, tools)
+        history.append(message)
+        if not message.get("tool_calls"):
+            return str(message.get("content") or "")
+        for requested in message["tool_calls"]:
+            function = requested["function"]
+            text = await call(session, function["name"], json.loads(function["arguments"] or "{}"), breaks)
+            if breaks != "forget":
+                history.append({"role": "tool", "tool_call_id": requested["id"], "content": text})
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--break", dest="breaks", default="")
+    breaks = parser.parse_args().breaks
+    history: list[dict[str, Any]] = []
+    async with AsyncExitStack() as stack:
+        read, write = await stack.enter_async_context(
+            streamable_http_client(os.environ["ZEROCLAW_EVAL_MCP_URL"])
+        )
+        session = await stack.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+        loop = asyncio.get_running_loop()
+        while line := await loop.run_in_executor(None, sys.stdin.readline):
+            text = await answer(session, history, json.loads(line)["user_input"], breaks)
+            print(json.dumps({"answer": text}), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

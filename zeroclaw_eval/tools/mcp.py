@@ -1,0 +1,162 @@
+"""The tools of the running case as an MCP server (`[eval].mcp`, `--mcp`): a double of
+the MCP servers an agent takes its tools from.
+
+One server per run, on loopback, speaking MCP's streamable HTTP transport through the
+official `mcp` SDK (its low-level `Server`, served by uvicorn in a thread of its own):
+its URL stays the same for the whole run and reaches the agent as
+`ZEROCLAW_EVAL_MCP_URL` (an agent command, an agent service) or `AgentContext.mcp_url`
+(an agent of this process). Requests are answered with the case that is running:
+
+- `tools/list` offers the case's tools the harness can answer (`echo`, the built-in and
+  project tools it lists, and every tool it doubles), each with its JSON Schema (`{"type":
+  "object"}` for a tool known only by its doubles);
+- each `tools/call` is dispatched through the case's `ToolBox` on the harness's event loop,
+  so it is recorded in the dispatch list every tool check grades, its doubles answer in
+  place of its code, and a built-in tool runs in the case workspace;
+- a call the case does not script (a tool it does not serve, or a doubled tool no double
+  answers) is answered as an MCP tool error and is the case's run error, at the fixture
+  field to add it to (`/tools`, or `/tool_doubles/NAME`).
+
+MCP calls carry no model call id: such a dispatch is recorded without one, and the
+result an agent command then feeds back to the model takes it over (`ToolBox.observe`)
+instead of being recorded twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import socket
+import threading
+import time
+from typing import Any
+
+from zeroclaw_eval.errors import ConfigError
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.tools.doubles import answers
+from zeroclaw_eval.tools.toolbox import ToolBox
+
+#: What an agent is told to read the server's URL from.
+URL_VARIABLE = "ZEROCLAW_EVAL_MCP_URL"
+#: How long the server may take to start listening.
+_START_SECS = 10.0
+
+
+class McpTools:
+    """The run's MCP server; `begin`/`end` say which case answers."""
+
+    def __init__(self) -> None:
+        self._server: Any = None  # uvicorn.Server, made when first needed
+        self._thread: threading.Thread | None = None
+        self._url = ""
+        self._lock = threading.Lock()
+        self._case: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None = None
+
+    @property
+    def url(self) -> str:
+        """The streamable-HTTP endpoint (`http://127.0.0.1:PORT/mcp`), started on first use."""
+        with self._lock:
+            if self._server is None:
+                self._start()
+            return self._url
+
+    def begin(self, case: Case, toolbox: ToolBox, loop: asyncio.AbstractEventLoop) -> None:
+        """Answer with `case`'s tools from now on."""
+        self._case = (case, toolbox, loop)
+
+    def end(self, toolbox: ToolBox) -> None:
+        """The case is over: its tools take no more calls."""
+        if self._case is not None and self._case[1] is toolbox:
+            self._case = None
+
+    def close(self) -> None:
+        """Stop the server: the run is over."""
+        with self._lock:
+            server, thread, self._server, self._thread = self._server, self._thread, None, None
+        if server is not None:
+            server.should_exit = True
+        if thread is not None:
+            thread.join(_START_SECS)
+
+    def _start(self) -> None:
+        require_sdk()
+        import mcp_types as types
+        import uvicorn
+        from mcp.server.lowlevel.server import Server
+
+        async def list_tools(context: Any, params: Any) -> Any:
+            return types.ListToolsResult(tools=[types.Tool(**spec) for spec in self._specs()])
+
+        async def call_tool(context: Any, params: Any) -> Any:
+            text, failed = await self._call(params.name, dict(params.arguments or {}))
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=failed)
+
+        server = Server("zeroclaw-eval", on_list_tools=list_tools, on_call_tool=call_tool)
+        # Stateless and JSON: each call stands alone, and nothing is kept between cases.
+        app = server.streamable_http_app(stateless_http=True, json_response=True)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        config = uvicorn.Config(app, log_level="critical", lifespan="on")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [listener]}, name="zeroclaw-mcp", daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + _START_SECS
+        while not self._server.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self._url = f"http://127.0.0.1:{port}/mcp"
+
+    def _specs(self) -> list[dict[str, Any]]:
+        current = self._case
+        if current is None:
+            return []
+        return [
+            {"name": spec.name, "description": spec.description or spec.name, "input_schema": spec.parameters}
+            for spec in current[1].specs()
+        ]
+
+    async def _call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        """Dispatch one MCP call on the harness's loop: (text, failed)."""
+        current = self._case
+        if current is None:
+            return "no case is running: the agent called a tool between cases", True
+        case, toolbox, loop = current
+        refusal = _unscripted(case, toolbox, name, arguments)
+        work = asyncio.run_coroutine_threadsafe(toolbox.call(name, arguments), loop)
+        try:
+            outcome = await asyncio.wrap_future(work)
+        except RuntimeError as over:  # the case is over: its tools refuse
+            return str(over), True
+        if refusal is not None:
+            toolbox.refuse(*refusal)
+        return outcome.content, not outcome.success
+
+
+def require_sdk() -> None:
+    """`ConfigError` unless the official `mcp` SDK is installed (an extra of its own)."""
+    if importlib.util.find_spec("mcp") is None:
+        raise ConfigError(
+            "[eval].mcp serves tools through the mcp SDK, which is not installed:"
+            " pip install 'zeroclaw-eval[mcp]'"
+        )
+
+
+def _unscripted(case: Case, toolbox: ToolBox, name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """Why the case does not script this call, and the fixture field to fix; None if it does."""
+    if name not in {spec.name for spec in toolbox.specs()}:
+        return (
+            f"the agent called the MCP tool {name!r}, which this case does not serve: list it in"
+            " tools (a built-in or project tool) or give it tool_doubles",
+            "/tools",
+        )
+    doubles = case.trace.tool_doubles.get(name)
+    if doubles and not any(answers(double, arguments) for double in doubles):
+        return (
+            f"the agent called the MCP tool {name} with {json.dumps(arguments, ensure_ascii=False)},"
+            " which none of its doubles answers: add a double whose when matches",
+            f"/tool_doubles/{name}",
+        )
+    return None
