@@ -299,7 +299,7 @@ def frameworks(session: nox.Session) -> None:
     tests/test_frameworks.py with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
     framework into a failure. Arguments after -- go to pytest.
     """
-    session.install("-e", ".", "pytest", *FRAMEWORKS)
+    session.install("-e", ".[mcp]", "pytest", *FRAMEWORKS)
     if shutil.which("npm") is not None:
         for example in NODE_EXAMPLES:
             with session.chdir(example):

@@ -88,9 +88,7 @@ async def drive(
     loop = asyncio.get_running_loop()
     mcp = settings.mcp_tools if settings.mcp else None
     try:
-        if mcp is not None:
-            mcp.begin(case, toolbox, loop)
-        url = mcp.url if mcp is not None else None
+        url = mcp.begin(case, toolbox, loop) if mcp is not None else None
         context = AgentContext(recording, toolbox, settings.max_tool_iterations, loop, mcp_url=url)
         made.append(make_agent(_factory(case, workspace, settings), context))
         watched = _Watched(script, checked)

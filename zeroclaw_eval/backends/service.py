@@ -252,7 +252,9 @@ class ServiceAgent:
         self._case = case
         self._workspace = workspace
         self._front = CaseFront(context.provider, context.tools, context.loop, case.trace.model_name)
-        self._mcp_url = context.mcp_url
+        # The service outlives the case: it gets the server's URL without the case's token,
+        # which the one case running answers.
+        self._mcp_url = context.mcp_url.split("?", 1)[0] if context.mcp_url else None
         self._session = f"{case.name}#{next(_sessions)}"
         self._history: list[dict[str, str]] = []
         self._turn = 0

@@ -2,10 +2,12 @@
 the MCP servers an agent takes its tools from.
 
 One server per run, on loopback, speaking MCP's streamable HTTP transport through the
-official `mcp` SDK (its low-level `Server`, served by uvicorn in a thread of its own):
-its URL stays the same for the whole run and reaches the agent as
-`ZEROCLAW_EVAL_MCP_URL` (an agent command, an agent service) or `AgentContext.mcp_url`
-(an agent of this process). Requests are answered with the case that is running:
+official `mcp` SDK (its low-level `Server`, served by uvicorn in a thread of its own).
+Cases may run at once (`--jobs`), so each case gets a URL of its own, the server's with
+`?case=TOKEN`, which reaches the agent as `ZEROCLAW_EVAL_MCP_URL` (an agent command) or
+`AgentContext.mcp_url` (an agent of this process). An agent service, started once for
+every case, gets the URL without a token, which is answered by the one case running
+(services run one case at a time). Requests are answered with their case's tools:
 
 - `tools/list` offers the case's tools the harness can answer (`echo`, the built-in and
   project tools it lists, and every tool it doubles), each with its JSON Schema (`{"type":
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import itertools
 import json
 import socket
 import threading
@@ -51,7 +54,8 @@ class McpTools:
         self._thread: threading.Thread | None = None
         self._url = ""
         self._lock = threading.Lock()
-        self._case: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None = None
+        self._cases: dict[str, tuple[Case, ToolBox, asyncio.AbstractEventLoop]] = {}
+        self._tokens = itertools.count(1)
 
     @property
     def url(self) -> str:
@@ -61,14 +65,27 @@ class McpTools:
                 self._start()
             return self._url
 
-    def begin(self, case: Case, toolbox: ToolBox, loop: asyncio.AbstractEventLoop) -> None:
-        """Answer with `case`'s tools from now on."""
-        self._case = (case, toolbox, loop)
+    def begin(self, case: Case, toolbox: ToolBox, loop: asyncio.AbstractEventLoop) -> str:
+        """Serve `case`'s tools until `end`; the case's own URL."""
+        token = str(next(self._tokens))
+        url = self.url
+        self._cases[token] = (case, toolbox, loop)
+        return f"{url}?case={token}"
 
     def end(self, toolbox: ToolBox) -> None:
         """The case is over: its tools take no more calls."""
-        if self._case is not None and self._case[1] is toolbox:
-            self._case = None
+        for token, (_, served, _) in list(self._cases.items()):
+            if served is toolbox:
+                del self._cases[token]
+
+    def _case(self, context: Any) -> tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None:
+        """The case a request is for: its URL's token, else the one case running."""
+        request = getattr(context, "request", None)
+        token = request.query_params.get("case") if request is not None else None
+        if token is not None:
+            return self._cases.get(token)
+        running = list(self._cases.values())
+        return running[0] if len(running) == 1 else None
 
     def close(self) -> None:
         """Stop the server: the run is over."""
@@ -86,10 +103,12 @@ class McpTools:
         from mcp.server.lowlevel.server import Server
 
         async def list_tools(context: Any, params: Any) -> Any:
-            return types.ListToolsResult(tools=[types.Tool(**spec) for spec in self._specs()])
+            return types.ListToolsResult(
+                tools=[types.Tool(**spec) for spec in self._specs(self._case(context))]
+            )
 
         async def call_tool(context: Any, params: Any) -> Any:
-            text, failed = await self._call(params.name, dict(params.arguments or {}))
+            text, failed = await self._call(self._case(context), params.name, dict(params.arguments or {}))
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=failed)
 
         server = Server("zeroclaw-eval", on_list_tools=list_tools, on_call_tool=call_tool)
@@ -109,8 +128,8 @@ class McpTools:
             time.sleep(0.01)
         self._url = f"http://127.0.0.1:{port}/mcp"
 
-    def _specs(self) -> list[dict[str, Any]]:
-        current = self._case
+    @staticmethod
+    def _specs(current: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None) -> list[dict[str, Any]]:
         if current is None:
             return []
         return [
@@ -118,11 +137,13 @@ class McpTools:
             for spec in current[1].specs()
         ]
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
-        """Dispatch one MCP call on the harness's loop: (text, failed)."""
-        current = self._case
+    @staticmethod
+    async def _call(
+        current: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None, name: str, arguments: dict[str, Any]
+    ) -> tuple[str, bool]:
+        """Dispatch one MCP call of `current` case on the harness's loop: (text, failed)."""
         if current is None:
-            return "no case is running: the agent called a tool between cases", True
+            return "no case of this run is running at this URL: its case is over, or none has begun", True
         case, toolbox, loop = current
         refusal = _unscripted(case, toolbox, name, arguments)
         work = asyncio.run_coroutine_threadsafe(toolbox.call(name, arguments), loop)

@@ -9,6 +9,7 @@ an agent of this process that reads `AgentContext.mcp_url`."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,25 @@ def test_an_mcp_agent_passes_and_each_mcp_call_is_one_recorded_dispatch(cli: Run
         ("c1", "lookup_order", {"order_id": "42"}, "order 42: shipped", True),
         ("c2", "echo", {"message": "done"}, "done", True),
     ]
+
+
+def test_cases_run_at_once_each_get_their_own_tools(cli: Runner, project: Path) -> None:
+    # One server for the run; each case's URL names it, so no call reaches another case.
+    suite = project / "evals" / "regression"
+    for order in ("7", "13", "99"):
+        fixture = json.loads(
+            json.dumps(ORDER).replace('"42"', f'"{order}"').replace("order 42", f"order {order}")
+        )
+        fixture["expects"]["tool_arguments_contain"][0]["needle"] = order
+        write_fixture(suite, f"order_{order}.json", fixture)
+    agent = f"{sys.executable} {AGENT}"
+    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent, "--mcp", "--jobs", "4", cwd=project)
+    assert result.code == 0, result.stdout + result.stderr
+    report = result.json()
+    assert report["counts"]["passed"] == 4
+    for case in report["cases"]:
+        order = case["record"]["calls"][0]["arguments"]["order_id"]
+        assert case["record"]["calls"][0]["result"] == f"order {order}: shipped"
 
 
 def test_without_mcp_doubles_cannot_answer_an_agent_command(cli: Runner, project: Path) -> None:
@@ -211,7 +231,10 @@ def test_mcp_without_the_sdk_is_a_configuration_error_before_any_case(
     import importlib.util
 
     found = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else found(name, *a))
+    absent = {"mcp"}
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in absent else found(name, *a)
+    )
     result = cli("eval", "run", "--mcp", cwd=project)
     assert result.code == 2
     assert "pip install 'zeroclaw-eval[mcp]'" in result.stderr
