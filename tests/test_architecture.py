@@ -57,7 +57,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     "mutate": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "grading", "runner"},
     # A finished report (or mutation or vacuity verdict) in, text out.
     "reporters": {"errors", "files", "fixtures", "collect", "grading", "report", "mutate"},
-    "serve": {"errors", "fixtures", "collect", "boundary", "agent", "wire"},
+    # `zeroclaw eval mcp` serves a fixture's tools as `serve` serves its model replies.
+    "serve": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "wire"},
     "cli": {
         "_version",
         "errors",

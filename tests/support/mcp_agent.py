@@ -3,7 +3,10 @@ official `mcp` SDK's client over streamable HTTP (ZEROCLAW_EVAL_MCP_URL), and th
 over Chat Completions at OPENAI_BASE_URL (the standard library's HTTP client). It speaks
 the `--agent-cmd` jsonl protocol.
 
-    python tests/support/mcp_agent.py [--break WHAT]
+    python tests/support/mcp_agent.py [--stdio] [--break WHAT]
+
+With --stdio it launches `zeroclaw eval mcp --url $ZEROCLAW_EVAL_MCP_URL` and talks to
+that bridge over stdio, as an agent whose MCP configuration names commands does.
 
 Each turn it lists the server's tools, offers them to the model, calls each tool the
 model asks for through MCP and sends each result back. WHAT makes a broken variant:
@@ -25,6 +28,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
@@ -81,12 +85,19 @@ async def answer(session: ClientSession, history: list[dict[str, Any]], user_inp
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--break", dest="breaks", default="")
-    breaks = parser.parse_args().breaks
+    parser.add_argument("--stdio", action="store_true", help="launch `zeroclaw eval mcp`, talk over stdio")
+    options = parser.parse_args()
+    breaks = options.breaks
+    url = os.environ["ZEROCLAW_EVAL_MCP_URL"]
     history: list[dict[str, Any]] = []
     async with AsyncExitStack() as stack:
-        read, write = await stack.enter_async_context(
-            streamable_http_client(os.environ["ZEROCLAW_EVAL_MCP_URL"])
-        )
+        if options.stdio:
+            # As an MCP configuration would: the server as a command, the URL passed on.
+            command = [sys.executable, "-m", "zeroclaw_eval", "eval", "mcp", "--url", url]
+            server = StdioServerParameters(command=command[0], args=command[1:])
+            read, write = await stack.enter_async_context(stdio_client(server))
+        else:
+            read, write = await stack.enter_async_context(streamable_http_client(url))
         session = await stack.enter_async_context(ClientSession(read, write))
         await session.initialize()
         loop = asyncio.get_running_loop()

@@ -16,6 +16,7 @@ import click
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.cli.commands.check import check_command
 from zeroclaw_eval.cli.commands.listing import list_command
+from zeroclaw_eval.cli.commands.mcp import mcp_command
 from zeroclaw_eval.cli.commands.merge import merge_command
 from zeroclaw_eval.cli.commands.mutate import mutate_command
 from zeroclaw_eval.cli.commands.new import new_command
@@ -83,6 +84,7 @@ for _command in (
     vacuity_command,
     mutate_command,
     serve_command,
+    mcp_command,
     check_command,
     new_command,
     schema_command,

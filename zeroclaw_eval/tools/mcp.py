@@ -33,6 +33,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from zeroclaw_eval.errors import ConfigError
@@ -54,7 +55,7 @@ class McpTools:
         self._thread: threading.Thread | None = None
         self._url = ""
         self._lock = threading.Lock()
-        self._cases: dict[str, tuple[Case, ToolBox, asyncio.AbstractEventLoop]] = {}
+        self._cases: dict[str, Served] = {}
         self._tokens = itertools.count(1)
 
     @property
@@ -78,7 +79,7 @@ class McpTools:
             if served is toolbox:
                 del self._cases[token]
 
-    def _case(self, context: Any) -> tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None:
+    def _case(self, context: Any) -> Served | None:
         """The case a request is for: its URL's token, else the one case running."""
         request = getattr(context, "request", None)
         token = request.query_params.get("case") if request is not None else None
@@ -98,20 +99,10 @@ class McpTools:
 
     def _start(self) -> None:
         require_sdk()
-        import mcp_types as types
         import uvicorn
         from mcp.server.lowlevel.server import Server
 
-        async def list_tools(context: Any, params: Any) -> Any:
-            return types.ListToolsResult(
-                tools=[types.Tool(**spec) for spec in self._specs(self._case(context))]
-            )
-
-        async def call_tool(context: Any, params: Any) -> Any:
-            text, failed = await self._call(self._case(context), params.name, dict(params.arguments or {}))
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=failed)
-
-        server = Server("zeroclaw-eval", on_list_tools=list_tools, on_call_tool=call_tool)
+        server = Server("zeroclaw-eval", **handlers(self._case))
         # Stateless and JSON: each call stands alone, and nothing is kept between cases.
         app = server.streamable_http_app(stateless_http=True, json_response=True)
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -128,32 +119,51 @@ class McpTools:
             time.sleep(0.01)
         self._url = f"http://127.0.0.1:{port}/mcp"
 
-    @staticmethod
-    def _specs(current: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None) -> list[dict[str, Any]]:
-        if current is None:
-            return []
-        return [
-            {"name": spec.name, "description": spec.description or spec.name, "input_schema": spec.parameters}
-            for spec in current[1].specs()
-        ]
 
-    @staticmethod
-    async def _call(
-        current: tuple[Case, ToolBox, asyncio.AbstractEventLoop] | None, name: str, arguments: dict[str, Any]
-    ) -> tuple[str, bool]:
-        """Dispatch one MCP call of `current` case on the harness's loop: (text, failed)."""
-        if current is None:
-            return "no case of this run is running at this URL: its case is over, or none has begun", True
-        case, toolbox, loop = current
-        refusal = _unscripted(case, toolbox, name, arguments)
-        work = asyncio.run_coroutine_threadsafe(toolbox.call(name, arguments), loop)
-        try:
-            outcome = await asyncio.wrap_future(work)
-        except RuntimeError as over:  # the case is over: its tools refuse
-            return str(over), True
-        if refusal is not None:
-            toolbox.refuse(*refusal)
-        return outcome.content, not outcome.success
+#: A case being served: the fixture, its tool box, the event loop its tools run on.
+Served = tuple[Case, ToolBox, asyncio.AbstractEventLoop]
+
+
+def handlers(resolve: Callable[[Any], Served | None]) -> dict[str, Any]:
+    """The `tools/list` and `tools/call` handlers of an MCP `Server`, answering with the
+    case `resolve` finds for each request (from its context)."""
+    import mcp_types as types
+
+    async def list_tools(context: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(**spec) for spec in tool_specs(resolve(context))])
+
+    async def call_tool(context: Any, params: Any) -> Any:
+        text, failed = await dispatch(resolve(context), params.name, dict(params.arguments or {}))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=failed)
+
+    return {"on_list_tools": list_tools, "on_call_tool": call_tool}
+
+
+def tool_specs(current: Served | None) -> list[dict[str, Any]]:
+    """The tools `current` serves, in the shape of MCP's `Tool`."""
+    if current is None:
+        return []
+    return [
+        {"name": spec.name, "description": spec.description or spec.name, "input_schema": spec.parameters}
+        for spec in current[1].specs()
+    ]
+
+
+async def dispatch(current: Served | None, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+    """One MCP call of the `current` case, run by its tool box on its loop: (text, failed).
+    A call the case does not script is also noted as its refusal."""
+    if current is None:
+        return "no case of this run is running at this URL: its case is over, or none has begun", True
+    case, toolbox, loop = current
+    refusal = _unscripted(case, toolbox, name, arguments)
+    work = asyncio.run_coroutine_threadsafe(toolbox.call(name, arguments), loop)
+    try:
+        outcome = await asyncio.wrap_future(work)
+    except RuntimeError as over:  # the case is over: its tools refuse
+        return str(over), True
+    if refusal is not None:
+        toolbox.refuse(*refusal)
+    return outcome.content, not outcome.success
 
 
 def require_sdk() -> None:

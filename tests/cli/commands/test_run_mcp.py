@@ -64,8 +64,11 @@ def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ("--mc
     return case
 
 
-def test_an_mcp_agent_passes_and_each_mcp_call_is_one_recorded_dispatch(cli: Runner, project: Path) -> None:
-    case = run(cli, project)
+@pytest.mark.parametrize("transport", [(), ("--stdio",)], ids=["http", "stdio-bridge"])
+def test_an_mcp_agent_passes_and_each_mcp_call_is_one_recorded_dispatch(
+    cli: Runner, project: Path, transport: tuple[str, ...]
+) -> None:
+    case = run(cli, project, *transport)
     assert case["status"] == "passed", case["error"] or case["grades"]
     calls = [
         (c["call_id"], c["name"], c["arguments"], c["result"], c["success"]) for c in case["record"]["calls"]
@@ -238,3 +241,55 @@ def test_mcp_without_the_sdk_is_a_configuration_error_before_any_case(
     result = cli("eval", "run", "--mcp", cwd=project)
     assert result.code == 2
     assert "pip install 'zeroclaw-eval[mcp]'" in result.stderr
+
+
+def test_the_stdio_bridge_refuses_unscripted_calls_as_the_run_does(cli: Runner, project: Path) -> None:
+    case = run(cli, project, "--stdio", "--break", "unserved")
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/tools"
+
+
+def _stdio_session(fixture: Path, *extra: str) -> Any:
+    """A session with `zeroclaw eval mcp FIXTURE`, as an agent's MCP client starts it."""
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    command = [sys.executable, "-m", "zeroclaw_eval", "eval", "mcp", str(fixture), *extra]
+    return stdio_client(StdioServerParameters(command=command[0], args=command[1:], cwd=str(fixture.parent)))
+
+
+def test_alone_it_serves_a_fixtures_tools_and_doubles(project: Path) -> None:
+    import asyncio
+
+    from mcp.client.session import ClientSession
+
+    fixture = project / "evals" / "regression" / "order.json"
+
+    async def talk() -> tuple[list[str], list[tuple[str, bool]]]:
+        async with _stdio_session(fixture) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            names = sorted(tool.name for tool in (await session.list_tools()).tools)
+            said = []
+            for name, arguments in [
+                ("lookup_order", {"order_id": "42"}),
+                ("lookup_order", {"order_id": "7"}),
+                ("echo", {"message": "hi"}),
+                ("delete_order", {}),
+            ]:
+                result = await session.call_tool(name, arguments)
+                said.append(("".join(getattr(p, "text", "") for p in result.content), bool(result.is_error)))
+            return names, said
+
+    names, said = asyncio.run(talk())
+    assert names == ["echo", "lookup_order"]
+    assert said[0] == ("order 42: shipped", False)
+    assert said[1][1]
+    assert "no double of lookup_order matched" in said[1][0]
+    assert said[2] == ("hi", False)
+    assert said[3][1]
+    assert "unknown tool 'delete_order'" in said[3][0]
+
+
+def test_with_nothing_to_serve_it_says_how_to_start(cli: Runner, tmp_path: Path) -> None:
+    result = cli("eval", "mcp", cwd=tmp_path, env={"ZEROCLAW_EVAL_MCP_URL": ""})
+    assert result.code == 2
+    assert "nothing to serve: give a FIXTURE, or --url" in result.stderr
