@@ -13,7 +13,9 @@ WHAT makes a broken variant: `garble` (sends "garbage" as every tool result), `f
 (tool results are not fed back), `wrong` (the final answer is changed), `crash-on:TEXT`
 (exits when a turn's input holds TEXT), `hang-on:TEXT` (never answers such a turn),
 `spawn` (starts a child that would outlive it and writes its pid to `service-child.pid`
-in ZEROCLAW_EVAL_PROJECT), `slow-start` (listens only after 60 s). Every start appends a
+in ZEROCLAW_EVAL_PROJECT), `slow-start` (listens only after 60 s), `postcall:SECS` (after
+each answer, a background call to the model SECS later), `daemon` (forks into a session of
+its own, writes its pid to `service-daemon.pid` and the parent exits 0). Every start appends a
 line to `service-starts.log` in ZEROCLAW_EVAL_PROJECT.
 """
 
@@ -24,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -104,6 +107,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/turn":
             history = SESSIONS.setdefault(request["session"], [])
             self.reply(200, {"output": answer(history, request["input"], request["workspace"])})
+            if BREAKS.startswith("postcall:"):
+                later = float(BREAKS.split(":", 1)[1])
+                threading.Timer(later, model, args=([{"role": "user", "content": "summarise"}],)).start()
         elif self.path == "/v1/chat/completions":
             # The conversation so far comes with the request, but the model must also see
             # the tool calls of earlier turns, which only the service knows: it keeps them
@@ -130,6 +136,11 @@ def main() -> None:
         (project / "service-child.pid").write_text(str(child.pid), encoding="utf-8")
     if BREAKS == "slow-start":
         time.sleep(60)
+    if BREAKS == "daemon" and os.fork() > 0:
+        os._exit(0)  # the parent: as `--daemon` servers do
+    if BREAKS == "daemon":
+        os.setsid()
+        (project / "service-daemon.pid").write_text(str(os.getpid()), encoding="utf-8")
     server = ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler)
     print(f"serving on {os.environ['PORT']}", flush=True)
     server.serve_forever()

@@ -13,7 +13,8 @@ model asks for through MCP and sends each result back. WHAT makes a broken varia
 `garble` (sends "garbage" as every result), `other-order` (asks the tool about order 7
 whatever the model said), `unserved` (calls `delete_order`, which the server does not
 offer), `forget` (results are not sent back), `own-tool` (runs its own lookup instead of
-the MCP tool's).
+the MCP tool's), `cache` (calls the tool once for the same arguments, and sends that
+result again for a later call, in the same step or a later turn).
 """
 
 from __future__ import annotations
@@ -46,7 +47,18 @@ def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[s
         return dict(json.loads(response.read())["choices"][0]["message"])
 
 
+CACHE: dict[str, str] = {}
+
+
 async def call(session: ClientSession, name: str, arguments: dict[str, Any], breaks: str) -> str:
+    key = json.dumps([name, arguments], sort_keys=True)
+    if breaks == "cache" and key in CACHE:
+        return CACHE[key]
+    CACHE[key] = text = await _call(session, name, arguments, breaks)
+    return text
+
+
+async def _call(session: ClientSession, name: str, arguments: dict[str, Any], breaks: str) -> str:
     if breaks == "own-tool":
         return "order 42: shipped" if name == "lookup_order" else str(arguments.get("message", ""))
     if breaks == "other-order" and "order_id" in arguments:

@@ -47,6 +47,9 @@ class CaseFront:
         #: cannot read, an item it does not know, a route it does not serve), in words: an
         #: agent that then exits says only its exit code, so the case's error says this.
         self.refused: str | None = None
+        #: How many calls were recorded when the last reply was sent: the MCP calls made
+        #: for its tool calls come after.
+        self._mark = 0
 
     def answer(self, method: str, path: str, body: bytes) -> Reply:
         """Answer one request (from a handler thread), the model's answer on the harness's
@@ -65,42 +68,58 @@ class CaseFront:
             return error_reply(409, str(over), "case_over", api=taken.api)
 
     async def _complete(self, request: WireRequest) -> Reply:
-        changed = self._changed_mcp_result(request)
-        if changed is not None:
-            return error_reply(400, changed, "result_changed", api=request.api)
+        claims, problem = self._mcp_claims(request)
+        if problem is not None:
+            return error_reply(400, problem, "result_changed", api=request.api)
         try:
             response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
             return refusal(refused, request.api)
         for result in fed_back(request.messages):
+            if result.call_id in claims:
+                self._tools.claim(claims[result.call_id], result.call_id)
+                continue
             success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
+        # The calls the agent makes for this reply's tool calls are recorded from here on.
+        self._mark = self._tools.recorded
         return self._endpoint.reply(request, response)
 
-    def _changed_mcp_result(self, request: WireRequest) -> str | None:
-        """A result sent back for a call the harness's MCP server ran, changed on the way
-        (the rule an agent of this process is held to, `agent.results`), as the case's
-        refusal; None when every such result is what the tool returned. The agent's own
-        tools are out of reach: what it sends back is all the harness sees of them."""
+    def _mcp_claims(self, request: WireRequest) -> tuple[dict[str, int], str | None]:
+        """Which of the calls the harness's MCP server ran since the last reply each result
+        sent back answers (by call id), each call answering one result at most; or the
+        case's refusal of a result that is no such call's (the rule an agent of this
+        process is held to, `agent.results`): a changed result, or one for a tool the
+        server serves that no MCP call since the last reply returned (made up, cached,
+        or a tool of the agent's own by that name). The agent's own tools are out of
+        reach: what it sends back is all the harness sees of them."""
         tools, turn = self._tools, self._tools.turn
+        claims: dict[str, int] = {}
         for result in fed_back(request.messages):
             where = f"the result sent to the model for {result.name} (call {result.call_id})"
-            ran = tools.ran_without_id(result.name, result.arguments)
-            if ran is not None and not is_result_of(result, ran):
+            index = tools.unclaimed(
+                result.name, result.arguments, since=self._mark, taken=set(claims.values())
+            )
+            if index is not None:
+                ran = tools.dispatch_at(index)
+                if is_result_of(result, ran):
+                    claims[result.call_id] = index
+                    continue
                 problem = (
                     f"{where} is not what the MCP tool returned: the tool returned {said(ran)},"
                     f" the request sends {said_back(result)}"
                 )
-            elif ran is None and tools.serves(result.name) and not tools.ran(result.call_id):
+            elif tools.serves(result.name) and not tools.ran(result.call_id):
                 problem = (
-                    f"{where} was returned by no call to the MCP server, which serves {result.name}:"
-                    " the agent made it up or ran a tool of its own"
+                    f"{where} was returned by no call to the MCP server since the model asked for it,"
+                    f" which serves {result.name}: the agent made it up, reused an earlier result, or"
+                    " ran a tool of its own"
                 )
             else:
                 continue
             tools.refuse(problem, f"/turns/{turn}")
-            return f"turn {turn + 1}: {problem}"
-        return None
+            return claims, f"turn {turn + 1}: {problem}"
+        return claims, None
 
 
 class HttpFront(CaseFront):

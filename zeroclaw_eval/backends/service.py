@@ -91,6 +91,7 @@ class AgentService:
         ready_path: str = "",
         startup_secs: float = 30.0,
         project_dir: Path | None = None,
+        option: str = "--agent-service",
     ) -> AgentService:
         """`text` split like a shell command line, as `--agent-cmd`'s is; `UsageError`
         for a protocol it does not know or a path that is not one."""
@@ -98,8 +99,11 @@ class AgentService:
             raise UsageError(f"--agent-service-protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
         for name, value in (("agent_service_path", path), ("agent_service_ready_path", ready_path)):
             if value and not value.startswith("/"):
-                raise UsageError(f"[eval].{name} {value!r}: a path on the service, starting with /")
-        command = AgentCommand.parse(text, "jsonl", project_dir, option="--agent-service")
+                fixed = "/" + value
+                raise UsageError(
+                    f"[eval].{name} {value!r}: a path on the service starts with /; did you mean {fixed!r}?"
+                )
+        command = AgentCommand.parse(text, "jsonl", project_dir, option=option)
         return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs)
 
     def factory(self, case: Case, workspace: Path) -> AgentFactory:
@@ -127,6 +131,13 @@ class ServiceHost:
         self.port = 0
         #: The service stopped answering (a timeout): end it before the next case.
         self.broken = False
+        #: Why the service could not start: every later case fails at once with it,
+        #: rather than waiting out the start-up again.
+        self.failed_start: RunError | None = None
+        #: The model requests the service made while no case was running (after a case's
+        #: last answer), with the case that ran last: the next case fails for them.
+        self.strays: list[str] = []
+        self._last_case = ""
 
     @property
     def stderr(self) -> list[str]:
@@ -137,6 +148,8 @@ class ServiceHost:
         if case is None:
             from zeroclaw_eval.wire.endpoint import error_reply
 
+            after = f" (after {self._last_case} ended)" if self._last_case else ""
+            self.strays.append(f"{method} {path}{after}")
             return error_reply(
                 409, "no case is running: the service called the model between cases", "no_case"
             )
@@ -158,18 +171,34 @@ class ServiceHost:
         """Make `case` the one the model server answers for, starting the service first if
         it is not running (or died, or stopped answering); `mcp_url`: the run's MCP
         server of the case's tools, the same for every case."""
+        if self.failed_start is not None:
+            raise RunError(f"{self.failed_start.message} (as for an earlier case: not started again)")
+        if self.strays:
+            strays, self.strays = self.strays, []
+            raise RunError(
+                f"the agent service called the model while no case was running: {'; '.join(strays[:3])};"
+                " a service must not call the model once a turn is answered (a background call"
+                " after the answer would be graded with no case)"
+            )
         loop = asyncio.get_running_loop()
         alive = self._process is not None and self._process.returncode is None
+        exited_quietly = self._process is not None and not alive and self._process.returncode == 0
+        if exited_quietly and await self._accepting():
+            raise RunError(
+                "the agent service exited (code 0), but its port is still served: it put itself in"
+                " the background (daemonized), beyond the harness's reach; run it in the foreground"
+            )
         if self._process is not None and (not alive or self.broken or self._loop is not loop):
             await self._end()
         self._case = case
         if self._process is None:
             await self._start(service, loop, mcp_url)
 
-    def end(self, case: CaseFront) -> None:
-        """The case is over: its requests are no longer answered."""
+    def end(self, case: CaseFront | None, name: str) -> None:
+        """The case `name` is over: its requests are no longer answered."""
         if self._case is case:
             self._case = None
+            self._last_case = name
 
     async def _start(
         self, service: AgentService, loop: asyncio.AbstractEventLoop, mcp_url: str | None
@@ -186,38 +215,62 @@ class ServiceHost:
             raise RunError(f"cannot start the agent service {argv[0]!r}: {exc.strerror or exc}") from None
         self._loop, self.broken = loop, False
         deadline = time.monotonic() + service.startup_secs
-        while not await self._ready(service):
+        seen = f"nothing accepted a connection on port {self.port} (does it listen on $PORT?)"
+        while True:
+            ready, seen = await self._ready(service, seen)
+            if ready:
+                return
             if self._process.returncode is not None:
-                raise RunError(
+                self.failed_start = RunError(
                     f"the agent service exited with code {self._process.returncode} before it was ready",
                     traceback=self.diagnostics(),
                 )
+                raise self.failed_start
             if time.monotonic() > deadline:
                 self.broken = True
-                what = f"GET {service.ready_path} answered 2xx" if service.ready_path else "accepted"
-                raise RunError(
+                self.failed_start = RunError(
                     f"the agent service was not ready within {service.startup_secs:g}s"
-                    f" (agent_service_startup_secs): port {self.port} never {what}",
+                    f" (agent_service_startup_secs): {seen}",
                     traceback=self.diagnostics(),
                 )
+                raise self.failed_start
             await asyncio.sleep(0.05)
 
-    async def _ready(self, service: AgentService) -> bool:
+    async def _accepting(self) -> bool:
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
+        except (OSError, asyncio.TimeoutError):
+            return False
+        writer.close()
+        return True
+
+    async def _ready(self, service: AgentService, seen: str) -> tuple[bool, str]:
+        """Whether the service is ready, and what the probe saw (kept when it saw nothing)."""
         if not service.ready_path:
-            try:
-                _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
-            except (OSError, asyncio.TimeoutError):
-                return False
-            writer.close()
-            return True
+            return await self._accepting(), seen
         import httpx
 
+        url = f"http://127.0.0.1:{self.port}{service.ready_path}"
+
+        async def probe() -> tuple[int, str | None]:
+            async with (
+                httpx.AsyncClient(timeout=1.0, trust_env=False) as client,
+                client.stream("GET", url) as answered,
+            ):
+                return answered.status_code, answered.headers.get("location")
+
         try:
-            async with httpx.AsyncClient(timeout=1.0, trust_env=False) as client:
-                answered = await client.get(f"http://127.0.0.1:{self.port}{service.ready_path}")
-        except httpx.HTTPError:
-            return False
-        return 200 <= answered.status_code < 300
+            # Only the status is read, and the whole probe is bounded: a ready path that
+            # answers slowly, or forever, is not ready.
+            status, where = await asyncio.wait_for(probe(), 1.0)
+        except httpx.ConnectError:
+            return False, seen
+        except (httpx.HTTPError, asyncio.TimeoutError):
+            return False, f"GET {service.ready_path} did not answer within a second"
+        if 200 <= status < 300:
+            return True, seen
+        moved = f" (redirects are not followed; Location: {where})" if where else ""
+        return False, f"GET {service.ready_path} answered {status}{moved}, not 2xx"
 
     def diagnostics(self) -> str | None:
         """The service's last stderr lines, for the report."""
@@ -272,7 +325,11 @@ class ServiceAgent:
         host = self._service.host
         if not self._began:
             self._began = True
-            await host.begin(self._service, self._front, self._mcp_url)
+            try:
+                await host.begin(self._service, self._front, self._mcp_url)
+            except asyncio.CancelledError:
+                host.broken = True  # its start-up outlasted the turn: not known to be ready
+                raise
         turn, self._turn = self._turn, self._turn + 1
         try:
             answer = await self._send(turn, user_input)
@@ -306,6 +363,8 @@ class ServiceAgent:
 
     def _answer_of(self, status: int, text: str) -> str:
         where = f"POST {self._service.path}"
+        if 300 <= status < 400:
+            raise self._failure(f"answered {where} with HTTP {status}, a redirect, which is not followed")
         if not 200 <= status < 300:
             raise self._failure(f"answered {where} with HTTP {status}: {_quoted(text)}")
         try:
@@ -334,7 +393,7 @@ class ServiceAgent:
         """The case is over: the service stays up for the next one (ended at the run's
         end, or now if it stopped answering)."""
         host = self._service.host
-        host.end(self._front)
+        host.end(self._front, self._case.name)
         if host.broken:
             await host._end()
 
@@ -375,5 +434,7 @@ async def _post(port: int, path: str, payload: bytes, session: str, workspace: P
             async for chunk in response.aiter_bytes():
                 body += chunk
                 if len(body) > ANSWER_LIMIT:
-                    raise OSError(f"an answer over the {ANSWER_LIMIT} bytes an answer may have")
+                    raise OSError(
+                        f"its answer is over {ANSWER_LIMIT // (1 << 20)} MiB, the most an answer may be"
+                    )
             return response.status_code, body.decode("utf-8", errors="replace")

@@ -134,6 +134,7 @@ def _service(
 
     return AgentService.parse(
         text if text is not None else settings.agent_service,
+        option="--agent-service" if text is not None else "[eval].agent_service",
         protocol=protocol or settings.agent_service_protocol,
         path=settings.agent_service_path,
         ready_path=settings.agent_service_ready_path,

@@ -8,11 +8,13 @@ back to the model, never a crash. The recorded calls are the canonical fact of d
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import replace
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ToolSpec, decode_arguments
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
+from zeroclaw_eval.fixtures.json.text import json_equal
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -92,14 +94,35 @@ class ToolBox:
         """Whether a call with this id is recorded already."""
         return any(call.call_id == call_id for call in self._record.calls)
 
-    def ran_without_id(self, name: str, arguments: str) -> RecordedCall | None:
-        """The call of `name` with `arguments` this tool box ran without a call id (an MCP
-        client's) and no fed-back result has claimed yet, if any."""
+    @property
+    def recorded(self) -> int:
+        """How many calls are recorded so far."""
+        return len(self._record.calls)
+
+    def unclaimed(self, name: str, arguments: str, *, since: int, taken: Set[int]) -> int | None:
+        """The index of the first call of `name` with `arguments` (equal as JSON) this tool
+        box ran without a call id (an MCP client's) at or after `since`, not in `taken`
+        and not claimed by a call id yet; None if there is none."""
         received = decode_arguments(arguments)
-        return next(
-            (c for c in self._record.calls if not c.call_id and c.name == name and c.arguments == received),
-            None,
-        )
+        calls = self._record.calls
+        for index in range(since, len(calls)):
+            call = calls[index]
+            if call.call_id or index in taken or call.name != name:
+                continue
+            if json_equal(call.arguments, received):
+                return index
+        return None
+
+    def dispatch_at(self, index: int) -> RecordedCall:
+        return self._record.calls[index]
+
+    def claim(self, index: int, call_id: str) -> None:
+        """The id-less call at `index` is the model's call `call_id` (its result, fed back,
+        said so): it takes the id and keeps the result the tool returned."""
+        if self._closed:
+            raise RuntimeError("this case is over: its tools take no more calls")
+        calls = self._record.calls
+        calls[index] = replace(calls[index], call_id=call_id)
 
     def refuse(self, message: str, pointer: str) -> None:
         """Note a call the case does not script (`message`), at the fixture field `pointer`."""
@@ -107,16 +130,8 @@ class ToolBox:
 
     def observe(self, call_id: str, name: str, arguments: str, result: str, success: bool) -> None:
         """Record a call that ran outside the tool box, as the harness saw it cross a
-        boundary it owns (an agent command's tool result, fed back over HTTP).
-
-        A call this tool box already ran without a call id (one an MCP client made, which
-        carries none) with the same name and arguments is that call: it takes the id, and
-        keeps the result the tool returned, rather than being recorded twice."""
+        boundary it owns (an agent command's tool result, fed back over HTTP)."""
         if self._closed:
             raise RuntimeError("this case is over: its tools take no more calls")
-        ran = self.ran_without_id(name, arguments)
-        calls = self._record.calls
-        if ran is not None:
-            calls[calls.index(ran)] = replace(ran, call_id=call_id)
-            return
-        calls.append(RecordedCall(self.turn, call_id, name, decode_arguments(arguments), result, success))
+        received = decode_arguments(arguments)
+        self._record.calls.append(RecordedCall(self.turn, call_id, name, received, result, success))

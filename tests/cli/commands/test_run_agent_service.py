@@ -170,7 +170,8 @@ def test_the_service_and_what_it_started_end_with_the_run(cli: Runner, project: 
         (("--agent-service-protocol", "chat"), "", "give the service too"),
         ((), '[eval]\nagent_service = "x"\nagent_cmd = "y"\n', "keep the one that runs your agent"),
         ((), '[eval]\nagent_service = "nowhere-to-be-found"\n', "cannot find the program"),
-        ((), '[eval]\nagent_service = "x"\nagent_service_path = "turn"\n', "starting with /"),
+        ((), '[eval]\nagent_service = "x"\nagent_service_path = "turn"\n', "did you mean '/turn'?"),
+        ((), '[eval]\nagent_service = "   "\n', "[eval].agent_service is empty"),
     ],
 )
 def test_a_service_that_cannot_work_is_refused_before_any_case_runs(
@@ -181,3 +182,28 @@ def test_a_service_that_cannot_work_is_refused_before_any_case_runs(
     result = cli("eval", "run", *flags, cwd=project)
     assert result.code == 2, result.stdout + result.stderr
     assert words in result.stderr
+
+
+def test_a_service_that_never_starts_fails_every_case_without_waiting_again(
+    cli: Runner, project: Path
+) -> None:
+    (project / "zeroclaw.toml").write_text(
+        '[eval]\nagent_service_startup_secs = 1\nagent_service_ready_path = "/nope"\n', encoding="utf-8"
+    )
+    started = time.monotonic()
+    report = run(cli, project)
+    assert time.monotonic() - started < 8  # one start-up wait, not three
+    messages = [case["error"]["message"] for case in report["cases"]]
+    assert "GET /nope answered 404, not 2xx" in messages[0]
+    assert all("not started again" in message for message in messages[1:])
+
+
+def test_a_service_that_daemonizes_is_refused(cli: Runner, project: Path) -> None:
+    report = run(cli, project, "--break", "daemon")
+    try:
+        messages = [case["error"]["message"] for case in report["cases"] if case["error"]]
+        assert any("put itself in the background (daemonized)" in message for message in messages)
+    finally:
+        pid_file = project / "service-daemon.pid"
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text(encoding="utf-8")), 9)

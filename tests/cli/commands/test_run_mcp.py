@@ -100,6 +100,26 @@ def test_cases_run_at_once_each_get_their_own_tools(cli: Runner, project: Path) 
         assert case["record"]["calls"][0]["result"] == f"order {order}: shipped"
 
 
+@pytest.mark.parametrize("same_step", [True, False], ids=["same-step", "later-turn"])
+def test_an_agent_that_reuses_one_mcp_result_for_two_calls_is_a_run_error(
+    cli: Runner, project: Path, same_step: bool
+) -> None:
+    first, second = (
+        tool_call("lookup_order", {"order_id": "42"}, "c1"),
+        tool_call("lookup_order", {"order_id": "42"}, "c2"),
+    )
+    fixture = json.loads(json.dumps(ORDER))
+    if same_step:
+        fixture["turns"][0]["steps"][0] = tools_step(first, second)
+    else:
+        fixture["turns"][1]["steps"][0] = tools_step(second)
+    write_fixture(project / "evals" / "regression", "order.json", fixture)
+    case = run(cli, project, "--break", "cache")
+    assert case["status"] == "error", case
+    assert "returned by no call to the MCP server since the model asked for it" in case["error"]["message"]
+    assert "(call c2)" in case["error"]["message"]
+
+
 def test_without_mcp_doubles_cannot_answer_an_agent_command(cli: Runner, project: Path) -> None:
     case = run(cli, project, extra=())
     assert case["status"] == "error"
@@ -134,7 +154,9 @@ def test_an_agent_that_makes_up_a_served_tools_result_is_a_run_error(cli: Runner
     case = run(cli, project, "--break", "own-tool")
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == "/turns/0"
-    assert "was returned by no call to the MCP server, which serves lookup_order" in case["error"]["message"]
+    assert (
+        "was returned by no call to the MCP server since the model asked for it" in case["error"]["message"]
+    )
 
 
 IN_PROCESS = '''
