@@ -19,6 +19,7 @@ from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.grading.details import ToolCalls, number_text
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
+from zeroclaw_eval.grading.trajectory import grade_trajectory
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -141,6 +142,8 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall]) -> Iterator[GradeR
     for family, results in (("tool_arguments_contain", False), ("tool_results_contain", True)):
         for i, check in enumerate(getattr(expects, family)):
             yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, by_tool, results)
+    if expects.trajectory is not None:
+        yield grade_trajectory(expects.trajectory, calls)
 
 
 def _dispatch_check(
