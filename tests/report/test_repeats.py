@@ -67,3 +67,37 @@ def test_a_run_that_graded_nothing_does_not_make_a_check_flaky() -> None:
     assert case.repeats.passed == 2
     assert case.repeats.flaky_checks == []
     assert case.repeats.check_runs == {"response_contains[0]": 2}
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "stability", "label"),
+    [
+        ([True, True, True], "stable_pass", "stable pass"),
+        ([True, False, True], "flaky", "flaky"),
+        ([False, False, False], "stable_fail", "stable fail"),
+    ],
+)
+def test_each_repeated_case_is_a_stable_pass_flaky_or_a_stable_fail_in_every_output(
+    outcomes: list[bool], stability: str, label: str
+) -> None:
+    from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
+    from zeroclaw_eval.report.model import SuiteReport
+    from zeroclaw_eval.reporters.github import step_summary
+    from zeroclaw_eval.reporters.html.case import case_html
+    from zeroclaw_eval.reporters.table import repeat_summary
+
+    case = combine([attempt(str(i), ok) for i, ok in enumerate(outcomes)])
+    assert case.repeats is not None
+    assert case.repeats.stability == stability
+    assert repeat_summary(case.repeats).startswith(f"{label}: ")
+    report = SuiteReport("evals", "live", [case], 1.0, "0", "/")
+    data = report_to_dict(report)
+    assert data["cases"][0]["repeats"]["stability"] == stability
+    assert report_from_dict(data).cases[0].repeats == case.repeats  # read back, re-derived
+    summary = step_summary(report)
+    assert (
+        f"Repeated runs: stable pass {int(stability == 'stable_pass')}, flaky {int(stability == 'flaky')}"
+        in summary
+    )
+    assert (f"| `c.json` | {label} |" in summary) is (stability != "stable_pass")
+    assert f'<span class="stability {stability}">{label}</span>' in case_html(0, case)

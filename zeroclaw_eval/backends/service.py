@@ -65,6 +65,10 @@ EXIT_GRACE_SECS = 2.0
 #: The characters of a refused answer's body quoted in the case's error.
 _QUOTED = 300
 _sessions = itertools.count(1)
+_DAEMONIZED = (
+    "the agent service exited (code 0), but its port is served: it put itself in the background"
+    " (daemonized), beyond the harness's reach; run it in the foreground"
+)
 
 
 @dataclass(frozen=True)
@@ -184,10 +188,7 @@ class ServiceHost:
         alive = self._process is not None and self._process.returncode is None
         exited_quietly = self._process is not None and not alive and self._process.returncode == 0
         if exited_quietly and await self._accepting():
-            raise RunError(
-                "the agent service exited (code 0), but its port is still served: it put itself in"
-                " the background (daemonized), beyond the harness's reach; run it in the foreground"
-            )
+            raise RunError(_DAEMONIZED)
         if self._process is not None and (not alive or self.broken or self._loop is not loop):
             await self._end()
         self._case = case
@@ -218,9 +219,15 @@ class ServiceHost:
         seen = f"nothing accepted a connection on port {self.port} (does it listen on $PORT?)"
         while True:
             ready, seen = await self._ready(service, seen)
+            code = self._process.returncode
+            if ready and code is not None:
+                self.failed_start = RunError(_DAEMONIZED)
+                raise self.failed_start
             if ready:
                 return
-            if self._process.returncode is not None:
+            # Code 0: perhaps a service that forked into the background and is still
+            # starting there; the probe says so once it answers (or the deadline passes).
+            if code not in (None, 0):
                 self.failed_start = RunError(
                     f"the agent service exited with code {self._process.returncode} before it was ready",
                     traceback=self.diagnostics(),
@@ -228,9 +235,10 @@ class ServiceHost:
                 raise self.failed_start
             if time.monotonic() > deadline:
                 self.broken = True
+                exited = " (it exited with code 0)" if code == 0 else ""
                 self.failed_start = RunError(
                     f"the agent service was not ready within {service.startup_secs:g}s"
-                    f" (agent_service_startup_secs): {seen}",
+                    f" (agent_service_startup_secs){exited}: {seen}",
                     traceback=self.diagnostics(),
                 )
                 raise self.failed_start

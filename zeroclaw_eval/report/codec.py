@@ -26,7 +26,7 @@ from zeroclaw_eval.report.schema import typed_case, typed_report
 #      suite a `--shard K/N` run ran; null for a whole suite); suite `baseline` (the
 #      report a `--baseline` run was compared with) and `history` (`--history`); case
 #      `change` (since the baseline) and `repeats` (the runs of a `--repeat K` case).
-FORMAT_VERSION = 6
+FORMAT_VERSION = 7
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -94,6 +94,7 @@ def _repeats_to_dict(stats: RepeatStats | None) -> dict[str, Any] | None:
         "pass_rate": stats.pass_rate,
         "pass_at_k": stats.pass_at_k,
         "pass_all": stats.pass_all,
+        "stability": stats.stability,
         "min_pass_rate": stats.min_pass_rate,
         "check_passes": stats.check_passes,
         "check_runs": stats.check_runs,

@@ -37,6 +37,11 @@ class Failure:
     message: str
 
 
+#: How a repeated case's runs went, as one word.
+STABLE_PASS, FLAKY, STABLE_FAIL = "stable_pass", "flaky", "stable_fail"
+STABILITY_LABELS = {STABLE_PASS: "stable pass", FLAKY: "flaky", STABLE_FAIL: "stable fail"}
+
+
 @dataclass(frozen=True)
 class RepeatStats:
     """How the runs of a repeated case went (`run --repeat K`)."""
@@ -66,6 +71,13 @@ class RepeatStats:
     def pass_all(self) -> bool:
         """Every run passed (pass^k)."""
         return self.passed == self.runs
+
+    @property
+    def stability(self) -> str:
+        """`stable_pass` (every run passed), `stable_fail` (none did) or `flaky`."""
+        if self.passed == self.runs:
+            return STABLE_PASS
+        return STABLE_FAIL if self.passed == 0 else FLAKY
 
     @property
     def gate_passed(self) -> bool:

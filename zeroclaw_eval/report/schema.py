@@ -107,6 +107,7 @@ class _Repeats(_Strict):
     pass_rate: float | None = None
     pass_at_k: bool | None = None
     pass_all: bool | None = None
+    stability: Literal["stable_pass", "flaky", "stable_fail"] | None = None
     flaky_checks: list[str] | None = None
 
 
@@ -162,7 +163,7 @@ class _Point(_Strict):
 
 
 class _Report(_Strict):
-    format_version: Literal[2, 3, 4, 5, 6]
+    format_version: int  # one of READABLE_VERSIONS, checked first
     tool_version: str
     suite: str
     root: str
@@ -180,12 +181,19 @@ class _Report(_Strict):
     cases: list[_Case]
 
 
+#: The report shapes this version reads: from the first with `root` and `source` to the
+#: one `report.codec` writes (7 added each repeated case's `stability`).
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7)
+
+
 def typed_report(data: Any) -> SuiteReport:
     """The report the parsed JSON `data` holds; `ReportShapeError` when it is not one."""
     version = data.get("format_version") if isinstance(data, dict) else None
-    if isinstance(data, dict) and version not in (2, 3, 4, 5, 6):
+    if isinstance(data, dict) and (type(version) is not int or version not in READABLE_VERSIONS):
         raise ReportShapeError(
-            "format_version", f"unsupported report format_version {version!r} (expected 2 to 6)"
+            "format_version",
+            f"unsupported report format_version {version!r}"
+            f" (expected {READABLE_VERSIONS[0]} to {READABLE_VERSIONS[-1]})",
         )
     try:
         shape = _Report.model_validate(data)

@@ -12,6 +12,7 @@ is written as an escape); `col`/`endColumn` are only kept by the runner on a sin
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -20,7 +21,7 @@ from typing import TypeVar
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
-from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, STABILITY_LABELS, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -172,6 +173,25 @@ def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> 
         body.append("\n")
 
 
+def _repeats_section(report: SuiteReport, head: list[str], body: list[str]) -> None:
+    """Under `--repeat`: how many cases were stable passes, flaky and stable failures
+    (joining `head`), and each case that was not a stable pass (opening `body`)."""
+    repeated = [case for case in report.cases if case.repeats is not None]
+    if not repeated:
+        return
+    classes = Counter(case.repeats.stability for case in repeated if case.repeats is not None)
+    counts = ", ".join(f"{STABILITY_LABELS[kind]} {classes[kind]}" for kind in STABILITY_LABELS)
+    head.append(f"Repeated runs: {counts}\n\n")
+    rows = [case for case in repeated if case.repeats is not None and case.repeats.stability != "stable_pass"]
+    if rows:
+        body.append("| case | runs | passed |\n|---|---:|---:|\n")
+        for case in rows:
+            assert case.repeats is not None
+            kind = STABILITY_LABELS[case.repeats.stability]
+            body.append(f"| {code(case.path)} | {kind} | {case.repeats.passed}/{case.repeats.runs} |\n")
+        body.append("\n")
+
+
 #: Characters of a name the summary's head quotes (the suite, the baseline file): the head
 #: is never cut (only the body is), so what it quotes is, or a long name would leave no
 #: room for the rest, or make GitHub refuse the summary.
@@ -194,6 +214,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
         )
     body: list[str] = []
     _baseline_section(report, head, body)
+    _repeats_section(report, head, body)
     rows = list(_summary_rows(report))
     if rows:
         body.append("| case | check | field | detail |\n|---|---|---|---|\n")

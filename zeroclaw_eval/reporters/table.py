@@ -24,7 +24,16 @@ from zeroclaw_eval.report.baseline import (
     changed_cases,
     describe_changes,
 )
-from zeroclaw_eval.report.model import ERROR, FAILED, PASSED, REJECTED, CaseReport, RepeatStats, SuiteReport
+from zeroclaw_eval.report.model import (
+    ERROR,
+    FAILED,
+    PASSED,
+    REJECTED,
+    STABILITY_LABELS,
+    CaseReport,
+    RepeatStats,
+    SuiteReport,
+)
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.paint import paint, passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
@@ -84,8 +93,9 @@ def repeat_summary(runs: RepeatStats) -> str:
     gate = f"; must reach {runs.min_pass_rate:.0%}" if runs.min_pass_rate is not None else ""
     flaky = [f"{_line(check)} {runs.check_passes[check]}/{runs.runs}" for check in runs.flaky_checks]
     flakes = f"; flaky: {', '.join(flaky)}" if flaky else ""
+    kind = STABILITY_LABELS[runs.stability]
     return (
-        f"{runs.passed}/{runs.runs} runs passed ({runs.pass_rate:.0%}{gate}); pass@{runs.runs}"
+        f"{kind}: {runs.passed}/{runs.runs} runs passed ({runs.pass_rate:.0%}{gate}); pass@{runs.runs}"
         f" {'yes' if runs.pass_at_k else 'no'}, pass^{runs.runs} {'yes' if runs.pass_all else 'no'}{flakes}"
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from zeroclaw_eval.fixtures.json.text import pretty_json
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
-from zeroclaw_eval.report.model import PASSED, CaseReport, RepeatStats
+from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, CaseReport, RepeatStats
 from zeroclaw_eval.reporters.html.diff import diff_view
 from zeroclaw_eval.reporters.safety import referenced
 
@@ -143,6 +143,7 @@ def _link(anchor: str, path: str, ref: FieldRef) -> str:
 def _repeats(out: list[str], runs: RepeatStats, passed: bool) -> None:
     out.append(
         f'      <h3>Runs</h3>\n      <div class="check repeats">\n'
+        f'        <span class="stability {runs.stability}">{STABILITY_LABELS[runs.stability]}</span> ·\n'
         f"        {text(runs.passed)} of {text(runs.runs)} runs passed ({runs.pass_rate * 100:.0f} %) ·\n"
         f"        pass@{text(runs.runs)}"
         f" {'yes' if runs.pass_at_k else 'no'} · pass^{text(runs.runs)} {'yes' if runs.pass_all else 'no'}\n"
