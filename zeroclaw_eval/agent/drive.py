@@ -73,7 +73,7 @@ async def drive(
             case.trace.tools,
             record,
             workspace,
-            available=with_doubles(settings.toolset, case.trace.tool_doubles),
+            available=with_doubles(settings.toolset, case.trace.tool_doubles, any_name=settings.mcp),
             live_allowed=None if live is None else settings.live_allowed or frozenset(),
         )
         offered = [spec.name for spec in toolbox.specs()]

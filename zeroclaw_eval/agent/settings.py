@@ -60,6 +60,9 @@ class CaseSettings:
     live: LiveOptions | None = None
     #: Serve each case's tools as an MCP server too (`tools.mcp`).
     mcp: bool = False
+    #: Tools whose live calls `--record` writes as `tool_doubles` (those proxied to a
+    #: project's MCP server, `[eval].mcp_upstream`, which a replay must not reach).
+    recorded_as_doubles: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         # Checked when the settings are made, before any case runs: a project tool that
@@ -77,7 +80,7 @@ class CaseSettings:
     @cached_property
     def nameable_tools(self) -> frozenset[str] | None:
         """The tools a fixture's `tools` may name (None: any, for an agent command)."""
-        return nameable_tools(self.toolset, external=self.agent_cmd is not None)
+        return nameable_tools(self.toolset, external=self.agent_cmd is not None, doubles_known=self.mcp)
 
     @cached_property
     def mcp_tools(self) -> McpTools:

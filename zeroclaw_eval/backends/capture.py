@@ -42,9 +42,14 @@ def _step(step: ModelStep) -> dict[str, Any]:
 
 
 def fixture_from_run(
-    case: Case, record: RunRecord, secrets: Iterable[str] = (), allowed: Iterable[str] | None = None
+    case: Case,
+    record: RunRecord,
+    secrets: Iterable[str] = (),
+    allowed: Iterable[str] | None = None,
+    as_doubles: Iterable[str] = (),
 ) -> dict[str, Any]:
-    """The replay fixture of one live run of `case` (`allowed`: the live allowlist)."""
+    """The replay fixture of one live run of `case` (`allowed`: the live allowlist); the
+    calls of the tools `as_doubles` names become doubles answering them (see `_doubled`)."""
     original: dict[str, Any] = json.loads(case.text)
     turns = []
     for index, turn in enumerate(case.trace.turns):
@@ -61,8 +66,29 @@ def fixture_from_run(
                 fixture["tool_doubles"] = doubles
             else:
                 del fixture["tool_doubles"]
+    _doubled(fixture, record, set(as_doubles))
     scrubbed: dict[str, Any] = scrub(fixture, secrets)
     return scrubbed
+
+
+def _doubled(fixture: dict[str, Any], record: RunRecord, names: set[str]) -> None:
+    """Each recorded call of a tool in `names` (one a project's MCP server answered live,
+    which a replay must not reach) as a double with the arguments it got and what it
+    answered, in the order of the calls; a call whose arguments another call already had
+    answers as the first did, so it adds none."""
+    doubles: dict[str, list[dict[str, Any]]] = {}
+    for call in record.calls:
+        if call.name not in names or not isinstance(call.arguments, dict):
+            continue
+        answers = doubles.setdefault(call.name, [])
+        if any(answer["when"] == call.arguments for answer in answers):
+            continue
+        answer: dict[str, Any] = {"when": call.arguments, "result": call.result}
+        if not call.success:
+            answer["success"] = False
+        answers.append(answer)
+    if doubles:
+        fixture["tool_doubles"] = {**fixture.get("tool_doubles", {}), **doubles}
 
 
 def write_captured_fixture(
@@ -71,6 +97,8 @@ def write_captured_fixture(
     record: RunRecord,
     secrets: Iterable[str] = (),
     allowed: Iterable[str] | None = None,
+    *,
+    as_doubles: Iterable[str] = (),
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.
 
@@ -81,7 +109,7 @@ def write_captured_fixture(
         allowed = list(allowed)
         if denied_calls(record, case.trace.tools, allowed):
             return None
-    fixture = fixture_from_run(case, record, secrets, allowed)
+    fixture = fixture_from_run(case, record, secrets, allowed, as_doubles)
     text = pretty_json(fixture) + "\n"
     target = folder / case.name
     write_atomic(target, text.encode("utf-8", errors="backslashreplace"))

@@ -45,6 +45,9 @@ class EvalSettings(BaseModel):
     #: Serve each case's tools as an MCP server too (ZEROCLAW_EVAL_MCP_URL), for agents
     #: that take their tools from MCP servers.
     mcp: bool = False
+    #: The streamable-HTTP URL of the project's own MCP server: in live mode with `mcp`,
+    #: its tools are proxied (and `--record` writes their calls as doubles).
+    mcp_upstream: str = ""
     live_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)

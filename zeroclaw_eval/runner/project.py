@@ -25,7 +25,7 @@ from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.runner.imports import load_callable
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
-from zeroclaw_eval.tools.mcp import require_sdk
+from zeroclaw_eval.tools.mcp import require_sdk, upstream_tools
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 
@@ -54,8 +54,13 @@ def run_options(
     service = _service(loaded, agent_cmd, agent_service, agent_service_protocol)
     factory, command = _agent(loaded, agent_cmd, agent_io) if service is None else (reference_agent, service)
     mcp = settings.mcp if mcp is None else mcp
+    proxied: tuple[ProjectTool, ...] = ()
     if mcp:
         require_sdk()  # before any case runs: every case would fail alike
+        if live and settings.mcp_upstream:
+            proxied = upstream_tools(settings.mcp_upstream, loaded.setting("mcp_upstream"))
+            tools = (*tools, *proxied)
+            names = tool_names(tools)
     refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
     return RunOptions(
         agent_factory=factory,
@@ -64,6 +69,7 @@ def run_options(
         max_tool_iterations=settings.max_tool_iterations,
         tools=tools,
         mcp=mcp,
+        recorded_as_doubles=frozenset(tool.name for tool in proxied),
         live=live_options(loaded, names) if live else None,
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,
@@ -76,7 +82,9 @@ def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozens
     built-in ones and the project's, checked; None (any) for an agent command or an agent
     service, which run their own. The agent is not imported."""
     external = command_text(loaded, agent_cmd) is not None or bool(loaded.settings.agent_service.strip())
-    return nameable_tools(toolset(project_tools(loaded)), external=external)
+    return nameable_tools(
+        toolset(project_tools(loaded)), external=external, doubles_known=loaded.settings.mcp
+    )
 
 
 def is_builtin_tool(name: str) -> bool:

@@ -243,6 +243,13 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
     from zeroclaw_eval.backends.capture import write_captured_fixture
 
     live = options.live
-    path = write_captured_fixture(options.record_dir, case, report.record, [live.api_key], live.allowed_tools)
+    path = write_captured_fixture(
+        options.record_dir,
+        case,
+        report.record,
+        [live.api_key],
+        live.allowed_tools,
+        as_doubles=options.recorded_as_doubles,
+    )
     if options.on_recorded is not None:
         options.on_recorded(case, path)

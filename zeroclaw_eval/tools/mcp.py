@@ -27,6 +27,7 @@ instead of being recorded twice.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.util
 import itertools
 import json
@@ -39,6 +40,8 @@ from typing import Any
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.doubles import answers
+from zeroclaw_eval.tools.project import ProjectTool
+from zeroclaw_eval.tools.tool import ToolOutcome
 from zeroclaw_eval.tools.toolbox import ToolBox
 
 #: What an agent is told to read the server's URL from.
@@ -164,6 +167,49 @@ async def dispatch(current: Served | None, name: str, arguments: dict[str, Any])
     if refusal is not None:
         toolbox.refuse(*refusal)
     return outcome.content, not outcome.success
+
+
+def upstream_tools(url: str, setting: str = "[eval].mcp_upstream") -> tuple[ProjectTool, ...]:
+    """The tools of the project's own MCP server at `url`, each a project tool whose calls
+    are forwarded to it (a session per call), for a live run: they join the run's tools,
+    so the live allowlist, the recording and `--record` treat them as any other.
+    `ConfigError` when the server cannot be reached or listed."""
+    require_sdk()
+
+    async def listed() -> list[Any]:
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return list((await session.list_tools()).tools)
+
+    try:
+        # In a thread of its own: a caller may be inside an event loop already.
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            found = pool.submit(asyncio.run, asyncio.wait_for(listed(), _START_SECS)).result()
+    except Exception as exc:  # the SDK raises groups and transport errors alike
+        raise ConfigError(f"{setting}: cannot list the tools of the MCP server at {url}: {exc}") from None
+    return tuple(
+        ProjectTool(
+            tool.name, tool.description or tool.name, _forwarder(url, tool.name), dict(tool.input_schema)
+        )
+        for tool in found
+    )
+
+
+def _forwarder(url: str, name: str) -> Callable[..., Any]:
+    async def forward(**arguments: Any) -> ToolOutcome:
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool(name, arguments)
+        text = "".join(getattr(part, "text", "") for part in result.content)
+        return ToolOutcome(text, not result.is_error)
+
+    return forward
 
 
 def require_sdk() -> None:

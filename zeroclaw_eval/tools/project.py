@@ -72,8 +72,22 @@ def toolset(project: Iterable[ProjectTool]) -> dict[str, Tool]:
     return {**BUILTIN_TOOLS, **{item.name: item.as_tool() for item in project}}
 
 
-def nameable_tools(tools: Mapping[str, Tool], *, external: bool) -> frozenset[str] | None:
+class KnownTools(frozenset[str]):
+    """The tools of a run a fixture's `tools` may name, and whether a tool known only by
+    the fixture's own `tool_doubles` may be named too (with `[eval].mcp`: the double is
+    the tool, served over MCP, as a recorded call to a project's MCP server replays)."""
+
+    doubles_known: bool = False
+
+
+def nameable_tools(
+    tools: Mapping[str, Tool], *, external: bool, doubles_known: bool = False
+) -> frozenset[str] | None:
     """The tools a fixture's `tools` may name: those of the run (`tools`, the built-in ones
     and the project's), or any name at all (None) when the agent runs tools of its own (an
     agent command), which the harness does not know. The one rule for every command."""
-    return None if external else frozenset(tools)
+    if external:
+        return None
+    known = KnownTools(tools)
+    known.doubles_known = doubles_known
+    return known
