@@ -223,3 +223,32 @@ def test_a_workspace_nested_deeper_than_a_recursive_walk_goes_is_mutated(tmp_pat
     result = mutated(tmp_path, fixture)
     assert result.problem is None
     assert f"alter_file[{deep}]" in by_name(result)
+
+
+def test_a_weak_trajectory_lets_a_reordering_survive_and_a_strict_one_is_suggested(tmp_path: Path) -> None:
+    unordered = {
+        "mode": "unordered",
+        "calls": [{"tool": "file_write"}, {"tool": "file_read"}, {"tool": "echo"}],
+    }
+    weak = mutated(tmp_path / "weak", scripted_fixture(RICH_TURNS, {"trajectory": unordered}, **RICH_TOOLS))
+    swap = by_name(weak)["swap_calls[turn 1, calls 0 and 1]"]
+    assert not swap.killed  # the same calls, in another order: an unordered trajectory passes
+    strict = {"mode": "strict", "calls": [{"tool": "file_write"}, {"tool": "file_read"}, {"tool": "echo"}]}
+    # The check a reordering is about, proven: the real run passes it, the reordered one not.
+    assert swap.check == {"trajectory": strict}
+    assert swap.suggestion is not None
+    assert swap.suggestion.startswith('set "trajectory": {"mode": "strict"')
+    strong = mutated(tmp_path / "strong", scripted_fixture(RICH_TURNS, {"trajectory": strict}, **RICH_TOOLS))
+    assert by_name(strong)["swap_calls[turn 1, calls 0 and 1]"].killed_by == ("trajectory",)
+
+
+def test_the_trajectory_suggestion_reads_and_applies_as_one_value() -> None:
+    from zeroclaw_eval.mutate.suggest import add_check, describe
+
+    check = {"trajectory": {"mode": "strict", "calls": [{"tool": "echo"}]}}
+    assert describe(check) == 'set "trajectory": {"mode": "strict", "calls": [{"tool": "echo"}]}'
+    expects: dict[str, Any] = {
+        "trajectory": {"mode": "unordered", "calls": [{"tool": "echo"}, {"tool": "x"}]}
+    }
+    add_check(expects, check)
+    assert expects["trajectory"] == check["trajectory"]

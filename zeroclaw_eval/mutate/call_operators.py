@@ -70,6 +70,13 @@ def _call_candidates(calls: Sequence[RecordedCall], index: int) -> list[dict[str
     return found
 
 
+def _trajectory(calls: Sequence[RecordedCall]) -> dict[str, Any]:
+    """The run's calls, by tool, in their order (a strict trajectory), which a missing,
+    extra, renamed or reordered call fails: the check a reordering is about, and the last
+    resort of the other call operators."""
+    return {"trajectory": {"mode": "strict", "calls": [{"tool": call.name} for call in calls]}}
+
+
 def _with_calls(record: RunRecord, calls: list[RecordedCall]) -> RunRecord:
     return replace(record, calls=calls)
 
@@ -80,7 +87,7 @@ def call_mutants(record: RunRecord, unused_tool: str) -> Iterator[Mutant]:
     calls = record.calls
     for index, call in enumerate(calls):
         where = _position(calls, index)
-        candidates = tuple(_call_candidates(calls, index))
+        candidates = (*_call_candidates(calls, index), _trajectory(calls))
         rest = calls[:index] + calls[index + 1 :]
         yield Mutant(
             "drop_call",
@@ -97,7 +104,7 @@ def call_mutants(record: RunRecord, unused_tool: str) -> Iterator[Mutant]:
             describe_call(call),
             f"{describe_call(call)} twice",
             _with_calls(record, doubled),
-            candidates=({"exact_tool_calls": len(calls)}, {"max_tool_calls": len(calls)}),
+            candidates=({"exact_tool_calls": len(calls)}, {"max_tool_calls": len(calls)}, _trajectory(calls)),
         )
         renamed = replace(call, name=unused_tool)
         yield Mutant(
@@ -217,7 +224,9 @@ def swap_mutants(record: RunRecord, trace: LlmTrace) -> Iterator[Mutant]:
             f"{first.name} then {second.name}",
             f"{second.name} then {first.name}",
             trace=swapped,
+            # The order itself first: what a swap changes, said as a check.
             candidates=(
+                _trajectory(calls),
                 {"all_tools_succeeded": all(c.success for c in calls)},
                 *(
                     _dispatch("tool_results_contain", call, needle_of(call.result), _tool_index(calls, i))

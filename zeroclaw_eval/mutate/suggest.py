@@ -48,6 +48,8 @@ def describe(candidate: dict[str, Any], existing: Expects | None = None) -> str:
     """A candidate as an instruction: which member to add to `expects` (`existing`, so
     that a file it already checks gets a needle, not a second key of the same name)."""
     ((key, value),) = candidate.items()
+    if key == "trajectory":  # one check whose whole value is the suggestion
+        return f'set "trajectory": {json.dumps(value, ensure_ascii=False)}'
     held = existing.workspace.file_contains if existing is not None and existing.workspace else {}
     if key == "workspace" and set(value) == {"file_contains"}:
         ((path, needles),) = value["file_contains"].items()
@@ -71,7 +73,9 @@ def add_check(expects: dict[str, Any], check: dict[str, Any]) -> None:
     block's (workspace, budget, a file's needles) merged, a value set."""
     for key, value in check.items():
         held = expects.get(key)
-        if isinstance(value, list) and isinstance(held, list):
+        if key == "trajectory":  # a sequence, not members to merge: the suggested one in place
+            expects[key] = copy.deepcopy(value)
+        elif isinstance(value, list) and isinstance(held, list):
             held.extend(item for item in copy.deepcopy(value) if item not in held)
         elif isinstance(value, dict) and isinstance(held, dict):
             add_check(held, value)
