@@ -29,10 +29,11 @@ import sys
 import threading
 import time
 import urllib.parse
-import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from agent_command import post  # the sibling script: its model request (this folder is on sys.path)
 
 TOOLS = {
     "echo": {"type": "object", "properties": {"message": {"type": "string"}}},
@@ -45,16 +46,7 @@ BREAKS: str = ""
 def model(messages: list[dict[str, Any]]) -> dict[str, Any]:
     offered = [{"type": "function", "function": {"name": n, "parameters": p}} for n, p in TOOLS.items()]
     body = {"model": "service-model", "messages": messages, "tools": offered}
-    request = urllib.request.Request(
-        os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-        data=json.dumps(body).encode("utf-8"),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
-        },
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return dict(json.loads(response.read())["choices"][0]["message"])
+    return dict(json.loads(post("/chat/completions", body))["choices"][0]["message"])
 
 
 def run_tool(name: str, arguments: str, workspace: str) -> str:

@@ -24,10 +24,10 @@ import asyncio
 import json
 import os
 import sys
-import urllib.request
 from contextlib import AsyncExitStack
 from typing import Any
 
+from agent_command import post  # the sibling script: its model request (this folder is on sys.path)
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -35,16 +35,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 def model(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
     body = {"model": os.environ["ZEROCLAW_EVAL_MODEL"], "messages": messages, "tools": tools}
-    request = urllib.request.Request(
-        os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-        data=json.dumps(body).encode("utf-8"),
-        headers={
-            "Content-Type": "application/json",
-            "Authorization": "Bearer " + os.environ["OPENAI_API_KEY"],
-        },
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return dict(json.loads(response.read())["choices"][0]["message"])
+    return dict(json.loads(post("/chat/completions", body))["choices"][0]["message"])
 
 
 CACHE: dict[str, str] = {}

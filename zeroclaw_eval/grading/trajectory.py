@@ -67,8 +67,15 @@ def matches(entry: TrajectoryCall, call: RecordedCall) -> bool:
     return _arguments_match(entry, call.arguments)
 
 
+def _how(entry: TrajectoryCall) -> str | list[str]:
+    """How `entry`'s args compare: as it says, else `exact` with args and `ignore` without."""
+    if entry.args_match is not None:
+        return entry.args_match
+    return "ignore" if entry.args is None else "exact"
+
+
 def _arguments_match(entry: TrajectoryCall, received: Any) -> bool:
-    how = entry.args_match if entry.args_match is not None else ("ignore" if entry.args is None else "exact")
+    how = _how(entry)
     if how == "ignore":
         return True
     wanted = entry.args or {}
@@ -148,7 +155,7 @@ def _maximum_matching(expected: list[TrajectoryCall], calls: list[RecordedCall])
 
 def _entry(entry: TrajectoryCall) -> str:
     args = "" if entry.args is None else compact_json(entry.args)
-    how = entry.args_match if entry.args_match is not None else ("ignore" if entry.args is None else "exact")
+    how = _how(entry)
     shown = f"{entry.tool}({args})" if args else f"{entry.tool}(…)"
     kind = f" (args {how})" if how not in ("ignore", "exact") else ""
     status = f" {entry.status}" if entry.status else ""

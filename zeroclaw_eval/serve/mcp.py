@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from contextlib import AsyncExitStack
 from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
@@ -27,7 +26,7 @@ from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.builtin import tools_for_case
 from zeroclaw_eval.tools.doubles import with_doubles
-from zeroclaw_eval.tools.mcp import URL_VARIABLE, Served, handlers, require_sdk
+from zeroclaw_eval.tools.mcp import URL_VARIABLE, Served, client_session, handlers, require_sdk
 from zeroclaw_eval.tools.project import ProjectTool, toolset
 from zeroclaw_eval.tools.sandbox import case_workspace
 from zeroclaw_eval.tools.toolbox import ToolBox
@@ -55,14 +54,9 @@ def serve_mcp(url: str | None, case: Case | None, project_tools: tuple[ProjectTo
 async def bridge(url: str) -> None:
     """Serve MCP on stdio, forwarding every tool request to the run's server at `url`."""
     require_sdk()
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
     from mcp.server.lowlevel.server import Server
 
-    async with AsyncExitStack() as stack:
-        read, write = await stack.enter_async_context(streamable_http_client(url))
-        run = await stack.enter_async_context(ClientSession(read, write))
-        await run.initialize()
+    async with client_session(url) as run:
 
         async def list_tools(context: Any, params: Any) -> Any:
             return await run.list_tools()

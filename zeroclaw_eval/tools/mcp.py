@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import importlib.util
 import itertools
 import json
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from zeroclaw_eval.errors import ConfigError
@@ -177,11 +178,7 @@ def upstream_tools(url: str, setting: str = "[eval].mcp_upstream") -> tuple[Proj
     require_sdk()
 
     async def listed() -> list[Any]:
-        from mcp.client.session import ClientSession
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
+        async with client_session(url) as session:
             return list((await session.list_tools()).tools)
 
     try:
@@ -200,16 +197,24 @@ def upstream_tools(url: str, setting: str = "[eval].mcp_upstream") -> tuple[Proj
 
 def _forwarder(url: str, name: str) -> Callable[..., Any]:
     async def forward(**arguments: Any) -> ToolOutcome:
-        from mcp.client.session import ClientSession
-        from mcp.client.streamable_http import streamable_http_client
-
-        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
+        async with client_session(url) as session:
             result = await session.call_tool(name, arguments)
         text = "".join(getattr(part, "text", "") for part in result.content)
         return ToolOutcome(text, not result.is_error)
 
     return forward
+
+
+@contextlib.asynccontextmanager
+async def client_session(url: str) -> AsyncIterator[Any]:
+    """An initialized MCP client session with the streamable-HTTP server at `url` (the
+    `mcp` SDK's `ClientSession`), closed on exit."""
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
 
 
 def require_sdk() -> None:
