@@ -32,6 +32,19 @@ def write_atomic(target: Path, data: bytes) -> None:
     write_atomic_pieces(target, (data,))
 
 
+def create_new(target: Path, data: bytes) -> None:
+    """Create `target` holding `data`; `FileExistsError` when it exists, which is never
+    overwritten ("x" creates or fails with no window between the test and the create).
+    Parent folders are made; a write cut short removes the file it began."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("xb") as stream:
+        try:
+            stream.write(data)
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+
+
 def write_atomic_pieces(target: Path, pieces: Iterable[bytes]) -> None:
     """`write_atomic` of `pieces` one after another, each written as it comes, so a large
     output is never held whole; an exception while they are made leaves nothing."""

@@ -15,6 +15,7 @@ import click
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.cli.commands.check import check_command
+from zeroclaw_eval.cli.commands.import_traces import import_command
 from zeroclaw_eval.cli.commands.listing import list_command
 from zeroclaw_eval.cli.commands.mcp import mcp_command
 from zeroclaw_eval.cli.commands.merge import merge_command
@@ -87,6 +88,7 @@ for _command in (
     mcp_command,
     check_command,
     new_command,
+    import_command,
     schema_command,
 ):
     eval_group.add_command(_command)

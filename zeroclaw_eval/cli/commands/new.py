@@ -84,12 +84,10 @@ def _file_name(name: str) -> str:
 def _write_new(path: Path, text: str) -> None:
     """Create `path` with `text`; refuse, never overwrite, when it exists."""
     from zeroclaw_eval.collect.suite import display_path
+    from zeroclaw_eval.files import create_new
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        # "x" creates the file or fails if it exists, with no window between the two.
-        with path.open("xb") as stream:
-            stream.write(text.encode("utf-8"))
+        create_new(path, text.encode("utf-8"))
     except FileExistsError:
         raise UsageError(
             f"{display_path(path)} exists already; pick another NAME or --output, or remove it first"

@@ -1,0 +1,162 @@
+"""An imported conversation as a fixture: its turns, the tools offered, provenance, and
+the checks its recorded run proves, proven before the fixture is written.
+
+The checks pin down what the agent did in the traced run, at the boundaries a replay
+grades: which tools it dispatched, in which order and with which arguments and outcome
+(a strict `trajectory`), what each tool answered (`tool_results_contain`), the final
+answer (`response_contains`), and the tools every request offered. Each is graded
+against the recorded run before the file is written (a check the run fails is a bug
+here, and the trace is refused rather than the check dropped), and the fixture must
+fail an empty run, as every fixture of a gate must.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.boundary.record import RecordedCall
+from zeroclaw_eval.fixtures.admission import admit_bytes
+from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.fixtures.json.text import compact_json, pretty_json
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
+from zeroclaw_eval.fixtures.scaffold import argument_needle
+from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.vacuity import find_vacuous
+from zeroclaw_eval.importing.conversation import Conversation
+from zeroclaw_eval.importing.trace import ImportedTrace, UnfaithfulTrace
+
+#: The longest needle taken from a tool's result or the final answer: long enough to
+#: pin it down, short enough to read in a report.
+NEEDLE_CHARS = 120
+
+
+def fixture_of(trace: ImportedTrace, talk: Conversation, name: str) -> dict[str, Any]:
+    """The fixture data of `trace` (as `talk`), named `name`."""
+    fixture: dict[str, Any] = {"model_name": name}
+    tools = [tool for tool in talk.tools if tool != ALWAYS_OFFERED]
+    if tools:
+        fixture["tools"] = tools
+    fixture["turns"] = talk.turns
+    fixture["expects"] = suggested_expects(talk)
+    fixture["provenance"] = _provenance(trace, talk)
+    return fixture
+
+
+def _provenance(trace: ImportedTrace, talk: Conversation) -> dict[str, Any]:
+    provenance: dict[str, Any] = {
+        "format": trace.format,
+        "source": trace.source,
+        "trace_id": trace.trace_id,
+        "span_ids": list(dict.fromkeys(span for span in talk.span_ids if span)),
+    }
+    if trace.service:
+        provenance["service"] = trace.service
+    if trace.started_ns:
+        started = datetime.fromtimestamp(trace.started_ns / 1e9, tz=timezone.utc)
+        provenance["started"] = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return provenance
+
+
+def needle(text: str) -> str | None:
+    """A needle `text` holds: its first line with text, stripped, cut to `NEEDLE_CHARS`."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            return stripped[:NEEDLE_CHARS].rstrip()
+    return None
+
+
+def suggested_expects(talk: Conversation) -> dict[str, Any]:
+    """The checks the recorded run of `talk` passes and an empty run fails."""
+    calls = talk.record.calls
+    expects: dict[str, Any] = {}
+    answer = needle(talk.record.final_response)
+    if answer is not None:
+        expects["response_contains"] = [answer]
+    if not calls:
+        # Nothing dispatched, and nothing must be: an agent that starts calling tools fails.
+        expects["exact_tool_calls"] = 0
+        return expects
+    expects["tools_used"] = list(dict.fromkeys(call.name for call in calls))
+    if talk.offered_every:
+        expects["tools_offered"] = sorted(talk.offered_every - {ALWAYS_OFFERED})
+    expects["trajectory"] = {"mode": "strict", "calls": [_trajectory_call(call) for call in calls]}
+    raw = _raw_argument_checks(calls)
+    if raw:
+        expects["tool_arguments_contain"] = raw
+    results = _result_checks(calls)
+    if results:
+        expects["tool_results_contain"] = results
+    if all(call.success for call in calls):
+        expects["all_tools_succeeded"] = True
+    return {key: value for key, value in expects.items() if value != []}
+
+
+def _trajectory_call(call: RecordedCall) -> dict[str, Any]:
+    expected: dict[str, Any] = {"tool": call.name}
+    if isinstance(call.arguments, dict):
+        expected["args"] = call.arguments
+    expected["status"] = "ok" if call.success else "error"
+    return expected
+
+
+def _indexed(calls: list[RecordedCall]) -> list[tuple[RecordedCall, int]]:
+    """Each call with its index among the calls to its tool (a check's `call_index`)."""
+    seen: dict[str, int] = {}
+    indexed = []
+    for call in calls:
+        indexed.append((call, seen.get(call.name, 0)))
+        seen[call.name] = seen.get(call.name, 0) + 1
+    return indexed
+
+
+def _raw_argument_checks(calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    """Arguments the trajectory cannot compare (raw text, not an object) as needles."""
+    checks = []
+    for call, index in _indexed(calls):
+        if not isinstance(call.arguments, dict):
+            found = argument_needle({"text": call.arguments}) if call.arguments else None
+            if found is not None:
+                checks.append({"tool": call.name, "needle": found[:NEEDLE_CHARS], "call_index": index})
+    return checks
+
+
+def _result_checks(calls: list[RecordedCall]) -> list[dict[str, Any]]:
+    checks = []
+    for call, index in _indexed(calls):
+        found = needle(call.result)
+        if found is not None:
+            checks.append({"tool": call.name, "needle": found, "call_index": index})
+    return checks
+
+
+def proven_case(trace: ImportedTrace, talk: Conversation, fixture: dict[str, Any], path: Path) -> Case:
+    """`fixture` admitted as the file `path` would be, its checks graded against the
+    recorded run (every one passes) and an empty run (one fails at least); else
+    `UnfaithfulTrace` saying which."""
+    text = pretty_json(fixture) + "\n"
+    # Any tool name: the case replays against the agent that recorded the trace, which
+    # runs its own tools (as an agent command or service does).
+    admitted = admit_bytes(text.encode("utf-8"), path, None)
+    if not isinstance(admitted, Case):
+        problems = "; ".join(problem.what() for problem in admitted.problems)
+        raise UnfaithfulTrace(
+            trace.trace_id, None, None, f"the fixture made of it is not admitted: {problems}"
+        )
+    failed = [result for result in grade(admitted.trace.expects, talk.record) if not result.passed]
+    if failed:
+        shown = "; ".join(f"{result.check_id}: {result.detail}" for result in failed)
+        raise UnfaithfulTrace(
+            trace.trace_id, None, None, f"its own recorded run fails the checks suggested for it ({shown})"
+        )
+    if find_vacuous(admitted) is not None:
+        raise UnfaithfulTrace(
+            trace.trace_id,
+            None,
+            None,
+            "nothing the run did can be checked: no tool call and no answer text"
+            f" (the final answer was {compact_json(talk.record.final_response)})",
+        )
+    return admitted

@@ -1,0 +1,15 @@
+"""A LangSmith run export, read into an `ImportedTrace`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zeroclaw_eval.importing.trace import SourceTraces
+
+
+def is_langsmith(document: Any) -> bool:
+    return False
+
+
+def langsmith_traces(document: Any, shown: str) -> SourceTraces:
+    return SourceTraces()

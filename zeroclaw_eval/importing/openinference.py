@@ -1,0 +1,141 @@
+"""OpenInference (Arize Phoenix's conventions), read from OTLP spans into an
+`ImportedTrace`.
+
+OpenInference flattens structured values into dotted attributes with list indices:
+`llm.input_messages.0.message.role`, `…message.content` (or text parts,
+`…message.contents.0.message_content.text`), `…message.tool_calls.0.tool_call.id`,
+`…tool_call.function.name` and `…function.arguments`, `…message.tool_call_id`; the
+reply is `llm.output_messages.0.message.*`; the tools offered, `llm.tools.N.tool.json_schema`.
+A span's kind is `openinference.span.kind`: `LLM` spans are model calls, `TOOL` spans
+tool runs (`tool.name`, arguments as `input.value`, the result as `output.value`),
+`AGENT` spans name the agent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
+from zeroclaw_eval.boundary.sent import message_text
+from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.importing.genai import tool_names
+from zeroclaw_eval.importing.otlp import STATUS_ERROR, Span
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun
+
+KIND = "openinference.span.kind"
+INPUT, OUTPUT = "llm.input_messages", "llm.output_messages"
+
+
+def is_openinference(spans: list[Span]) -> bool:
+    """Whether a trace's spans follow OpenInference."""
+    return any(KIND in span.attributes for span in spans)
+
+
+def read_openinference(trace_id: str, spans: list[Span], source: str) -> ImportedTrace:
+    """The model calls and tool runs of one trace's spans."""
+    trace = ImportedTrace("openinference", source, trace_id)
+    trace.service = next((span.service for span in spans if span.service), None)
+    trace.started_ns = min((span.start for span in spans if span.start), default=None)
+    for span in spans:
+        kind = str(span.attributes.get(KIND, "")).upper()
+        if span.end == 0 or span.end < span.start:
+            trace.unfinished.append(span.span_id)
+        if kind == "AGENT" and trace.agent is None:
+            trace.agent = span.attributes.get("agent.name") or span.name or None
+        elif kind == "LLM":
+            trace.calls.append(_model_call(span))
+        elif kind == "TOOL":
+            trace.tools.append(_tool_run(span))
+    return trace
+
+
+def unflattened(attributes: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """The list a flattened attribute family stands for: `prefix.N.rest` -> item N's
+    `rest` (itself a dotted key), items in index order."""
+    items: dict[int, dict[str, Any]] = {}
+    start = prefix + "."
+    for key, value in attributes.items():
+        if not key.startswith(start):
+            continue
+        index, _, rest = key[len(start) :].partition(".")
+        if index.isdigit() and rest:
+            items.setdefault(int(index), {})[rest] = value
+    return [items[index] for index in sorted(items)]
+
+
+def _message(flat: dict[str, Any]) -> Message:
+    role = flat.get("message.role")
+    content = flat.get("message.content")
+    if content is None:
+        parts = unflattened(flat, "message.contents")
+        texts = [part.get("message_content.text") for part in parts]
+        content = "".join(text for text in texts if isinstance(text, str)) if texts else None
+    message: Message = {"role": role, "content": content}
+    calls = []
+    for call in unflattened(flat, "message.tool_calls"):
+        arguments = call.get("tool_call.function.arguments", "")
+        request = ToolCallRequest(
+            str(call.get("tool_call.id") or ""),
+            str(call.get("tool_call.function.name") or ""),
+            arguments if isinstance(arguments, str) else "",
+        )
+        calls.append(request.as_openai())
+    if calls:
+        message["tool_calls"] = calls
+    call_id = flat.get("message.tool_call_id")
+    if role == "tool" or call_id is not None:
+        message["role"] = "tool"
+        message["tool_call_id"] = str(call_id or "")
+    return message
+
+
+def _model_call(span: Span) -> ModelCall:
+    attributes = span.attributes
+    call = ModelCall(
+        span.span_id, span.start, [], None, label=span.name, reply_attribute=f"{OUTPUT}.0.message"
+    )
+    call.messages = [_message(flat) for flat in unflattened(attributes, INPUT)]
+    outputs = unflattened(attributes, OUTPUT)
+    if outputs:
+        message = _message(outputs[0])
+        calls = tuple(
+            ToolCallRequest(c["id"], c["function"]["name"], c["function"]["arguments"])
+            for c in message.get("tool_calls", [])
+        )
+        text = message_text(message.get("content")) or None
+        if text is not None or calls:
+            call.reply = ModelResponse(
+                text, calls, _count(attributes, "prompt"), _count(attributes, "completion")
+            )
+    tools = unflattened(attributes, "llm.tools")
+    if tools:
+        schemas = []
+        for tool in tools:
+            schema = tool.get("tool.json_schema")
+            try:
+                schemas.append(loads_untrusted(schema) if isinstance(schema, str) else schema)
+            except ValueError:
+                continue
+        call.offered = tool_names(schemas)
+    return call
+
+
+def _count(attributes: dict[str, Any], which: str) -> int:
+    value = attributes.get(f"llm.token_count.{which}")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _tool_run(span: Span) -> ToolRun:
+    attributes = span.attributes
+    name = attributes.get("tool.name")
+    call_id = attributes.get("tool_call.id") or attributes.get("tool.id")
+    result = attributes.get("output.value")
+    return ToolRun(
+        span.span_id,
+        span.start,
+        name if isinstance(name, str) else span.name,
+        call_id if isinstance(call_id, str) else "",
+        attributes.get("input.value", attributes.get("tool.parameters")),
+        None if result is None else str(result),
+        span.status != STATUS_ERROR,
+    )

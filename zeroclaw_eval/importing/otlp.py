@@ -1,0 +1,208 @@
+"""OTLP JSON, read: the spans and log records of an OTLP/HTTP JSON body, or of the JSON
+lines an OTLP file exporter writes (one export request per line), grouped by trace.
+
+The OTLP/HTTP JSON encoding differs from protobuf's canonical JSON mapping in ways a
+reader must take as written: trace and span ids are hex (not base64; some exporters
+write base64 still, so 24- and 12-character base64 ids are read too), enums are
+integers (`kind: 3`, `status.code: 2`; their names are taken as well), 64-bit integers
+are decimal strings. Attribute values (`AnyValue`) become Python values: a string, a
+number, a boolean, a list or a dict.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.fixtures.json.text import loads_untrusted
+
+#: `Status.code` of a span that failed (`STATUS_CODE_ERROR`).
+STATUS_ERROR = 2
+
+
+@dataclass
+class Event:
+    """A span event or a log record: its name, time, attributes and body."""
+
+    name: str
+    time: int
+    attributes: dict[str, Any]
+    body: Any = None
+
+
+@dataclass
+class Span:
+    """One span, with the log records that point at it."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start: int
+    end: int
+    attributes: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    status: int = 0
+    service: str | None = None
+
+
+@dataclass
+class OtlpTraces:
+    """What a file held: spans by trace id, in the order first seen, and log records by
+    (trace id, span id)."""
+
+    spans: dict[str, list[Span]] = field(default_factory=dict)
+    logs: dict[tuple[str, str], list[Event]] = field(default_factory=dict)
+
+
+def read_otlp(text: str, source: str) -> OtlpTraces:
+    """The spans and logs of OTLP JSON `text` (one document, or JSON lines);
+    `UsageError` naming `source` and the line for text that is neither."""
+    found = OtlpTraces()
+    for line, document in _documents(text, source):
+        if not isinstance(document, dict) or not ({"resourceSpans", "resourceLogs"} & document.keys()):
+            raise UsageError(
+                f"{source}:{line}: not an OTLP JSON export (an object with resourceSpans or resourceLogs)"
+            )
+        for resource in _list(document.get("resourceSpans")):
+            service = _service(resource)
+            for scope in _list(_get(resource, "scopeSpans")):
+                for raw in _list(_get(scope, "spans")):
+                    span = _span(raw, service)
+                    found.spans.setdefault(span.trace_id, []).append(span)
+        for resource in _list(document.get("resourceLogs")):
+            for scope in _list(_get(resource, "scopeLogs")):
+                for raw in _list(_get(scope, "logRecords")):
+                    trace_id, span_id = _id(_get(raw, "traceId")), _id(_get(raw, "spanId"))
+                    found.logs.setdefault((trace_id, span_id), []).append(_log(raw))
+    for spans in found.spans.values():
+        for span in spans:
+            span.events.extend(found.logs.get((span.trace_id, span.span_id), ()))
+    return found
+
+
+def _documents(text: str, source: str) -> Iterator[tuple[int, Any]]:
+    stripped = text.strip()
+    if not stripped:
+        raise UsageError(f"{source} is empty")
+    try:
+        yield 1, loads_untrusted(stripped)
+        return
+    except ValueError:
+        pass
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                yield number, loads_untrusted(line)
+            except ValueError as exc:
+                raise UsageError(f"{source}:{number}: not JSON ({exc})") from None
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _int(value: Any) -> int:
+    """A 64-bit integer as OTLP JSON writes it: a decimal string (or a number)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return 0
+
+
+def _id(value: Any) -> str:
+    """A trace or span id as lowercase hex, from hex or base64 text ("" for none)."""
+    if not isinstance(value, str) or not value:
+        return ""
+    lowered = value.lower()
+    if len(value) in (16, 32) and all(c in "0123456789abcdef" for c in lowered):
+        return lowered
+    try:
+        decoded = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value
+    return decoded.hex() if len(decoded) in (8, 16) else value
+
+
+def any_value(value: Any) -> Any:
+    """An OTLP `AnyValue` as a Python value."""
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "boolValue" in value:
+        return value["boolValue"]
+    if "intValue" in value:
+        return _int(value["intValue"])
+    if "doubleValue" in value:
+        return value["doubleValue"]
+    if "arrayValue" in value:
+        return [any_value(item) for item in _list(_get(value["arrayValue"], "values"))]
+    if "kvlistValue" in value:
+        return attributes(_get(value["kvlistValue"], "values"))
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return None
+
+
+def attributes(values: Any) -> dict[str, Any]:
+    """A list of OTLP `KeyValue`s as a dict."""
+    return {
+        item["key"]: any_value(item.get("value"))
+        for item in _list(values)
+        if isinstance(item, dict) and isinstance(item.get("key"), str)
+    }
+
+
+def _service(resource: Any) -> str | None:
+    name = attributes(_get(_get(resource, "resource"), "attributes")).get("service.name")
+    return name if isinstance(name, str) else None
+
+
+def _status(value: Any) -> int:
+    code = _get(value, "code")
+    if code == "STATUS_CODE_ERROR":
+        return STATUS_ERROR
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
+
+
+def _span(raw: Any, service: str | None) -> Span:
+    events = [
+        Event(
+            str(_get(event, "name") or ""),
+            _int(_get(event, "timeUnixNano")),
+            attributes(_get(event, "attributes")),
+        )
+        for event in _list(_get(raw, "events"))
+    ]
+    return Span(
+        trace_id=_id(_get(raw, "traceId")),
+        span_id=_id(_get(raw, "spanId")),
+        parent_id=_id(_get(raw, "parentSpanId")),
+        name=str(_get(raw, "name") or ""),
+        start=_int(_get(raw, "startTimeUnixNano")),
+        end=_int(_get(raw, "endTimeUnixNano")),
+        attributes=attributes(_get(raw, "attributes")),
+        events=events,
+        status=_status(_get(raw, "status")),
+        service=service,
+    )
+
+
+def _log(raw: Any) -> Event:
+    attrs = attributes(_get(raw, "attributes"))
+    # The event's name: the record's own field (OTLP 1.5), else the attribute older SDKs set.
+    name = _get(raw, "eventName") or attrs.get("event.name") or ""
+    time = _int(_get(raw, "timeUnixNano")) or _int(_get(raw, "observedTimeUnixNano"))
+    return Event(str(name), time, attrs, any_value(_get(raw, "body")))

@@ -1,0 +1,152 @@
+"""A trace file, read: its format recognised from its shape, every trace in it read into
+an `ImportedTrace` (or the reason it cannot be), and `--select` applied.
+
+- OTLP JSON (`resourceSpans` / `resourceLogs`, one document or JSON lines): each trace
+  whose spans follow OpenInference (`openinference.span.kind`) or the GenAI conventions
+  (`gen_ai.*`); traces with neither (HTTP or database spans) are not agent runs and are
+  passed over;
+- a Langfuse trace export: a trace with its `observations` (or a list of them, or the
+  API's `{"data": [...]}` page);
+- a LangSmith run export: a root run with its `child_runs`, or a flat list of runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.files import read_bounded
+from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace
+
+#: The largest trace file read: exports of a day of traffic are split long before this.
+MAX_SOURCE_BYTES = 512 * 1024 * 1024
+
+#: What `--select` may filter on.
+SELECT_KEYS = ("trace", "service", "since", "until")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which traces to import: each key given must match (any of its values)."""
+
+    traces: frozenset[str] = frozenset()
+    services: frozenset[str] = frozenset()
+    since_ns: int | None = None
+    until_ns: int | None = None
+
+    @classmethod
+    def parse(cls, items: tuple[str, ...]) -> Selection:
+        """`--select KEY=VALUE` items; `UsageError` for a key or time it does not know."""
+        traces: set[str] = set()
+        services: set[str] = set()
+        since = until = None
+        for item in items:
+            key, sep, value = item.partition("=")
+            if not sep or key not in SELECT_KEYS or not value:
+                raise UsageError(
+                    f"--select {item!r}: give KEY=VALUE with KEY one of {', '.join(SELECT_KEYS)}"
+                    " (trace=4bf92f3577b34da6a3ce929d0e0e4736, service=checkout, since=2026-12-01T00:00Z)"
+                )
+            if key == "trace":
+                traces.add(value.lower())
+            elif key == "service":
+                services.add(value)
+            elif key == "since":
+                since = _time(item, value)
+            else:
+                until = _time(item, value)
+        return cls(frozenset(traces), frozenset(services), since, until)
+
+    def takes(self, trace: ImportedTrace) -> bool:
+        """Whether `trace` is selected."""
+        if self.traces and trace.trace_id.lower() not in self.traces:
+            return False
+        if self.services and trace.service not in self.services:
+            return False
+        started = trace.started_ns
+        if self.since_ns is not None and (started is None or started < self.since_ns):
+            return False
+        return self.until_ns is None or (started is not None and started <= self.until_ns)
+
+
+def _time(item: str, value: str) -> int:
+    """An ISO 8601 time (UTC when it names no zone) as ns since the epoch."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--select {item!r}: {value!r} is not an ISO 8601 time such as 2026-12-01T09:30Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1_000_000_000)
+
+
+def read_source(path: Path, shown: str) -> SourceTraces:
+    """Every trace of the file `path` (named `shown` in messages and provenance)."""
+    raw = read_bounded(path, MAX_SOURCE_BYTES, limit=("a trace file", "export fewer traces per file"))
+    if isinstance(raw, str):
+        raise UsageError(f"{shown}: {raw}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{shown}: not UTF-8 text (byte {exc.start}); export the traces as JSON") from None
+    document = _whole(text)
+    if _is_otlp(document, text):
+        return otlp_traces(text, shown)
+    if document is not None:
+        from zeroclaw_eval.importing.langfuse import is_langfuse, langfuse_traces
+        from zeroclaw_eval.importing.langsmith import is_langsmith, langsmith_traces
+
+        if is_langfuse(document):
+            return langfuse_traces(document, shown)
+        if is_langsmith(document):
+            return langsmith_traces(document, shown)
+    raise UsageError(
+        f"{shown}: not a trace export this command reads: OTLP JSON (resourceSpans), a Langfuse"
+        " trace (with observations) or a LangSmith run (with run_type)"
+    )
+
+
+def _whole(text: str) -> Any:
+    try:
+        return loads_untrusted(text)
+    except ValueError:
+        return None
+
+
+def _is_otlp(document: Any, text: str) -> bool:
+    if isinstance(document, dict):
+        return bool({"resourceSpans", "resourceLogs"} & document.keys())
+    if document is not None:
+        return False
+    # JSON lines: each line an export request.
+    first = _whole(next((line for line in text.splitlines() if line.strip()), ""))
+    return isinstance(first, dict) and bool({"resourceSpans", "resourceLogs"} & first.keys())
+
+
+def otlp_traces(text: str, shown: str) -> SourceTraces:
+    """Every agent run among the traces of OTLP JSON `text`."""
+    from zeroclaw_eval.importing.genai import is_genai, read_genai
+    from zeroclaw_eval.importing.openinference import is_openinference, read_openinference
+    from zeroclaw_eval.importing.otlp import read_otlp
+
+    found = SourceTraces()
+    for trace_id, spans in read_otlp(text, shown).spans.items():
+        reader = read_openinference if is_openinference(spans) else read_genai if is_genai(spans) else None
+        if reader is None:
+            found.passed_over += 1
+            continue
+        try:
+            found.traces.append(reader(trace_id, spans, shown))
+        except UnfaithfulTrace as refused:
+            known = ImportedTrace(
+                "", shown, trace_id, service=next((s.service for s in spans if s.service), None)
+            )
+            known.started_ns = min((span.start for span in spans if span.start), default=None)
+            found.refused.append((known, refused))
+    return found

@@ -1,0 +1,103 @@
+"""What every trace format is read into: the model calls and tool runs of one agent
+run, in the shapes the rest of the harness already speaks.
+
+A reader (OTLP with the GenAI conventions, OpenInference, Langfuse, LangSmith) turns its
+spans, observations or runs into one `ImportedTrace`: each model call with the chat
+messages the agent sent (OpenAI chat shape, `boundary.provider.Message`) and the reply
+it got (`ModelResponse`), each tool run it recorded. `conversation` makes turns, steps
+and the recorded run of it; nothing after the reader knows which format it came from.
+
+Whatever keeps a trace from becoming a faithful fixture is an `UnfaithfulTrace`, which
+names the trace, the span and the attribute, so a user can find it in their tracing UI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import Message, ModelResponse
+from zeroclaw_eval.errors import EvalError
+
+#: The formats a trace is read from, as provenance names them.
+FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith")
+
+
+class UnfaithfulTrace(EvalError):
+    """A trace that cannot become a fixture that replays what it recorded."""
+
+    def __init__(self, trace_id: str, span: str | None, attribute: str | None, reason: str) -> None:
+        self.trace_id, self.span, self.attribute, self.reason = trace_id, span, attribute, reason
+        where = [f"trace {trace_id}"]
+        if span:
+            where.append(f"span {span}")
+        if attribute:
+            where.append(attribute)
+        super().__init__(f"{': '.join(where)}: {reason}")
+
+
+@dataclass
+class ModelCall:
+    """One request the agent made to the model, and the reply."""
+
+    span_id: str
+    #: Where it sits in the run: the span's start (ns since the epoch, or any number that
+    #: orders the calls and tool runs of one trace).
+    start: int
+    #: What the agent sent, as chat messages (system and developer ones included).
+    messages: list[Message]
+    #: The model's reply (None: the trace recorded none; `conversation` refuses it).
+    reply: ModelResponse | None
+    #: The names of the tools the request offered (None: the trace does not say).
+    offered: list[str] | None = None
+    #: The span as the user's tracing UI names it, for messages (`chat gpt-4o`).
+    label: str = ""
+    #: The attribute (or event) the reply would have been read from, for a refusal.
+    reply_attribute: str = ""
+
+
+@dataclass
+class ToolRun:
+    """One tool execution the trace recorded as a span of its own."""
+
+    span_id: str
+    start: int
+    name: str
+    #: The call id it ran for ("" when the trace does not say).
+    call_id: str = ""
+    #: The arguments as recorded: JSON text, or an object (None: not recorded).
+    arguments: Any = None
+    #: What it returned, as text (None: not recorded).
+    result: str | None = None
+    success: bool = True
+
+
+@dataclass
+class ImportedTrace:
+    """One agent run, as a trace recorded it."""
+
+    format: str
+    #: The file the trace was read from, as given on the command line.
+    source: str
+    trace_id: str
+    calls: list[ModelCall] = field(default_factory=list)
+    tools: list[ToolRun] = field(default_factory=list)
+    #: The service that recorded it (OpenTelemetry's `service.name`), when known.
+    service: str | None = None
+    #: The agent's name (`gen_ai.agent.name`, a root run's name), when known.
+    agent: str | None = None
+    #: When the run started, ns since the epoch (None: not recorded).
+    started_ns: int | None = None
+    #: Spans that never ended (an exporter flushed mid-run); `conversation` refuses a
+    #: trace whose model calls or tool runs are among them.
+    unfinished: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SourceTraces:
+    """What one file held: the traces read, the ones refused while reading (each with
+    what is known of it, for `--select`), and how many were passed over as not agent runs."""
+
+    traces: list[ImportedTrace] = field(default_factory=list)
+    refused: list[tuple[ImportedTrace, UnfaithfulTrace]] = field(default_factory=list)
+    passed_over: int = 0
