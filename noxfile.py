@@ -42,6 +42,13 @@ FRAMEWORKS = [
     "starlette>=0.40",
     "uvicorn>=0.30",
 ]
+#: What `tests/importing/test_real_instrumentations.py` records the OpenAI Agents SDK with,
+#: and writes the spans as OTLP JSON with.
+IMPORT_INSTRUMENTATIONS = [
+    "openinference-instrumentation-openai-agents>=2",
+    "opentelemetry-sdk>=1.30",
+    "opentelemetry-exporter-otlp-proto-common>=1.30",
+]
 #: The framework examples written for Node, each with its own package-lock.json.
 NODE_EXAMPLES = [ROOT / "examples" / "frameworks" / name for name in ("node_openai", "vercel_ai")]
 
@@ -296,10 +303,11 @@ def frameworks(session: nox.Session) -> None:
     """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
 
     Installs the frameworks (and, with npm, the Node examples' packages), then runs
-    tests/test_frameworks.py with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
-    framework into a failure. Arguments after -- go to pytest.
+    tests/test_frameworks.py (and the import of an OpenAI Agents SDK trace) with
+    ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing framework into a failure.
+    Arguments after -- go to pytest.
     """
-    session.install("-e", ".[mcp]", "pytest", *FRAMEWORKS)
+    session.install("-e", ".[mcp]", "pytest", *FRAMEWORKS, *IMPORT_INSTRUMENTATIONS)
     if shutil.which("npm") is not None:
         for example in NODE_EXAMPLES:
             with session.chdir(example):
@@ -309,6 +317,7 @@ def frameworks(session: nox.Session) -> None:
     session.run(
         "pytest",
         "tests/test_frameworks.py",
+        "tests/importing/test_real_instrumentations.py::test_openinference_instrumentation_openai_agents",
         *session.posargs,
         env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1"},
     )

@@ -151,7 +151,7 @@ def parts_messages(message: Any) -> list[Message]:
             {
                 "role": "tool",
                 "tool_call_id": str(part.get("id") or ""),
-                "content": _result_text(part.get("response")),
+                "content": _response(part),  # `response` in the conventions; pydantic-ai: `result`
             }
             for part in responses
         ]
@@ -166,6 +166,11 @@ def parts_messages(message: Any) -> list[Message]:
     if calls:
         chat["tool_calls"] = [call.as_openai() for call in calls]
     return [chat]
+
+
+def _response(part: dict[str, Any]) -> str:
+    value = part.get("response", part.get("result"))
+    return "" if value is None else _result_text(value)
 
 
 def _result_text(value: Any) -> str:

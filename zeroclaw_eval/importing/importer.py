@@ -10,7 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from zeroclaw_eval.boundary.provider import Message
+from zeroclaw_eval.boundary.sent import entry, message_text
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.files import create_new
 from zeroclaw_eval.importing.conversation import conversation
@@ -39,6 +42,8 @@ class ImportOutcome:
     refused: list[UnfaithfulTrace] = field(default_factory=list)
     #: Traces with no GenAI or OpenInference spans (not agent runs).
     passed_over: int = 0
+    #: Traces whose run another trace carries on (see `continued`): (trace id, by).
+    continued: list[tuple[str, str]] = field(default_factory=list)
     selected: int = 0
 
 
@@ -48,6 +53,7 @@ def import_traces(
     """Each selected trace of `sources` (a path, and its name as given) as a fixture in `out`."""
     outcome = ImportOutcome()
     names: set[str] = set()
+    traces: list[ImportedTrace] = []
     for path, shown in sources:
         found = read_source(path, shown)
         outcome.passed_over += found.passed_over
@@ -55,15 +61,60 @@ def import_traces(
             if selection.takes(known):
                 outcome.selected += 1
                 outcome.refused.append(refused)
-        for trace in found.traces:
-            if not selection.takes(trace):
-                continue
-            outcome.selected += 1
+        traces.extend(found.traces)
+    carried_on = continued(traces)
+    for trace in traces:
+        if not selection.takes(trace):
+            continue
+        outcome.selected += 1
+        if trace.trace_id in carried_on:
+            outcome.continued.append((trace.trace_id, carried_on[trace.trace_id]))
+        else:
             try:
                 outcome.written.append(_import_one(scrubber.trace(trace), out, names))
             except UnfaithfulTrace as refused:
                 outcome.refused.append(refused)
     return outcome
+
+
+def _said(messages: list[Message]) -> list[tuple[Any, ...]]:
+    """The conversation a request carries, compared by what was said: each message's
+    role, text and tool call ids (the agent's own framing left out)."""
+    said = []
+    for message in messages:
+        role = entry(message, "role")
+        if role in ("system", "developer"):
+            continue
+        calls = tuple(entry(call, "id") for call in entry(message, "tool_calls") or [])
+        said.append(
+            (role, message_text(entry(message, "content")) or None, calls, entry(message, "tool_call_id"))
+        )
+    return said
+
+
+def continued(traces: list[ImportedTrace]) -> dict[str, str]:
+    """The traces whose run another trace carries on, each with the id of the one that
+    does: a trace of one model call that asks for tool calls, whose request and reply
+    begin a later model call's request in another trace. An agent whose runs no span
+    wraps makes a trace of each model call; the last one holds the run so far, from
+    which the whole case is read (`conversation`), so the earlier ones add nothing."""
+    found: dict[str, str] = {}
+    for trace in traces:
+        if len(trace.calls) != 1 or trace.tools or trace.agent is not None:
+            continue
+        (call,) = trace.calls
+        if call.reply is None or not call.reply.tool_calls:
+            continue
+        calls = [request.as_openai() for request in call.reply.tool_calls]
+        reply: Message = {"role": "assistant", "content": call.reply.content, "tool_calls": calls}
+        head = _said([*call.messages, reply])
+        for other in traces:
+            if other is not trace and any(
+                _said(later.messages)[: len(head)] == head for later in other.calls
+            ):
+                found[trace.trace_id] = other.trace_id
+                break
+    return found
 
 
 def case_name(trace: ImportedTrace) -> str:

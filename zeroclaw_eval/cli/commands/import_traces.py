@@ -96,6 +96,8 @@ def import_command(
             f"Wrote {display_path(written.path)}: trace {written.trace.trace_id}, {written.steps} steps,"
             f" {calls}; checks: {', '.join(written.checks)}"
         )
+    for trace_id, by in outcome.continued:
+        say(f"trace {trace_id} is the start of trace {by}'s run, imported with it")
     for refused in outcome.refused:
         say(f"refused: {refused}")
     if outcome.passed_over:

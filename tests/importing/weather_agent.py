@@ -1,0 +1,172 @@
+"""A weather agent that records itself as production agents do, run as an agent command
+(`--agent-cmd`: a turn per stdin line, an answer per stdout line).
+
+`WEATHER_AGENT` picks how it is built: `openai` (a plain loop on the official client,
+the default), `pydantic-ai`, or `openai-agents` (the OpenAI Agents SDK).
+`WEATHER_TRACE` picks the instrumentation that records it, as its users turn it on:
+`openai-v2` (opentelemetry-instrumentation-openai-v2, content on span attributes),
+`openinference` (openinference-instrumentation-openai, or -openai-agents for that
+agent), `pydantic-ai` (its own OpenTelemetry instrumentation); unset: none. The spans
+(and log records) are written as OTLP JSON to `WEATHER_TRACE_FILE` when it ends.
+`WEATHER_ROOT_SPAN=1` wraps each run in an `invoke_agent` span and each tool call in an
+`execute_tool` span, as the GenAI conventions describe. `WEATHER_BROKEN=1` is the
+regression: its tool reports the weather of the wrong city.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.importing.otlp_capture import OtlpCapture, write_json
+
+SYSTEM = "You are a weather assistant."
+MODEL = "gpt-4o-mini"
+TOOL_SCHEMA: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    },
+}
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather for a city."""
+    if os.environ.get("WEATHER_BROKEN") == "1":
+        city = "Lyon"  # the regression: a lookup keyed on the wrong city
+    return f"sunny, 21C in {city}"
+
+
+def _span(capture: OtlpCapture | None, name: str, attributes: dict[str, Any]) -> AbstractContextManager[Any]:
+    if capture is None or os.environ.get("WEATHER_ROOT_SPAN") != "1":
+        return nullcontext()
+    tracer = capture.tracer_provider.get_tracer("weather-agent")
+    return tracer.start_as_current_span(name, attributes=attributes)
+
+
+def openai_turn(history: list[dict[str, Any]], capture: OtlpCapture | None) -> str:
+    """One turn of the plain loop: call the model until it answers with text."""
+    from openai import OpenAI
+
+    client = OpenAI()
+    root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather_agent"}
+    with _span(capture, "invoke_agent weather_agent", root):
+        while True:
+            reply = client.chat.completions.create(model=MODEL, messages=history, tools=[TOOL_SCHEMA])  # type: ignore[arg-type,list-item]
+            message = reply.choices[0].message
+            if not message.tool_calls:
+                history.append({"role": "assistant", "content": message.content})
+                return message.content or ""
+            history.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                assert call.type == "function"
+                attributes = {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": call.function.name,
+                    "gen_ai.tool.call.id": call.id,
+                    "gen_ai.tool.call.arguments": call.function.arguments,
+                }
+                with _span(capture, f"execute_tool {call.function.name}", attributes) as span:
+                    result = get_weather(**json.loads(call.function.arguments))
+                    if span is not None:
+                        span.set_attribute("gen_ai.tool.call.result", result)
+                history.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+
+def pydantic_ai_agent(capture: OtlpCapture | None) -> Any:
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    model = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=AsyncOpenAI()))
+    capabilities = []
+    if capture is not None:
+        settings = InstrumentationSettings(tracer_provider=capture.tracer_provider)
+        capabilities.append(Instrumentation(settings=settings))
+    agent = Agent(model, name="weather_agent", instructions=SYSTEM, capabilities=capabilities)
+    agent.tool_plain(get_weather)
+    return agent
+
+
+def openai_agents_agent() -> Any:
+    from agents import (  # type: ignore[import-not-found,unused-ignore]  # a framework run's own venv
+        Agent,
+        OpenAIChatCompletionsModel,
+        function_tool,
+        set_tracing_disabled,
+    )
+    from openai import AsyncOpenAI
+
+    if os.environ.get("WEATHER_TRACE") != "openinference":
+        set_tracing_disabled(True)  # the SDK's own exporter would post traces to OpenAI
+    model = OpenAIChatCompletionsModel(model=MODEL, openai_client=AsyncOpenAI())
+    return Agent(name="weather_agent", instructions=SYSTEM, model=model, tools=[function_tool(get_weather)])
+
+
+def instrument(kind: str, trace: str) -> OtlpCapture:
+    capture = OtlpCapture("weather-agent")
+    if trace == "openai-v2":
+        # Read when the instrumentor starts: message content on the span attributes
+        # (2.3b0 and before take `true`, and write log records instead).
+        os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "span_only")
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+        OpenAIInstrumentor().instrument(  # type: ignore[no-untyped-call,unused-ignore]
+            tracer_provider=capture.tracer_provider, logger_provider=capture.logger_provider
+        )
+    elif trace == "openinference" and kind == "openai-agents":
+        from openinference.instrumentation.openai_agents import (  # type: ignore[import-not-found,unused-ignore]
+            OpenAIAgentsInstrumentor,
+        )
+
+        OpenAIAgentsInstrumentor().instrument(tracer_provider=capture.tracer_provider)
+    elif trace == "openinference":
+        from openinference.instrumentation.openai import OpenAIInstrumentor as OpenInferenceInstrumentor
+
+        OpenInferenceInstrumentor().instrument(tracer_provider=capture.tracer_provider)
+    elif trace != "pydantic-ai":
+        raise SystemExit(f"WEATHER_TRACE={trace!r} is not an instrumentation this agent knows")
+    return capture
+
+
+def main() -> None:
+    kind = os.environ.get("WEATHER_AGENT", "openai")
+    trace = os.environ.get("WEATHER_TRACE")
+    capture = instrument(kind, trace) if trace else None
+    history: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
+    agent = pydantic_ai_agent(capture) if kind == "pydantic-ai" else None
+    sdk_agent = openai_agents_agent() if kind == "openai-agents" else None
+    previous: Any = None
+    for line in sys.stdin:
+        user_input = json.loads(line)["user_input"]
+        if agent is not None:
+            result = agent.run_sync(user_input, message_history=previous)
+            previous, answer = result.all_messages(), result.output
+        elif sdk_agent is not None:
+            from agents import Runner  # type: ignore[import-not-found,unused-ignore]
+
+            items = (previous or []) + [{"role": "user", "content": user_input}]
+            result = Runner.run_sync(sdk_agent, items)
+            previous, answer = result.to_input_list(), result.final_output
+        else:
+            history.append({"role": "user", "content": user_input})
+            answer = openai_turn(history, capture)
+        print(json.dumps({"answer": answer}), flush=True)
+    if capture is not None:
+        capture.shutdown()
+        write_json(Path(os.environ["WEATHER_TRACE_FILE"]), capture.traces_json(), capture.logs_json())
+
+
+if __name__ == "__main__":
+    main()
