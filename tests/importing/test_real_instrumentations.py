@@ -133,3 +133,35 @@ def test_openinference_instrumentation_openai_agents(tmp_path: Path) -> None:
     trace = _capture(tmp_path, env)
     fixture = _imports_and_replays(tmp_path, trace, {"WEATHER_AGENT": "openai-agents"})
     assert fixture["provenance"]["format"] == "openinference"  # type: ignore[index]
+
+
+def test_langsmith_runs(tmp_path: Path) -> None:
+    """LangSmith's `wrap_openai` and `@traceable`, the run tree as its `Run` model writes it."""
+    _needs("langsmith")
+    trace = _capture(tmp_path, {"WEATHER_TRACE": "langsmith"})
+    runs = json.loads(trace.read_text())
+    assert [child["run_type"] for child in runs[0]["child_runs"]] == ["llm", "tool", "llm"]
+    fixture = _imports_and_replays(tmp_path, trace, {})
+    assert fixture["provenance"]["format"] == "langsmith"  # type: ignore[index]
+
+
+def test_langfuse_sdk_spans(tmp_path: Path) -> None:
+    """The Langfuse SDK's drop-in OpenAI client and observations, sent as OpenTelemetry spans."""
+    _needs("langfuse", "opentelemetry.sdk")
+    trace = _capture(tmp_path, {"WEATHER_TRACE": "langfuse"})
+    fixture = _imports_and_replays(tmp_path, trace, {})
+    assert fixture["provenance"]["format"] == "langfuse"  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "export",
+    ["langfuse_trace.json", "langfuse_observations_v2.json"],
+    ids=["trace-with-observations", "observations-v2-page"],
+)
+def test_langfuse_api_exports(tmp_path: Path, export: str) -> None:
+    """What Langfuse's API returns for a trace (`GET /api/public/traces/{id}`, built with
+    the SDK 4.x `TraceWithFullDetails` model) and for its observations (`GET
+    /api/public/v2/observations`, the 5.x `ObservationsV2Response` model), both of a run
+    of this agent recorded by the Langfuse SDK."""
+    fixture = _imports_and_replays(tmp_path, DATA / export, {})
+    assert fixture["provenance"]["format"] == "langfuse"  # type: ignore[index]

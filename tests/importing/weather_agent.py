@@ -6,8 +6,11 @@ the default), `pydantic-ai`, or `openai-agents` (the OpenAI Agents SDK).
 `WEATHER_TRACE` picks the instrumentation that records it, as its users turn it on:
 `openai-v2` (opentelemetry-instrumentation-openai-v2, content on span attributes),
 `openinference` (openinference-instrumentation-openai, or -openai-agents for that
-agent), `pydantic-ai` (its own OpenTelemetry instrumentation); unset: none. The spans
-(and log records) are written as OTLP JSON to `WEATHER_TRACE_FILE` when it ends.
+agent), `pydantic-ai` (its own OpenTelemetry instrumentation), `langfuse` (the Langfuse
+SDK's drop-in OpenAI client and observations, which it sends as OpenTelemetry spans),
+`langsmith` (LangSmith's `wrap_openai` and `@traceable`, kept local); unset: none. The
+spans (and log records) are written as OTLP JSON to `WEATHER_TRACE_FILE` when it ends;
+LangSmith's runs, as the list of root runs with their child runs its API returns.
 `WEATHER_ROOT_SPAN=1` wraps each run in an `invoke_agent` span and each tool call in an
 `execute_tool` span, as the GenAI conventions describe. `WEATHER_BROKEN=1` is the
 regression: its tool reports the weather of the wrong city.
@@ -52,15 +55,47 @@ def _span(capture: OtlpCapture | None, name: str, attributes: dict[str, Any]) ->
     return tracer.start_as_current_span(name, attributes=attributes)
 
 
-def openai_turn(history: list[dict[str, Any]], capture: OtlpCapture | None) -> str:
-    """One turn of the plain loop: call the model until it answers with text."""
+def _client(trace: str | None) -> Any:
+    """The OpenAI client, as each tracing SDK has its users make it."""
+    if trace == "langfuse":
+        from langfuse.openai import OpenAI as LangfuseOpenAI  # type: ignore[attr-defined]
+
+        return LangfuseOpenAI()
     from openai import OpenAI
 
-    client = OpenAI()
+    if trace == "langsmith":
+        from langsmith.wrappers import wrap_openai
+
+        return wrap_openai(OpenAI())
+    return OpenAI()
+
+
+def _tool(trace: str | None, capture: OtlpCapture | None, call_id: str, arguments: dict[str, Any]) -> str:
+    """Run get_weather, inside the observation or run a tracing SDK records it as."""
+    if trace == "langfuse":
+        from langfuse import get_client
+
+        with get_client().start_as_current_observation(
+            as_type="tool", name="get_weather", input=arguments, metadata={"tool_call_id": call_id}
+        ) as observation:
+            result = get_weather(**arguments)
+            observation.update(output=result)
+            return result
+    if trace == "langsmith":
+        from langsmith import traceable
+
+        return str(traceable(run_type="tool", name="get_weather")(get_weather)(**arguments))
+    return get_weather(**arguments)
+
+
+def openai_turn(history: list[dict[str, Any]], capture: OtlpCapture | None, trace: str | None = None) -> str:
+    """One turn of the plain loop: call the model until it answers with text."""
+    client = _client(trace)
     root = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather_agent"}
     with _span(capture, "invoke_agent weather_agent", root):
         while True:
-            reply = client.chat.completions.create(model=MODEL, messages=history, tools=[TOOL_SCHEMA])  # type: ignore[arg-type,list-item]
+            # A copy: LangSmith's local runs keep the list they were given.
+            reply = client.chat.completions.create(model=MODEL, messages=list(history), tools=[TOOL_SCHEMA])
             message = reply.choices[0].message
             if not message.tool_calls:
                 history.append({"role": "assistant", "content": message.content})
@@ -75,10 +110,45 @@ def openai_turn(history: list[dict[str, Any]], capture: OtlpCapture | None) -> s
                     "gen_ai.tool.call.arguments": call.function.arguments,
                 }
                 with _span(capture, f"execute_tool {call.function.name}", attributes) as span:
-                    result = get_weather(**json.loads(call.function.arguments))
+                    result = _tool(trace, capture, call.id, json.loads(call.function.arguments))
                     if span is not None:
                         span.set_attribute("gen_ai.tool.call.result", result)
                 history.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+
+def langsmith_turn(history: list[dict[str, Any]], user_input: str, runs: list[Any]) -> str:
+    """One turn traced by LangSmith, kept local (nothing is sent); its run tree is added
+    to `runs` as the API returns a run read with its child runs."""
+    from langsmith import Client, traceable, tracing_context
+
+    history.append({"role": "user", "content": user_input})
+    finished: list[Any] = []
+    # Never reached: "local" records the run tree without posting it.
+    offline = Client(api_url="http://127.0.0.1:9", api_key="unused", auto_batch_tracing=False)
+    turn = traceable(run_type="chain", name="weather_agent")(openai_turn)
+    with tracing_context(enabled="local", project_name="weather", client=offline):
+        answer = str(turn(history, None, "langsmith", langsmith_extra={"on_end": finished.append}))
+    runs.extend(_as_run(tree) for tree in finished)
+    return answer
+
+
+def _as_run(tree: Any) -> dict[str, Any]:
+    """A finished run tree as LangSmith's `Run` model writes it, children nested."""
+    from langsmith import schemas
+
+    children = [_as_run(child) for child in tree.child_runs]
+    fields = tree.model_dump(exclude={"child_runs", "parent_run", "session_name", "ls_client"})
+    fields = {key: value for key, value in fields.items() if key in schemas.Run.model_fields}
+    usage = (tree.outputs or {}).get("usage_metadata") or {}
+    run = schemas.Run(
+        **fields,
+        status="error" if tree.error else "success",
+        prompt_tokens=usage.get("input_tokens"),
+        completion_tokens=usage.get("output_tokens"),
+    )
+    data: dict[str, Any] = json.loads(run.model_dump_json(exclude={"child_runs"}))
+    data["child_runs"] = children
+    return data
 
 
 def pydantic_ai_agent(capture: OtlpCapture | None) -> Any:
@@ -135,7 +205,18 @@ def instrument(kind: str, trace: str) -> OtlpCapture:
         from openinference.instrumentation.openai import OpenAIInstrumentor as OpenInferenceInstrumentor
 
         OpenInferenceInstrumentor().instrument(tracer_provider=capture.tracer_provider)
-    elif trace != "pydantic-ai":
+    elif trace == "langfuse":
+        from langfuse import Langfuse
+
+        # The SDK adds its own exporter to the provider it is given, aimed here at a port
+        # where nothing listens; the capture's in-memory exporter sees the same spans.
+        Langfuse(
+            public_key="pk-lf-zeroclaw",
+            secret_key="sk-lf-zeroclaw",
+            base_url="http://127.0.0.1:9",
+            tracer_provider=capture.tracer_provider,
+        )
+    elif trace not in ("pydantic-ai", "langsmith"):
         raise SystemExit(f"WEATHER_TRACE={trace!r} is not an instrumentation this agent knows")
     return capture
 
@@ -143,7 +224,8 @@ def instrument(kind: str, trace: str) -> OtlpCapture:
 def main() -> None:
     kind = os.environ.get("WEATHER_AGENT", "openai")
     trace = os.environ.get("WEATHER_TRACE")
-    capture = instrument(kind, trace) if trace else None
+    capture = instrument(kind, trace) if trace and trace != "langsmith" else None
+    runs: list[Any] = []
     history: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
     agent = pydantic_ai_agent(capture) if kind == "pydantic-ai" else None
     sdk_agent = openai_agents_agent() if kind == "openai-agents" else None
@@ -159,13 +241,26 @@ def main() -> None:
             items = (previous or []) + [{"role": "user", "content": user_input}]
             result = Runner.run_sync(sdk_agent, items)
             previous, answer = result.to_input_list(), result.final_output
+        elif trace == "langsmith":
+            answer = langsmith_turn(history, user_input, runs)
+        elif trace == "langfuse":
+            from langfuse import get_client
+
+            history.append({"role": "user", "content": user_input})
+            with get_client().start_as_current_observation(as_type="agent", name="weather_agent") as root:
+                answer = openai_turn(history, capture, trace)
+                root.update(input=user_input, output=answer)
         else:
             history.append({"role": "user", "content": user_input})
-            answer = openai_turn(history, capture)
+            answer = openai_turn(history, capture, trace)
         print(json.dumps({"answer": answer}), flush=True)
+    if trace == "langsmith":
+        Path(os.environ["WEATHER_TRACE_FILE"]).write_text(json.dumps(runs, default=str))
     if capture is not None:
-        capture.shutdown()
+        # Written first: every span is in memory as it ends, and the Langfuse SDK's own
+        # exporter spends seconds at shutdown retrying the port where nothing listens.
         write_json(Path(os.environ["WEATHER_TRACE_FILE"]), capture.traces_json(), capture.logs_json())
+        capture.shutdown()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import entry, inferred_success, message_text, roles_and_system_prompt
+from zeroclaw_eval.importing.messages import assistant_reply
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace
 
 #: Roles that are the agent's own framing, not the conversation.
@@ -164,22 +165,10 @@ def _history(trace: ImportedTrace, first: ModelCall) -> list[_Turn]:
             else:
                 turns.append(_Turn(_user_text(trace, first, message)))
         elif role == "assistant" and turns:
-            turns[-1].steps.append(_Step(_assistant_reply(message), None))
+            reply = assistant_reply(message)
+            if reply is not None:
+                turns[-1].steps.append(_Step(reply, None))
     return turns
-
-
-def _assistant_reply(message: Message) -> ModelResponse:
-    """An assistant message of a request's history as the reply it was."""
-    calls = []
-    for call in entry(message, "tool_calls") or []:
-        function = entry(call, "function")
-        arguments = entry(function, "arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
-        calls.append(
-            ToolCallRequest(str(entry(call, "id") or ""), str(entry(function, "name") or ""), arguments)
-        )
-    return ModelResponse(message_text(entry(message, "content")), tuple(calls))
 
 
 def _collect_results(messages: list[Message], results: dict[str, _Result]) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.importing.messages import arguments_text, assistant_reply
 from zeroclaw_eval.importing.otlp import STATUS_ERROR, Event, Span
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace
 
@@ -130,12 +131,6 @@ def _parts_text(parts: list[Any]) -> str:
     )
 
 
-def _arguments_text(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
-
-
 def parts_messages(message: Any) -> list[Message]:
     """One message of typed parts as chat messages: its text and tool calls, and a
     `tool` message for each tool call response it carries."""
@@ -158,7 +153,7 @@ def parts_messages(message: Any) -> list[Message]:
     chat: Message = {"role": role, "content": _parts_text(parts)}
     calls = [
         ToolCallRequest(
-            str(part.get("id") or ""), str(part.get("name") or ""), _arguments_text(part.get("arguments"))
+            str(part.get("id") or ""), str(part.get("name") or ""), arguments_text(part.get("arguments"))
         )
         for part in parts
         if isinstance(part, dict) and part.get("type") == "tool_call"
@@ -180,16 +175,7 @@ def _result_text(value: Any) -> str:
 def parts_reply(message: Any) -> ModelResponse | None:
     """The reply an output message of typed parts stands for (None: it holds nothing)."""
     chat = parts_messages(message)
-    if not chat or chat[0].get("role") == "tool":
-        return None
-    calls = tuple(
-        ToolCallRequest(call["id"], call["function"]["name"], call["function"]["arguments"])
-        for call in chat[0].get("tool_calls", [])
-    )
-    content = chat[0].get("content") or None
-    if content is None and not calls:
-        return None
-    return ModelResponse(content, calls)
+    return assistant_reply(chat[0]) if chat and chat[0].get("role") != "tool" else None
 
 
 def _from_events(events: list[Event]) -> tuple[list[Message], ModelResponse | None]:
@@ -203,7 +189,7 @@ def _from_events(events: list[Event]) -> tuple[list[Message], ModelResponse | No
             messages.append(_event_message(role, body))
         elif event.name == _CHOICE_EVENT and reply is None and body.get("index", 0) == 0:
             message = body.get("message")
-            reply = _event_reply(_event_message("assistant", message if isinstance(message, dict) else {}))
+            reply = assistant_reply(_event_message("assistant", message if isinstance(message, dict) else {}))
     return messages, reply
 
 
@@ -216,7 +202,7 @@ def _event_message(role: str, body: dict[str, Any]) -> Message:
             request = ToolCallRequest(
                 str(call.get("id") or ""),
                 str(function.get("name") or ""),
-                _arguments_text(function.get("arguments")),
+                arguments_text(function.get("arguments")),
             )
             calls.append(request.as_openai())
     if calls:
@@ -226,16 +212,6 @@ def _event_message(role: str, body: dict[str, Any]) -> Message:
         content = body.get("content")
         message["content"] = content if isinstance(content, str) else _result_text(content)
     return message
-
-
-def _event_reply(message: Message) -> ModelResponse | None:
-    calls = tuple(
-        ToolCallRequest(call["id"], call["function"]["name"], call["function"]["arguments"])
-        for call in message.get("tool_calls", [])
-    )
-    content = message.get("content")
-    text = content if isinstance(content, str) and content else None
-    return ModelResponse(text, calls) if text is not None or calls else None
 
 
 def _with_usage(reply: ModelResponse, attributes: dict[str, Any]) -> ModelResponse:

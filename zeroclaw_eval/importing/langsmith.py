@@ -1,15 +1,116 @@
-"""A LangSmith run export, read into an `ImportedTrace`."""
+"""A LangSmith export, read into `ImportedTrace`s.
+
+What LangSmith's API returns for runs: a root run with its `child_runs` nested
+(`read_run(..., load_child_runs=True)`), or a flat list of runs (`list_runs`, JSON or
+JSON lines) that each name their `trace_id`. A run of `run_type: "llm"` is a model call:
+its `inputs` the request (`messages`, and `tools`, as `wrap_openai` records the client's
+arguments; LangChain's serialized messages too), its `outputs` the reply (a whole Chat
+Completion, LangChain's `generations`, or a message). A `tool` run is a tool run:
+`inputs` the arguments, `outputs.output` the result, `error` a failure. The root run
+names the agent.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
-from zeroclaw_eval.importing.trace import SourceTraces
+from zeroclaw_eval.boundary.provider import ModelResponse
+from zeroclaw_eval.fixtures.json.text import compact_json
+from zeroclaw_eval.importing.genai import tool_names
+from zeroclaw_eval.importing.messages import chat_messages, reply_of
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns
+
+
+def _run(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("run_type"), str) and "id" in item
 
 
 def is_langsmith(document: Any) -> bool:
-    return False
+    """Whether `document` is a LangSmith run export."""
+    items = document if isinstance(document, list) else [document]
+    return bool(items) and all(_run(item) for item in items)
+
+
+def _flattened(runs: list[Any]) -> Iterator[dict[str, Any]]:
+    for run in runs:
+        if _run(run):
+            yield run
+            yield from _flattened(run.get("child_runs") or [])
 
 
 def langsmith_traces(document: Any, shown: str) -> SourceTraces:
-    return SourceTraces()
+    """Every trace of a LangSmith export."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for run in _flattened(document if isinstance(document, list) else [document]):
+        trace_id = str(run.get("trace_id") or run.get("id"))
+        grouped.setdefault(trace_id, []).append(run)
+    found = SourceTraces()
+    for trace_id, runs in grouped.items():
+        found.traces.append(_read(trace_id, runs, shown))
+    return found
+
+
+def _read(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrace:
+    trace = ImportedTrace("langsmith", shown, trace_id)
+    root = next((run for run in runs if not run.get("parent_run_id")), None)
+    if root is not None and isinstance(root.get("name"), str):
+        trace.agent = root["name"]
+    seen: set[str] = set()
+    for run in runs:
+        run_id = str(run.get("id"))
+        if run_id in seen:  # a flat list that also nests its children
+            continue
+        seen.add(run_id)
+        start = iso_ns(run.get("start_time")) or 0
+        if trace.started_ns is None or (start and start < trace.started_ns):
+            trace.started_ns = start or trace.started_ns
+        if run.get("end_time") is None:
+            trace.unfinished.append(run_id)
+        if run.get("run_type") == "llm":
+            trace.calls.append(_model_call(run_id, start, run))
+        elif run.get("run_type") == "tool":
+            trace.tools.append(_tool_run(run_id, start, run))
+    return trace
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _model_call(run_id: str, start: int, run: dict[str, Any]) -> ModelCall:
+    inputs = run.get("inputs")
+    call = ModelCall(run_id, start, chat_messages(inputs), None, label=str(run.get("name") or ""))
+    call.reply_attribute = "outputs"
+    reply = reply_of(run.get("outputs"))
+    if reply is not None:
+        call.reply = ModelResponse(
+            reply.content,
+            reply.tool_calls,
+            _count(run.get("prompt_tokens")),
+            _count(run.get("completion_tokens")),
+        )
+    if isinstance(inputs, dict) and isinstance(inputs.get("tools"), list):
+        call.offered = tool_names(inputs["tools"])
+    return call
+
+
+def _tool_run(run_id: str, start: int, run: dict[str, Any]) -> ToolRun:
+    outputs = run.get("outputs")
+    result = outputs.get("output") if isinstance(outputs, dict) and "output" in outputs else outputs
+    if result is not None and not isinstance(result, str):
+        result = compact_json(result)
+    inputs = run.get("inputs")
+    # A LangChain tool records its one argument as `input`; a traced function, its keywords.
+    arguments = inputs.get("input") if isinstance(inputs, dict) and set(inputs) == {"input"} else inputs
+    return ToolRun(
+        run_id,
+        start,
+        str(run.get("name") or ""),
+        "",
+        arguments,
+        result if run.get("error") is None else str(run.get("error")),
+        run.get("error") is None,
+    )

@@ -2,8 +2,9 @@
 an `ImportedTrace` (or the reason it cannot be), and `--select` applied.
 
 - OTLP JSON (`resourceSpans` / `resourceLogs`, one document or JSON lines): each trace
-  whose spans follow OpenInference (`openinference.span.kind`) or the GenAI conventions
-  (`gen_ai.*`); traces with neither (HTTP or database spans) are not agent runs and are
+  whose spans follow OpenInference (`openinference.span.kind`), are the Langfuse SDK's
+  observations (`langfuse.observation.type`) or follow the GenAI conventions
+  (`gen_ai.*`); traces with none (HTTP or database spans) are not agent runs and are
   passed over;
 - a Langfuse trace export: a trace with its `observations` (or a list of them, or the
   API's `{"data": [...]}` page);
@@ -13,14 +14,13 @@ an `ImportedTrace` (or the reason it cannot be), and `--select` applied.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace, iso_ns
 
 #: The largest trace file read: exports of a day of traffic are split long before this.
 MAX_SOURCE_BYTES = 512 * 1024 * 1024
@@ -75,15 +75,10 @@ class Selection:
 
 def _time(item: str, value: str) -> int:
     """An ISO 8601 time (UTC when it names no zone) as ns since the epoch."""
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--select {item!r}: {value!r} is not an ISO 8601 time such as 2026-12-01T09:30Z"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return int(moment.timestamp() * 1_000_000_000)
+    found = iso_ns(value)
+    if found is None:
+        raise UsageError(f"--select {item!r}: {value!r} is not an ISO 8601 time such as 2026-12-01T09:30Z")
+    return found
 
 
 def read_source(path: Path, shown: str) -> SourceTraces:
@@ -132,12 +127,18 @@ def _is_otlp(document: Any, text: str) -> bool:
 def otlp_traces(text: str, shown: str) -> SourceTraces:
     """Every agent run among the traces of OTLP JSON `text`."""
     from zeroclaw_eval.importing.genai import is_genai, read_genai
+    from zeroclaw_eval.importing.langfuse import is_langfuse_otel, read_langfuse_spans
     from zeroclaw_eval.importing.openinference import is_openinference, read_openinference
     from zeroclaw_eval.importing.otlp import read_otlp
 
+    readers = (
+        (is_openinference, read_openinference),
+        (is_langfuse_otel, read_langfuse_spans),
+        (is_genai, read_genai),
+    )
     found = SourceTraces()
     for trace_id, spans in read_otlp(text, shown).spans.items():
-        reader = read_openinference if is_openinference(spans) else read_genai if is_genai(spans) else None
+        reader = next((read for test, read in readers if test(spans)), None)
         if reader is None:
             found.passed_over += 1
             continue

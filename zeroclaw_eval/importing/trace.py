@@ -13,7 +13,9 @@ names the trace, the span and the attribute, so a user can find it in their trac
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
@@ -21,6 +23,25 @@ from zeroclaw_eval.errors import EvalError
 
 #: The formats a trace is read from, as provenance names them.
 FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith")
+
+
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def iso_ns(value: Any) -> int | None:
+    """An ISO 8601 time as ns since the epoch (UTC unless it names a zone); None for
+    anything else. Read on every Python this runs on: `Z`, and any digits of a second."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+    text = _FRACTION.sub(lambda digits: "." + (digits.group(1) + "000000")[:6], text, count=1)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
 
 
 class UnfaithfulTrace(EvalError):

@@ -1,0 +1,130 @@
+"""The message shapes an exported trace holds, as the chat messages the harness speaks.
+
+Langfuse and LangSmith keep what the SDKs they wrap sent and got: OpenAI chat messages
+(`{role, content, tool_calls, tool_call_id}`), a whole Chat Completion
+(`choices[0].message`), LangChain's serialized messages (`{"lc": 1, "id": [...,
+"AIMessage"], "kwargs": {...}}`, or `{"type": "ai", "data": {...}}`) and its
+`generations`, or plain text. Each is read into OpenAI's chat shape
+(`boundary.provider.Message`), and a reply into a `ModelResponse`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
+from zeroclaw_eval.boundary.sent import entry, message_text
+
+#: LangChain's message classes and types, by the chat role they stand for.
+_LANGCHAIN_ROLES = {
+    "HumanMessage": "user",
+    "human": "user",
+    "AIMessage": "assistant",
+    "AIMessageChunk": "assistant",
+    "ai": "assistant",
+    "SystemMessage": "system",
+    "system": "system",
+    "ToolMessage": "tool",
+    "tool": "tool",
+}
+
+
+def arguments_text(arguments: Any) -> str:
+    """Tool-call arguments as the JSON text a provider sends."""
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+
+
+def chat_messages(value: Any) -> list[Message]:
+    """The chat messages `value` holds: a list of messages (of any shape above), a
+    request (`{"messages": [...]}`, LangChain's batched `[[...]]` too), or text (one
+    user message)."""
+    if isinstance(value, str):
+        return [{"role": "user", "content": value}]
+    if isinstance(value, dict) and "messages" in value:
+        return chat_messages(value["messages"])
+    if not isinstance(value, list):
+        return []
+    if len(value) == 1 and isinstance(value[0], list):  # LangChain: a batch of one
+        value = value[0]
+    return [message for item in value if (message := chat_message(item)) is not None]
+
+
+def chat_message(item: Any) -> Message | None:
+    """One message of any shape above as a chat message (None: not a message)."""
+    if not isinstance(item, dict):
+        return None
+    langchain = _langchain(item)
+    if langchain is not None:
+        return langchain
+    role = item.get("role")
+    if not isinstance(role, str):
+        return None
+    message: Message = {"role": role, "content": item.get("content")}
+    for key in ("tool_calls", "tool_call_id", "is_error"):
+        if key in item:
+            message[key] = item[key]
+    return message
+
+
+def _langchain(item: dict[str, Any]) -> Message | None:
+    """A LangChain message, serialized (`lc` constructor) or as `message_to_dict` writes it."""
+    if item.get("lc") == 1 and isinstance(item.get("id"), list) and item["id"]:
+        kind, data = item["id"][-1], item.get("kwargs")
+    elif isinstance(item.get("type"), str) and isinstance(item.get("data"), dict):
+        kind, data = item["type"], item["data"]
+    else:
+        return None
+    role = _LANGCHAIN_ROLES.get(str(kind))
+    if role is None or not isinstance(data, dict):
+        return None
+    message: Message = {"role": role, "content": data.get("content")}
+    calls = [
+        ToolCallRequest(
+            str(entry(call, "id") or ""), str(entry(call, "name") or ""), arguments_text(entry(call, "args"))
+        )
+        for call in data.get("tool_calls") or []
+    ]
+    if calls:
+        message["tool_calls"] = [call.as_openai() for call in calls]
+    if role == "tool":
+        message["tool_call_id"] = str(data.get("tool_call_id") or "")
+        message["is_error"] = data.get("status") == "error"
+    return message
+
+
+def assistant_reply(message: Any) -> ModelResponse | None:
+    """An assistant message as the reply it was (None: it holds no text and no call)."""
+    calls = []
+    for call in entry(message, "tool_calls") or []:
+        function = entry(call, "function")
+        calls.append(
+            ToolCallRequest(
+                str(entry(call, "id") or ""),
+                str(entry(function, "name") or ""),
+                arguments_text(entry(function, "arguments")),
+            )
+        )
+    text = message_text(entry(message, "content")) or None
+    return ModelResponse(text, tuple(calls)) if text is not None or calls else None
+
+
+def reply_of(value: Any) -> ModelResponse | None:
+    """The model's reply `value` records: a Chat Completion, an assistant message (any
+    shape above), LangChain's `generations`, or text."""
+    if isinstance(value, str):
+        return ModelResponse(value) if value else None
+    if not isinstance(value, dict):
+        return None
+    choices = value.get("choices")
+    if isinstance(choices, list) and choices:
+        return assistant_reply(entry(choices[0], "message"))
+    generations = value.get("generations")
+    if isinstance(generations, list) and generations:
+        first = generations[0][0] if isinstance(generations[0], list) and generations[0] else generations[0]
+        found = entry(first, "message")
+        return reply_of(found) if found is not None else reply_of(entry(first, "text"))
+    message = chat_message(value)
+    return assistant_reply(message) if message is not None else None
