@@ -56,7 +56,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Mutation testing: replays a case as the runner does, then grades changed runs.
     "mutate": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "grading", "runner"},
     # Traces in, fixtures out: read, scrubbed, made turns and a recorded run, graded.
-    "importing": {"errors", "files", "redaction", "fixtures", "boundary", "grading"},
+    # Anthropic-shaped messages in a trace are read as the wire reads them.
+    "importing": {"errors", "files", "redaction", "fixtures", "boundary", "wire", "grading"},
     # A finished report (or mutation or vacuity verdict) in, text out.
     "reporters": {"errors", "files", "fixtures", "collect", "grading", "report", "mutate"},
     # `zeroclaw eval mcp` serves a fixture's tools as `serve` serves its model replies.

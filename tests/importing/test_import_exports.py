@@ -183,3 +183,37 @@ def test_a_langfuse_observation_that_never_ended_is_refused(tmp_path: Path) -> N
     result = _import(tmp_path, _langfuse_trace(o0={"endTime": None}))
     assert result.code == 1
     assert "span o1 (generation): the span never ended" in result.stderr
+
+
+def test_anthropic_messages_recorded_by_langsmith_map_onto_the_same_fixture(tmp_path: Path) -> None:
+    """`wrap_anthropic` records the Messages request and the Message the API returned."""
+    tools = [{"name": "get_weather", "description": "The weather.", "input_schema": {"type": "object"}}]
+    use = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}
+    question = {"role": "user", "content": "What is the weather in Paris?"}
+    called = {"role": "assistant", "content": [use]}
+    answered = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}],
+    }
+
+    def message(*blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "message", "role": "assistant", "content": list(blocks), "usage": {"input_tokens": 5}}
+
+    request = {"model": "claude", "system": "You are a weather assistant.", "tools": tools, "max_tokens": 100}
+    runs = [
+        _run("r1", "llm", "1", {**request, "messages": [question]}, message(use)),
+        _run(
+            "r2",
+            "llm",
+            "2",
+            {**request, "messages": [question, called, answered]},
+            message({"type": "text", "text": "Sunny."}),
+        ),
+    ]
+    result = _import(tmp_path, runs)
+    assert result.code == 0, result.stderr
+    fixture = _fixture(tmp_path)
+    call = fixture["turns"][0]["steps"][0]["response"]["tool_calls"][0]
+    assert call == {"id": "toolu_1", "name": "get_weather", "arguments": {"city": "Paris"}}
+    assert fixture["expects"]["tool_results_contain"][0]["needle"] == "sunny"
+    assert fixture["expects"]["tools_offered"] == ["get_weather"]

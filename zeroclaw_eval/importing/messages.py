@@ -2,7 +2,8 @@
 
 Langfuse and LangSmith keep what the SDKs they wrap sent and got: OpenAI chat messages
 (`{role, content, tool_calls, tool_call_id}`), a whole Chat Completion
-(`choices[0].message`), LangChain's serialized messages (`{"lc": 1, "id": [...,
+(`choices[0].message`), Anthropic's Messages requests and replies (content blocks,
+read as `wire.anthropic` reads them off the wire), LangChain's serialized messages (`{"lc": 1, "id": [...,
 "AIMessage"], "kwargs": {...}}`, or `{"type": "ai", "data": {...}}`) and its
 `generations`, or plain text. Each is read into OpenAI's chat shape
 (`boundary.provider.Message`), and a reply into a `ModelResponse`.
@@ -15,6 +16,8 @@ from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import entry, message_text
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.anthropic import parsed_message, request_messages
 
 #: LangChain's message classes and types, by the chat role they stand for.
 _LANGCHAIN_ROLES = {
@@ -37,12 +40,29 @@ def arguments_text(arguments: Any) -> str:
     return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
 
 
+def _anthropic(messages: Any) -> bool:
+    """Whether a message list is Anthropic's: some content is a list of `tool_use` or
+    `tool_result` blocks."""
+    return isinstance(messages, list) and any(
+        isinstance(entry(block, "type"), str) and entry(block, "type") in ("tool_use", "tool_result")
+        for message in messages
+        if isinstance(entry(message, "content"), list)
+        for block in entry(message, "content")
+    )
+
+
 def chat_messages(value: Any) -> list[Message]:
-    """The chat messages `value` holds: a list of messages (of any shape above), a
-    request (`{"messages": [...]}`, LangChain's batched `[[...]]` too), or text (one
-    user message)."""
+    """The chat messages `value` holds: a list of messages (of any shape above, or
+    Anthropic's content blocks), a request (`{"messages": [...]}`, with Anthropic's
+    `system` beside them; LangChain's batched `[[...]]` too), or text (one user message)."""
     if isinstance(value, str):
         return [{"role": "user", "content": value}]
+    request = value if isinstance(value, dict) else {"messages": value}
+    if _anthropic(request.get("messages")) or (isinstance(value, dict) and "system" in value):
+        try:
+            return request_messages(request)
+        except WireError:
+            pass  # not a request the Messages API would take: read message by message
     if isinstance(value, dict) and "messages" in value:
         return chat_messages(value["messages"])
     if not isinstance(value, list):
@@ -118,6 +138,11 @@ def reply_of(value: Any) -> ModelResponse | None:
         return ModelResponse(value) if value else None
     if not isinstance(value, dict):
         return None
+    if isinstance(value.get("content"), list) and value.get("role", "assistant") == "assistant":
+        try:  # Anthropic's Message: text and tool_use blocks
+            return parsed_message(value)
+        except (KeyError, TypeError, ValueError):
+            return None
     choices = value.get("choices")
     if isinstance(choices, list) and choices:
         return assistant_reply(entry(choices[0], "message"))
