@@ -6,26 +6,26 @@ step, its text or its tool calls as the model gave them. A call whose request en
 a user message, once the turn before has its answer, starts a new turn with that
 message as the user input. What the first call's request carries before it (earlier
 turns of the conversation, as the agent kept them) becomes the turns before it: its
-assistant messages are steps, its tool messages their results. A tool call's result is
-what the agent sent back to the model (a `tool` message of a later request), else what
-a tool span recorded; success is read from the result as a replay reads it
-(`boundary.sent.inferred_success`), so the trajectory's statuses hold in replay too.
+assistant messages are steps. Which result answered each tool call is `results`' to say.
+A model call that failed with no reply (a request the agent retried) is no step.
 
 Refused, naming the trace, span and attribute: a model call with no reply, a span that
-never ended, a request with no user message to start from, a tool call with no result
-anywhere, a turn that ends without a text answer (spans cut off).
+never ended, a request with no user message to start from, a request that carries more
+model replies than the trace recorded (a model call missing from it), a tool call with
+no result anywhere or with arguments cut short, a turn that ends without a text answer
+(spans cut off).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.boundary.sent import entry, inferred_success, message_text, roles_and_system_prompt
-from zeroclaw_eval.importing.messages import assistant_reply
+from zeroclaw_eval.boundary.sent import entry, message_text, roles_and_system_prompt
+from zeroclaw_eval.importing.messages import assistant_reply, listed
+from zeroclaw_eval.importing.results import Results, cut_arguments
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace
 
 #: Roles that are the agent's own framing, not the conversation.
@@ -46,12 +46,6 @@ class _Turn:
 
     def answered(self) -> bool:
         return bool(self.steps) and not self.steps[-1].reply.tool_calls
-
-
-@dataclass
-class _Result:
-    content: str
-    failed: bool
 
 
 @dataclass
@@ -82,10 +76,19 @@ def conversation(trace: ImportedTrace) -> Conversation:
         )
     for call in calls:
         _check_call(trace, call)
+    # A request that failed and got no reply is no step: the agent asked again, or gave up.
+    answered = [call for call in calls if not (call.failed and call.reply is None)]
+    if not answered:
+        raise UnfaithfulTrace(
+            trace.trace_id, _where(calls[0]), None, "every model call of the trace failed with no reply"
+        )
+    calls = answered
     turns = _history(trace, calls[0])
-    results: dict[str, _Result] = {}
+    results = Results(sorted(trace.tools, key=lambda run: run.start))
     for call in calls:
-        _collect_results(call.messages, results)
+        replies = [step.reply for turn in turns for step in turn.steps]
+        _check_carried(trace, call, replies)
+        results.collect(call.messages, len(replies))
         last = _last_user(call.messages)
         if last is not None and (not turns or turns[-1].answered()):
             turns.append(_Turn(_user_text(trace, call, last)))
@@ -99,6 +102,33 @@ def conversation(trace: ImportedTrace) -> Conversation:
         assert call.reply is not None  # _check_call
         turns[-1].steps.append(_Step(call.reply, call))
     return _built(trace, turns, results)
+
+
+def _check_carried(trace: ImportedTrace, call: ModelCall, replies: list[ModelResponse]) -> None:
+    """Refuse a request that carries more model replies than the trace recorded before
+    it, or one whose calls are not the recorded ones: a model call is missing."""
+    carried = [message for message in call.messages if _role(message) == "assistant"]
+    if len(carried) > len(replies):
+        raise UnfaithfulTrace(
+            trace.trace_id,
+            _where(call),
+            "input messages",
+            f"the request carries {len(carried)} model replies, but the trace recorded {len(replies)}"
+            " before it: a model call is missing from the trace (a span dropped or sampled out?)",
+        )
+    if len(carried) < len(replies):
+        return  # a request with only what is new (previous_response_id): nothing to compare
+    for number, (message, reply) in enumerate(zip(carried, replies, strict=True), 1):
+        ids = [entry(c, "id") for c in listed(entry(message, "tool_calls"))]
+        recorded = [request.id for request in reply.tool_calls]
+        if any(ids) and any(recorded) and ids != recorded:
+            raise UnfaithfulTrace(
+                trace.trace_id,
+                _where(call),
+                "input messages",
+                f"model reply {number} of the request calls {ids}, but the trace recorded calls {recorded}:"
+                " a model call is missing from the trace",
+            )
 
 
 def _check_call(trace: ImportedTrace, call: ModelCall) -> None:
@@ -115,7 +145,7 @@ def _check_call(trace: ImportedTrace, call: ModelCall) -> None:
             " on? (for OpenTelemetry's GenAI instrumentations,"
             " OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)",
         )
-    if call.reply is None:
+    if call.reply is None and not call.failed:
         raise UnfaithfulTrace(
             trace.trace_id,
             _where(call),
@@ -128,8 +158,9 @@ def _where(call: ModelCall) -> str:
     return f"{call.span_id} ({call.label})" if call.label else call.span_id
 
 
-def _role(message: Any) -> Any:
-    return entry(message, "role")
+def _role(message: Any) -> str | None:
+    role = entry(message, "role")
+    return role if isinstance(role, str) else None
 
 
 def _last_user(messages: list[Message]) -> Message | None:
@@ -171,25 +202,12 @@ def _history(trace: ImportedTrace, first: ModelCall) -> list[_Turn]:
     return turns
 
 
-def _collect_results(messages: list[Message], results: dict[str, _Result]) -> None:
-    """Each tool message's content by the call id it answers (the first one seen)."""
-    for message in messages:
-        call_id = entry(message, "tool_call_id")
-        if _role(message) != "tool" or not isinstance(call_id, str) or not call_id or call_id in results:
-            continue
-        content = entry(message, "content")
-        text = message_text(content)
-        shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
-        results[call_id] = _Result(shown, entry(message, "is_error") is True)
-
-
-def _built(trace: ImportedTrace, turns: list[_Turn], results: dict[str, _Result]) -> Conversation:
+def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conversation:
     record = RunRecord()
     written: list[dict[str, Any]] = []
     tools: dict[str, None] = {}
     span_ids: list[str] = []
-    runs = sorted(trace.tools, key=lambda run: run.start)
-    used: set[int] = set()
+    ordinal = -1
     for index, turn in enumerate(turns):
         if not turn.answered():
             reason = f"turn {index + 1} ends without the model's text answer: the trace was cut off"
@@ -202,14 +220,18 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: dict[str, _Result]
             raise UnfaithfulTrace(trace.trace_id, _last_span(turn), None, reason)
         steps = []
         for step in turn.steps:
+            ordinal += 1
             steps.append({"response": _response(step.reply)})
             if step.call is not None:
                 span_ids.append(step.call.span_id)
                 tools.update(dict.fromkeys(step.call.offered or []))
             record.steps.append(_model_step(index, step))
-            for request in step.reply.tool_calls:
+            for position, request in enumerate(step.reply.tool_calls):
                 tools[request.name] = None
-                recorded, run = _dispatch(trace, index, step, request, results, runs, used)
+                after = step.call.start if step.call is not None else 0
+                recorded, run = results.dispatch(index, ordinal, position, request, after)
+                _check_dispatch(trace, step, request, recorded, run)
+                assert recorded is not None  # _check_dispatch
                 record.calls.append(recorded)
                 if run is not None:
                     span_ids.append(run.span_id)
@@ -261,46 +283,28 @@ def _model_step(turn: int, step: _Step) -> ModelStep:
     return recorded
 
 
-def _dispatch(
+def _check_dispatch(
     trace: ImportedTrace,
-    turn: int,
     step: _Step,
     request: ToolCallRequest,
-    results: dict[str, _Result],
-    runs: list[ToolRun],
-    used: set[int],
-) -> tuple[RecordedCall, ToolRun | None]:
-    """The recorded dispatch of `request`: its result as the agent fed it back, else as
-    the tool span recorded it (by call id, else the next unclaimed run of that tool)."""
-    from zeroclaw_eval.boundary.provider import decode_arguments
-
-    arguments = decode_arguments(request.arguments)
-    run = _run_for(request, step, runs, used)
-    fed = results.get(request.id) if request.id else None
-    if fed is not None:
-        success = not fed.failed and inferred_success(fed.content)
-        return RecordedCall(turn, request.id, request.name, arguments, fed.content, success), run
-    if run is not None and run.result is not None:
-        return RecordedCall(turn, request.id, request.name, arguments, run.result, run.success), run
+    recorded: RecordedCall | None,
+    run: ToolRun | None,
+) -> None:
     where = _where(step.call) if step.call is not None else None
-    raise UnfaithfulTrace(
-        trace.trace_id,
-        where,
-        "output messages",
-        f"the tool call {request.name} (id {request.id or 'none'}) has no result: no later model call"
-        " carries it and no tool span recorded one (the trace was cut off?)",
-    )
-
-
-def _run_for(request: ToolCallRequest, step: _Step, runs: list[ToolRun], used: set[int]) -> ToolRun | None:
-    after = step.call.start if step.call is not None else 0
-    for by_id in (True, False):
-        for index, run in enumerate(runs):
-            if index in used or run.name != request.name:
-                continue
-            if (by_id and request.id and run.call_id == request.id) or (
-                not by_id and not run.call_id and run.start >= after
-            ):
-                used.add(index)
-                return run
-    return None
+    if cut_arguments(request, run):
+        assert run is not None
+        raise UnfaithfulTrace(
+            trace.trace_id,
+            where,
+            "output messages",
+            f"the arguments of the tool call {request.name} are not JSON, while the tool span"
+            f" {run.span_id} recorded them whole: were they cut by an attribute length limit?",
+        )
+    if recorded is None:
+        raise UnfaithfulTrace(
+            trace.trace_id,
+            where,
+            "output messages",
+            f"the tool call {request.name} (id {request.id or 'none'}) has no result: no later model call"
+            " carries it and no tool span recorded one (the trace was cut off?)",
+        )

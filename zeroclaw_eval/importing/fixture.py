@@ -12,6 +12,7 @@ fail an empty run, as every fixture of a gate must.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,13 +20,16 @@ from typing import Any
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.fixtures.admission import admit_bytes
 from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import compact_json, pretty_json
+from zeroclaw_eval.fixtures.json.scan import encodes
+from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted, pretty_json
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.fixtures.scaffold import argument_needle
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.vacuity import find_vacuous
 from zeroclaw_eval.importing.conversation import Conversation
+from zeroclaw_eval.importing.scrub import PLACEHOLDER_EMAIL
 from zeroclaw_eval.importing.trace import ImportedTrace, UnfaithfulTrace
+from zeroclaw_eval.redaction import REDACTED
 
 #: The longest needle taken from a tool's result or the final answer: long enough to
 #: pin it down, short enough to read in a report.
@@ -54,18 +58,47 @@ def _provenance(trace: ImportedTrace, talk: Conversation) -> dict[str, Any]:
     if trace.service:
         provenance["service"] = trace.service
     if trace.started_ns:
-        started = datetime.fromtimestamp(trace.started_ns / 1e9, tz=timezone.utc)
+        try:
+            started = datetime.fromtimestamp(trace.started_ns / 1e9, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return provenance  # a time no calendar holds: left out, not made up
         provenance["started"] = started.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     return provenance
 
 
+#: What scrubbing put in place of a secret or an address: text the agent never wrote.
+_PLACEHOLDERS = re.compile(f"{re.escape(REDACTED)}|{re.escape(PLACEHOLDER_EMAIL)}")
+#: A needle must say something: three letters or digits at least (not a lone `{`).
+_WORDY = re.compile(r"\w[^\w]*\w[^\w]*\w")
+
+
 def needle(text: str) -> str | None:
-    """A needle `text` holds: its first line with text, stripped, cut to `NEEDLE_CHARS`."""
+    """A needle `text` holds: the first line that says something (three letters or
+    digits), stripped, cut to `NEEDLE_CHARS`, and the longest stretch of it that
+    scrubbing did not write (a tool that answered with an address answers with it again
+    in replay, not with the placeholder)."""
     for line in text.splitlines():
-        stripped = line.strip()
-        if stripped:
-            return stripped[:NEEDLE_CHARS].rstrip()
+        pieces = [piece.strip() for piece in _PLACEHOLDERS.split(line)]
+        best = max(pieces, key=len)[:NEEDLE_CHARS].rstrip()
+        if _WORDY.search(best):
+            return best
     return None
+
+
+def result_needle(result: str) -> str | None:
+    """A needle of a tool's result: for JSON, its first string value with something to
+    say (JSON text is written differently by each agent: spaces, key order, escapes);
+    else `needle` of the text."""
+    stripped = result.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            data = loads_untrusted(stripped)
+        except ValueError:
+            data = None
+        if isinstance(data, (dict, list)):
+            found = argument_needle(data if isinstance(data, dict) else {"items": data})
+            return needle(found) if found is not None and found[:1] not in ("{", "[") else None
+    return needle(result)
 
 
 def suggested_expects(talk: Conversation) -> dict[str, Any]:
@@ -126,7 +159,7 @@ def _raw_argument_checks(calls: list[RecordedCall]) -> list[dict[str, Any]]:
 def _result_checks(calls: list[RecordedCall]) -> list[dict[str, Any]]:
     checks = []
     for call, index in _indexed(calls):
-        found = needle(call.result)
+        found = result_needle(call.result)
         if found is not None:
             checks.append({"tool": call.name, "needle": found, "call_index": index})
     return checks
@@ -137,6 +170,10 @@ def proven_case(trace: ImportedTrace, talk: Conversation, fixture: dict[str, Any
     recorded run (every one passes) and an empty run (one fails at least); else
     `UnfaithfulTrace` saying which."""
     text = pretty_json(fixture) + "\n"
+    if not encodes(text):  # a lone surrogate scrubbing did not reach: said, not raised
+        raise UnfaithfulTrace(
+            trace.trace_id, None, None, "it holds a lone surrogate (\\ud800-\\udfff), which UTF-8 cannot"
+        )
     # Any tool name: the case replays against the agent that recorded the trace, which
     # runs its own tools (as an agent command or service does).
     admitted = admit_bytes(text.encode("utf-8"), path, None)

@@ -28,7 +28,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.messages import arguments_text, assistant_reply
 from zeroclaw_eval.importing.otlp import STATUS_ERROR, Event, Span
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace, tokens
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
@@ -40,6 +40,8 @@ _MESSAGE_EVENTS = {
     "gen_ai.tool.message": "tool",
 }
 _CHOICE_EVENT = "gen_ai.choice"
+#: The part types that are text, calls or their results (thinking is left out).
+_TEXTUAL = frozenset({"text", "tool_call", "tool_call_response", "reasoning"})
 
 
 def is_genai(spans: list[Span]) -> bool:
@@ -96,7 +98,7 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     details = next((event for event in span.events if event.name == _DETAILS_EVENT), None)
     if details is not None:
         attributes.update({k: v for k, v in details.attributes.items() if k not in attributes})
-    call = ModelCall(span.span_id, span.start, [], None, label=span.name)
+    call = ModelCall(span.span_id, span.start, [], None, label=span.name, failed=span.status == STATUS_ERROR)
     if INPUT in attributes or OUTPUT in attributes:
         system = json_attribute(trace_id, span, SYSTEM, attributes.get(SYSTEM))
         if isinstance(system, list) and system:
@@ -150,7 +152,10 @@ def parts_messages(message: Any) -> list[Message]:
             }
             for part in responses
         ]
-    chat: Message = {"role": role, "content": _parts_text(parts)}
+    # An image, audio or a file is input a fixture's text cannot replay: kept as it came,
+    # a user message of it has no text, and is refused (`conversation`).
+    media = [part for part in parts if isinstance(part, dict) and str(part.get("type")) not in _TEXTUAL]
+    chat: Message = {"role": role, "content": parts if media and role == "user" else _parts_text(parts)}
     calls = [
         ToolCallRequest(
             str(part.get("id") or ""), str(part.get("name") or ""), arguments_text(part.get("arguments"))
@@ -215,12 +220,8 @@ def _event_message(role: str, body: dict[str, Any]) -> Message:
 
 
 def _with_usage(reply: ModelResponse, attributes: dict[str, Any]) -> ModelResponse:
-    def count(*keys: str) -> int:
-        for key in keys:
-            value = attributes.get(key)
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return 0
+    def count(key: str, legacy: str) -> int:
+        return tokens(attributes.get(key, attributes.get(legacy)))
 
     input_tokens = count("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
     output_tokens = count("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")

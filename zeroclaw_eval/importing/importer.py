@@ -7,10 +7,11 @@ command's exit code says whether every selected trace became a fixture.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message
 from zeroclaw_eval.boundary.sent import entry, message_text
@@ -18,9 +19,11 @@ from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.files import create_new
 from zeroclaw_eval.importing.conversation import conversation
 from zeroclaw_eval.importing.fixture import fixture_of, proven_case
+from zeroclaw_eval.importing.messages import listed
+from zeroclaw_eval.importing.otlp import OtlpTraces
 from zeroclaw_eval.importing.scrub import Scrubber
-from zeroclaw_eval.importing.sources import Selection, read_source
-from zeroclaw_eval.importing.trace import ImportedTrace, UnfaithfulTrace
+from zeroclaw_eval.importing.sources import Selection, otlp_traces, read_source
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace
 
 
 @dataclass(frozen=True)
@@ -52,32 +55,38 @@ def import_traces(
 ) -> ImportOutcome:
     """Each selected trace of `sources` (a path, and its name as given) as a fixture in `out`."""
     outcome = ImportOutcome()
-    names: set[str] = set()
-    traces: list[ImportedTrace] = []
+    found = SourceTraces()
+    otlp = OtlpTraces()
     for path, shown in sources:
-        found = read_source(path, shown)
-        outcome.passed_over += found.passed_over
-        for known, refused in found.refused:
-            if selection.takes(known):
-                outcome.selected += 1
-                outcome.refused.append(refused)
-        traces.extend(found.traces)
+        read = read_source(path, shown, otlp)
+        if read is not None:
+            found.extend(read)
+    found.extend(otlp_traces(otlp))
+    outcome.passed_over = found.passed_over
+    for known, refused in found.refused:
+        if selection.takes(known):
+            outcome.selected += 1
+            outcome.refused.append(refused)
+    traces = [scrubber.trace(trace) for trace in found.traces if selection.takes(trace)]
+    outcome.selected += len(traces)
     carried_on = continued(traces)
-    for trace in traces:
-        if not selection.takes(trace):
+    names: set[str] = set()
+    written: set[str] = set()
+    # The traces another carries on wait for it: when it is written, they add nothing.
+    for trace in sorted(traces, key=lambda trace: trace.trace_id in carried_on):
+        by = carried_on.get(trace.trace_id)
+        if by is not None and by in written:
+            outcome.continued.append((trace.trace_id, by))
             continue
-        outcome.selected += 1
-        if trace.trace_id in carried_on:
-            outcome.continued.append((trace.trace_id, carried_on[trace.trace_id]))
-        else:
-            try:
-                outcome.written.append(_import_one(scrubber.trace(trace), out, names))
-            except UnfaithfulTrace as refused:
-                outcome.refused.append(refused)
+        try:
+            outcome.written.append(_import_one(trace, out, names))
+            written.add(trace.trace_id)
+        except UnfaithfulTrace as refused:
+            outcome.refused.append(refused)
     return outcome
 
 
-def _said(messages: list[Message]) -> list[tuple[Any, ...]]:
+def _said(messages: list[Message]) -> tuple[tuple[str, ...], ...]:
     """The conversation a request carries, compared by what was said: each message's
     role, text and tool call ids (the agent's own framing left out)."""
     said = []
@@ -85,11 +94,10 @@ def _said(messages: list[Message]) -> list[tuple[Any, ...]]:
         role = entry(message, "role")
         if role in ("system", "developer"):
             continue
-        calls = tuple(entry(call, "id") for call in entry(message, "tool_calls") or [])
-        said.append(
-            (role, message_text(entry(message, "content")) or None, calls, entry(message, "tool_call_id"))
-        )
-    return said
+        calls = [str(entry(call, "id")) for call in listed(entry(message, "tool_calls"))]
+        text = message_text(entry(message, "content")) or ""
+        said.append((str(role), text, *calls, "|", str(entry(message, "tool_call_id"))))
+    return tuple(said)
 
 
 def continued(traces: list[ImportedTrace]) -> dict[str, str]:
@@ -97,7 +105,18 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
     does: a trace of one model call that asks for tool calls, whose request and reply
     begin a later model call's request in another trace. An agent whose runs no span
     wraps makes a trace of each model call; the last one holds the run so far, from
-    which the whole case is read (`conversation`), so the earlier ones add nothing."""
+    which the whole case is read (`conversation`), so the earlier ones add nothing.
+
+    Every request's conversation is indexed by each of its beginnings once, so the
+    search takes time in proportion to the messages, not to the square of the traces."""
+    begins: dict[tuple[tuple[str, ...], ...], set[str]] = {}
+    for trace in traces:
+        for call in trace.calls:
+            said = _said(call.messages)
+            for end in range(1, len(said) + 1):
+                holders = begins.setdefault(said[:end], set())
+                if len(holders) < 2:  # two are enough to find one that is not the trace itself
+                    holders.add(trace.trace_id)
     found: dict[str, str] = {}
     for trace in traces:
         if len(trace.calls) != 1 or trace.tools or trace.agent is not None:
@@ -107,28 +126,32 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
             continue
         calls = [request.as_openai() for request in call.reply.tool_calls]
         reply: Message = {"role": "assistant", "content": call.reply.content, "tool_calls": calls}
-        head = _said([*call.messages, reply])
-        for other in traces:
-            if other is not trace and any(
-                _said(later.messages)[: len(head)] == head for later in other.calls
-            ):
-                found[trace.trace_id] = other.trace_id
-                break
+        others = begins.get(_said([*call.messages, reply]), set()) - {trace.trace_id}
+        if others:
+            found[trace.trace_id] = min(others)
     return found
 
 
 def case_name(trace: ImportedTrace) -> str:
-    """The fixture's name: the agent's (or service's) name and the trace id's first 8."""
+    """The fixture's name: the agent's (or service's) name and the first 8 letters and
+    digits of the trace id; nothing else of either, so the name is a plain file name."""
     label = trace.agent or trace.service or "trace"
     slug = re.sub(r"[^A-Za-z0-9]+", "_", label).strip("_").lower() or "trace"
-    return f"{slug[:40]}_{trace.trace_id[:8]}"
+    plain = re.sub(r"[^A-Za-z0-9]+", "", trace.trace_id).lower()[:8] or _digest(trace)
+    return f"{slug[:40]}_{plain}"
+
+
+def _digest(trace: ImportedTrace) -> str:
+    return hashlib.sha256(trace.trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
 def _import_one(trace: ImportedTrace, out: Path, names: set[str]) -> Written:
     talk = conversation(trace)
     name = case_name(trace)
-    if name in names:  # two traces whose ids start alike: the whole id tells them apart
-        name = f"{name}{trace.trace_id[8:]}"
+    # Two traces whose ids begin alike, here or in a file written before: the digest of
+    # the whole id tells them apart.
+    if name in names or (out / f"{name}.json").exists():
+        name = f"{name}_{_digest(trace)}"
     names.add(name)
     path = out / f"{name}.json"
     fixture = fixture_of(trace, talk, name)
@@ -142,8 +165,12 @@ def _import_one(trace: ImportedTrace, out: Path, names: set[str]) -> Written:
             None,
             f"{path} exists already and is not overwritten; move it or import elsewhere",
         ) from None
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    except IsADirectoryError:
+        raise UnfaithfulTrace(trace.trace_id, None, None, f"{path} is a folder") from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EACCES, errno.EROFS, errno.ENOTDIR):
+            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UnfaithfulTrace(trace.trace_id, None, None, f"cannot write {path}: {exc}") from None
     checks = tuple(key for key in fixture["expects"])
     steps = sum(len(turn["steps"]) for turn in talk.turns)
     return Written(path, trace, steps, len(talk.record.calls), checks)

@@ -24,7 +24,7 @@ from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.importing.genai import tool_names
 from zeroclaw_eval.importing.messages import chat_messages, reply_of
 from zeroclaw_eval.importing.otlp import Span
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 
 
 def _observation(item: Any) -> bool:
@@ -129,7 +129,8 @@ def _read(
         if observation.get("endTime") is None:
             trace.unfinished.append(span_id)
         if kind == "AGENT" and not trace.agent:
-            trace.agent = str(observation.get("name") or "") or None
+            name = observation.get("name")
+            trace.agent = name if isinstance(name, str) and name else None
         elif kind == "GENERATION":
             trace.calls.append(_model_call(span_id, start or 0, observation))
         elif kind == "TOOL":
@@ -141,19 +142,16 @@ def _model_call(span_id: str, start: int, observation: dict[str, Any]) -> ModelC
     sent = observation.get("input")
     call = ModelCall(span_id, start, chat_messages(sent), None, label=str(observation.get("name") or ""))
     call.reply_attribute = "output"
+    call.failed = observation.get("level") == "ERROR"
     reply = reply_of(observation.get("output"))
     if reply is not None:
         usage = observation.get("usageDetails") or observation.get("usage") or {}
         # Langfuse's names; the SDK's spans carry the provider's own.
-        tokens = [
+        counted = [
             usage.get(key, usage.get(raw)) if isinstance(usage, dict) else None
             for key, raw in (("input", "prompt_tokens"), ("output", "completion_tokens"))
         ]
-        counts = [
-            value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-            for value in tokens
-        ]
-        call.reply = ModelResponse(reply.content, reply.tool_calls, counts[0], counts[1])
+        call.reply = ModelResponse(reply.content, reply.tool_calls, tokens(counted[0]), tokens(counted[1]))
     if isinstance(sent, dict) and isinstance(sent.get("tools"), list):
         call.offered = tool_names(sent["tools"])
     return call

@@ -19,7 +19,7 @@ from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.fixtures.json.text import compact_json
 from zeroclaw_eval.importing.genai import tool_names
 from zeroclaw_eval.importing.messages import chat_messages, reply_of
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 
 
 def _run(item: Any) -> bool:
@@ -36,7 +36,8 @@ def _flattened(runs: list[Any]) -> Iterator[dict[str, Any]]:
     for run in runs:
         if _run(run):
             yield run
-            yield from _flattened(run.get("child_runs") or [])
+            children = run.get("child_runs")
+            yield from _flattened(children if isinstance(children, list) else [])
 
 
 def langsmith_traces(document: Any, shown: str) -> SourceTraces:
@@ -54,7 +55,7 @@ def langsmith_traces(document: Any, shown: str) -> SourceTraces:
 def _read(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrace:
     trace = ImportedTrace("langsmith", shown, trace_id)
     root = next((run for run in runs if not run.get("parent_run_id")), None)
-    if root is not None and isinstance(root.get("name"), str):
+    if root is not None and isinstance(root.get("name"), str) and root["name"]:
         trace.agent = root["name"]
     seen: set[str] = set()
     for run in runs:
@@ -74,23 +75,18 @@ def _read(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrac
     return trace
 
 
-def _count(value: Any) -> int:
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 def _model_call(run_id: str, start: int, run: dict[str, Any]) -> ModelCall:
     inputs = run.get("inputs")
     call = ModelCall(run_id, start, chat_messages(inputs), None, label=str(run.get("name") or ""))
     call.reply_attribute = "outputs"
+    call.failed = run.get("error") is not None
     reply = reply_of(run.get("outputs"))
     if reply is not None:
         call.reply = ModelResponse(
             reply.content,
             reply.tool_calls,
-            _count(run.get("prompt_tokens")),
-            _count(run.get("completion_tokens")),
+            tokens(run.get("prompt_tokens")),
+            tokens(run.get("completion_tokens")),
         )
     if isinstance(inputs, dict) and isinstance(inputs.get("tools"), list):
         call.offered = tool_names(inputs["tools"])

@@ -33,6 +33,11 @@ _LANGCHAIN_ROLES = {
 }
 
 
+def listed(value: Any) -> list[Any]:
+    """`value` when it is a list, else an empty one: what a trace holds is untrusted."""
+    return value if isinstance(value, list) else []
+
+
 def arguments_text(arguments: Any) -> str:
     """Tool-call arguments as the JSON text a provider sends."""
     if isinstance(arguments, str):
@@ -105,7 +110,7 @@ def _langchain(item: dict[str, Any]) -> Message | None:
         ToolCallRequest(
             str(entry(call, "id") or ""), str(entry(call, "name") or ""), arguments_text(entry(call, "args"))
         )
-        for call in data.get("tool_calls") or []
+        for call in listed(data.get("tool_calls"))
     ]
     if calls:
         message["tool_calls"] = [call.as_openai() for call in calls]
@@ -118,7 +123,7 @@ def _langchain(item: dict[str, Any]) -> Message | None:
 def assistant_reply(message: Any) -> ModelResponse | None:
     """An assistant message as the reply it was (None: it holds no text and no call)."""
     calls = []
-    for call in entry(message, "tool_calls") or []:
+    for call in listed(entry(message, "tool_calls")):
         function = entry(call, "function")
         calls.append(
             ToolCallRequest(

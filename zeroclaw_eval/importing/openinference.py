@@ -20,7 +20,7 @@ from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.genai import tool_names
 from zeroclaw_eval.importing.otlp import STATUS_ERROR, Span
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 KIND = "openinference.span.kind"
 INPUT, OUTPUT = "llm.input_messages", "llm.output_messages"
@@ -41,7 +41,8 @@ def read_openinference(trace_id: str, spans: list[Span], source: str) -> Importe
         if span.end == 0 or span.end < span.start:
             trace.unfinished.append(span.span_id)
         if kind == "AGENT" and trace.agent is None:
-            trace.agent = span.attributes.get("agent.name") or span.name or None
+            name = span.attributes.get("agent.name")
+            trace.agent = name if isinstance(name, str) and name else span.name or None
         elif kind == "LLM":
             trace.calls.append(_model_call(span))
         elif kind == "TOOL":
@@ -94,6 +95,7 @@ def _model_call(span: Span) -> ModelCall:
     call = ModelCall(
         span.span_id, span.start, [], None, label=span.name, reply_attribute=f"{OUTPUT}.0.message"
     )
+    call.failed = span.status == STATUS_ERROR
     call.messages = [_message(flat) for flat in unflattened(attributes, INPUT)]
     outputs = unflattened(attributes, OUTPUT)
     if outputs:
@@ -121,8 +123,7 @@ def _model_call(span: Span) -> ModelCall:
 
 
 def _count(attributes: dict[str, Any], which: str) -> int:
-    value = attributes.get(f"llm.token_count.{which}")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    return tokens(attributes.get(f"llm.token_count.{which}"))
 
 
 def _tool_run(span: Span) -> ToolRun:

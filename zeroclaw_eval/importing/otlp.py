@@ -52,17 +52,26 @@ class Span:
 
 @dataclass
 class OtlpTraces:
-    """What a file held: spans by trace id, in the order first seen, and log records by
-    (trace id, span id)."""
+    """What one or more files held: spans by trace id, in the order first seen, log
+    records by (trace id, span id), and the files each trace came from (an exporter
+    rotating its file may split a trace in two)."""
 
     spans: dict[str, list[Span]] = field(default_factory=dict)
     logs: dict[tuple[str, str], list[Event]] = field(default_factory=dict)
+    sources: dict[str, list[str]] = field(default_factory=dict)
+
+    def traces(self) -> dict[str, list[Span]]:
+        """The spans of each trace, each with the log records that point at it."""
+        for spans in self.spans.values():
+            for span in spans:
+                span.events.extend(self.logs.pop((span.trace_id, span.span_id), ()))
+        return self.spans
 
 
-def read_otlp(text: str, source: str) -> OtlpTraces:
-    """The spans and logs of OTLP JSON `text` (one document, or JSON lines);
-    `UsageError` naming `source` and the line for text that is neither."""
-    found = OtlpTraces()
+def read_otlp(text: str, source: str, found: OtlpTraces | None = None) -> OtlpTraces:
+    """The spans and logs of OTLP JSON `text` (one document, or JSON lines), added to
+    `found`; `UsageError` naming `source` and the line for text that is neither."""
+    found = found if found is not None else OtlpTraces()
     for line, document in _documents(text, source):
         if not isinstance(document, dict) or not ({"resourceSpans", "resourceLogs"} & document.keys()):
             raise UsageError(
@@ -74,14 +83,14 @@ def read_otlp(text: str, source: str) -> OtlpTraces:
                 for raw in _list(_get(scope, "spans")):
                     span = _span(raw, service)
                     found.spans.setdefault(span.trace_id, []).append(span)
+                    files = found.sources.setdefault(span.trace_id, [])
+                    if source not in files:
+                        files.append(source)
         for resource in _list(document.get("resourceLogs")):
             for scope in _list(_get(resource, "scopeLogs")):
                 for raw in _list(_get(scope, "logRecords")):
                     trace_id, span_id = _id(_get(raw, "traceId")), _id(_get(raw, "spanId"))
                     found.logs.setdefault((trace_id, span_id), []).append(_log(raw))
-    for spans in found.spans.values():
-        for span in spans:
-            span.events.extend(found.logs.get((span.trace_id, span.span_id), ()))
     return found
 
 
@@ -116,7 +125,7 @@ def _int(value: Any) -> int:
         return 0
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
         return int(value)
     return 0
 

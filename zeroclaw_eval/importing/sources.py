@@ -20,6 +20,7 @@ from typing import Any
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.importing.otlp import OtlpTraces, read_otlp
 from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace, iso_ns
 
 #: The largest trace file read: exports of a day of traffic are split long before this.
@@ -81,18 +82,23 @@ def _time(item: str, value: str) -> int:
     return found
 
 
-def read_source(path: Path, shown: str) -> SourceTraces:
-    """Every trace of the file `path` (named `shown` in messages and provenance)."""
+def read_source(path: Path, shown: str, otlp: OtlpTraces) -> SourceTraces | None:
+    """Every trace of the file `path` (named `shown` in messages and provenance); None
+    for OTLP JSON, whose spans are added to `otlp` (a trace may go on in the next file:
+    `otlp_traces` reads them once every file is in)."""
     raw = read_bounded(path, MAX_SOURCE_BYTES, limit=("a trace file", "export fewer traces per file"))
     if isinstance(raw, str):
         raise UsageError(f"{shown}: {raw}")
     try:
-        text = raw.decode("utf-8")
+        text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{shown}: not UTF-8 text (byte {exc.start}); export the traces as JSON") from None
     document = _whole(text)
     if _is_otlp(document, text):
-        return otlp_traces(text, shown)
+        read_otlp(text, shown, otlp)
+        return None
+    if document is None:
+        document = _json_lines(text)  # LangSmith runs, one per line
     if document is not None:
         from zeroclaw_eval.importing.langfuse import is_langfuse, langfuse_traces
         from zeroclaw_eval.importing.langsmith import is_langsmith, langsmith_traces
@@ -105,6 +111,18 @@ def read_source(path: Path, shown: str) -> SourceTraces:
         f"{shown}: not a trace export this command reads: OTLP JSON (resourceSpans), a Langfuse"
         " trace (with observations) or a LangSmith run (with run_type)"
     )
+
+
+def _json_lines(text: str) -> list[Any] | None:
+    """The values of JSON lines text (None unless every line holds one)."""
+    values = []
+    for line in text.splitlines():
+        if line.strip():
+            value = _whole(line)
+            if value is None:
+                return None
+            values.append(value)
+    return values or None
 
 
 def _whole(text: str) -> Any:
@@ -124,12 +142,11 @@ def _is_otlp(document: Any, text: str) -> bool:
     return isinstance(first, dict) and bool({"resourceSpans", "resourceLogs"} & first.keys())
 
 
-def otlp_traces(text: str, shown: str) -> SourceTraces:
-    """Every agent run among the traces of OTLP JSON `text`."""
+def otlp_traces(otlp: OtlpTraces) -> SourceTraces:
+    """Every agent run among the traces of the OTLP JSON files read into `otlp`."""
     from zeroclaw_eval.importing.genai import is_genai, read_genai
     from zeroclaw_eval.importing.langfuse import is_langfuse_otel, read_langfuse_spans
     from zeroclaw_eval.importing.openinference import is_openinference, read_openinference
-    from zeroclaw_eval.importing.otlp import read_otlp
 
     readers = (
         (is_openinference, read_openinference),
@@ -137,7 +154,8 @@ def otlp_traces(text: str, shown: str) -> SourceTraces:
         (is_genai, read_genai),
     )
     found = SourceTraces()
-    for trace_id, spans in read_otlp(text, shown).spans.items():
+    for trace_id, spans in otlp.traces().items():
+        shown = ", ".join(otlp.sources.get(trace_id, ()))
         reader = next((read for test, read in readers if test(spans)), None)
         if reader is None:
             found.passed_over += 1

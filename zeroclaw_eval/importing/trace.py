@@ -20,6 +20,7 @@ from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
 from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.fixtures.limits import MAX_COUNT
 
 #: The formats a trace is read from, as provenance names them.
 FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith")
@@ -42,6 +43,16 @@ def iso_ns(value: Any) -> int | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return int(moment.timestamp()) * 1_000_000_000 + moment.microsecond * 1000
+
+
+def tokens(value: Any) -> int:
+    """A token count a trace recorded, as a fixture may hold it: a non-negative integer
+    (or its decimal digits) up to the largest count a fixture takes; 0 for anything else."""
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        return 0
+    return min(value, MAX_COUNT)
 
 
 class UnfaithfulTrace(EvalError):
@@ -75,6 +86,8 @@ class ModelCall:
     label: str = ""
     #: The attribute (or event) the reply would have been read from, for a refusal.
     reply_attribute: str = ""
+    #: The request failed (an error status): with no reply, it is no step.
+    failed: bool = False
 
 
 @dataclass
@@ -122,3 +135,9 @@ class SourceTraces:
     traces: list[ImportedTrace] = field(default_factory=list)
     refused: list[tuple[ImportedTrace, UnfaithfulTrace]] = field(default_factory=list)
     passed_over: int = 0
+
+    def extend(self, other: SourceTraces) -> None:
+        """Add what another file held."""
+        self.traces.extend(other.traces)
+        self.refused.extend(other.refused)
+        self.passed_over += other.passed_over

@@ -16,6 +16,13 @@ from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import ExitCode
 
 
+def _line(text: str) -> str:
+    """One line per trace: a trace id or a message of a trace's own that holds a line
+    break must not pass for a line of this command's (`say` shows every other control
+    character as an escape)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 @click.command("import", context_settings=CONTEXT)
 @click.argument(
     "sources",
@@ -93,13 +100,15 @@ def import_command(
     for written in outcome.written:
         calls = f"{written.calls} tool call{'s' * (written.calls != 1)}"
         say(
-            f"Wrote {display_path(written.path)}: trace {written.trace.trace_id}, {written.steps} steps,"
-            f" {calls}; checks: {', '.join(written.checks)}"
+            _line(
+                f"Wrote {display_path(written.path)}: trace {written.trace.trace_id}, {written.steps} steps,"
+                f" {calls}; checks: {', '.join(written.checks)}"
+            )
         )
     for trace_id, by in outcome.continued:
-        say(f"trace {trace_id} is the start of trace {by}'s run, imported with it")
+        say(_line(f"trace {trace_id} is the start of trace {by}'s run, imported with it"))
     for refused in outcome.refused:
-        say(f"refused: {refused}")
+        say(_line(f"refused: {refused}"))
     if outcome.passed_over:
         say(
             f"passed over {outcome.passed_over} trace(s) with no GenAI or OpenInference span (not agent runs)"

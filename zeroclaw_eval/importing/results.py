@@ -1,0 +1,124 @@
+"""Which result answered each tool call of an imported trace.
+
+A call's result is, first, what the agent sent the model back: the `tool` message that
+follows the assistant message of the call in a later request. Ids are not enough to
+find it: some providers give none (each result then answers the call at its position),
+and an agent may reuse one across steps (`call_0` in every step), so a result is found
+by the step that asked for it and the call's place in it, read from requests that carry
+the whole conversation (as many assistant messages as steps came before). A request
+that carries only what is new (the Responses API's `previous_response_id`) is read by
+id alone. Failing that, the result is the one a tool span recorded: the span with the
+call's id, else the next one of that tool with the same arguments, else the next one of
+that tool.
+
+Whether a call failed is read from the result as a replay of an agent command reads it
+(`boundary.sent.inferred_success`), so the statuses a fixture checks hold in replay.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from zeroclaw_eval.boundary.provider import Message, ToolCallRequest, decode_arguments
+from zeroclaw_eval.boundary.record import RecordedCall
+from zeroclaw_eval.boundary.sent import entry, inferred_success, message_text
+from zeroclaw_eval.fixtures.json.text import json_equal
+from zeroclaw_eval.importing.messages import listed
+from zeroclaw_eval.importing.trace import ToolRun
+
+
+@dataclass(frozen=True)
+class FedBack:
+    """A result the agent sent the model back."""
+
+    content: str
+    failed: bool
+
+
+@dataclass
+class Results:
+    """Every result the trace's requests carried, and its tool runs."""
+
+    runs: list[ToolRun]
+    #: By (step ordinal, position of the call in that step).
+    by_place: dict[tuple[int, int], FedBack] = field(default_factory=dict)
+    #: By call id, the first seen.
+    by_id: dict[str, FedBack] = field(default_factory=dict)
+    used: set[int] = field(default_factory=set)
+
+    def collect(self, messages: list[Message], steps_before: int) -> None:
+        """The results `messages` (a request sent after `steps_before` steps) carries."""
+        whole = sum(1 for message in messages if entry(message, "role") == "assistant") == steps_before
+        ordinal, ids, answered = -1, [], 0
+        for message in messages:
+            role = entry(message, "role")
+            if role == "assistant":
+                ordinal += 1
+                ids = [entry(call, "id") for call in listed(entry(message, "tool_calls"))]
+                answered = 0
+            elif role == "tool":
+                call_id = entry(message, "tool_call_id")
+                found = _fed_back(message)
+                named = isinstance(call_id, str) and bool(call_id)
+                if named and call_id not in self.by_id:
+                    self.by_id[call_id] = found
+                place = ids.index(call_id) if named and call_id in ids else answered
+                answered += 1
+                if whole and ordinal >= 0:
+                    self.by_place.setdefault((ordinal, place), found)
+
+    def dispatch(
+        self, turn: int, ordinal: int, position: int, request: ToolCallRequest, after: int
+    ) -> tuple[RecordedCall | None, ToolRun | None]:
+        """The recorded dispatch of `request`, the `position`-th call of step `ordinal`
+        (whose request started at `after`), and the tool run it claimed; None for the
+        dispatch when no result was recorded anywhere."""
+        arguments = decode_arguments(request.arguments)
+        run = self._run_for(request, arguments, after)
+        fed = self.by_place.get((ordinal, position))
+        if fed is None and request.id:
+            fed = self.by_id.get(request.id)
+        if fed is not None:
+            success = not fed.failed and inferred_success(fed.content)
+            return RecordedCall(turn, request.id, request.name, arguments, fed.content, success), run
+        if run is not None and run.result is not None:
+            return RecordedCall(turn, request.id, request.name, arguments, run.result, run.success), run
+        return None, run
+
+    def _run_for(self, request: ToolCallRequest, arguments: Any, after: int) -> ToolRun | None:
+        def by_id(run: ToolRun) -> bool:
+            return bool(request.id) and run.call_id == request.id
+
+        def same_arguments(run: ToolRun) -> bool:
+            return not run.call_id and run.start >= after and json_equal(_decoded(run.arguments), arguments)
+
+        def next_one(run: ToolRun) -> bool:
+            return not run.call_id and run.start >= after
+
+        for matches in (by_id, same_arguments, next_one):
+            for index, run in enumerate(self.runs):
+                if index not in self.used and run.name == request.name and matches(run):
+                    self.used.add(index)
+                    return run
+        return None
+
+
+def _decoded(arguments: Any) -> Any:
+    return decode_arguments(arguments) if isinstance(arguments, str) else arguments
+
+
+def _fed_back(message: Message) -> FedBack:
+    content = entry(message, "content")
+    text = message_text(content)
+    shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
+    return FedBack(shown, entry(message, "is_error") is True)
+
+
+def cut_arguments(request: ToolCallRequest, run: ToolRun | None) -> bool:
+    """Whether `request`'s arguments were cut on the way into the trace: they are not a
+    JSON object, while the tool span recorded the call's arguments whole."""
+    if run is None or not isinstance(decode_arguments(request.arguments), str):
+        return False
+    return isinstance(_decoded(run.arguments), dict)
