@@ -58,6 +58,8 @@ MAY_IMPORT: dict[str, set[str]] = {
     # Traces in, fixtures out: read, scrubbed, made turns and a recorded run, graded.
     # Anthropic-shaped messages in a trace are read as the wire reads them.
     "importing": {"errors", "files", "redaction", "fixtures", "boundary", "wire", "grading"},
+    # A rendered report sent where people read it (the pull request's comment).
+    "publish": {"errors"},
     # A finished report (or mutation or vacuity verdict) in, text out.
     "reporters": {"errors", "files", "fixtures", "collect", "grading", "report", "mutate"},
     # `zeroclaw eval mcp` serves a fixture's tools as `serve` serves its model replies.
@@ -76,6 +78,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "reporters",
         "serve",
         "importing",
+        "publish",
         # The HTTP limits `serve --help` shows, from a module of constants.
         "wire",
     },

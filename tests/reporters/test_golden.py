@@ -8,6 +8,8 @@ Refresh the golden files after an intended change (then read the diff before com
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import pytest
 
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.github import step_summary
+from zeroclaw_eval.reporters.pull_request import Links, pull_request_comment
 from zeroclaw_eval.reporters.registry import get_reporter
 from zeroclaw_eval.runner import run_suite
 
@@ -66,3 +69,40 @@ def test_output_matches_its_golden_file(
         f"{name} differs from its golden file; if the change is intended, refresh it with"
         " `python -m pytest tests/reporters/test_golden.py --update-golden` and read the diff"
     )
+
+
+def _baseline_of(head: SuiteReport) -> SuiteReport:
+    """A base run of the golden suite that every kind of change separates from it: the
+    failing case passed (a new failure now), the passing one failed (fixed now), the
+    run error errored then too (still failing), the rejected fixture was not there (new),
+    a case since removed was, and the passing case made other calls at another cost."""
+    base = copy.deepcopy(head)
+    passing, failing, errored, _rejected = base.cases
+    failing.grades = [dataclasses.replace(grade, passed=True) for grade in failing.grades]
+    passing.grades = [dataclasses.replace(passing.grades[0], passed=False), *passing.grades[1:]]
+    assert passing.record is not None
+    passing.record.steps[0].input_tokens += 120
+    passing.record.calls = passing.record.calls[:-1]
+    removed = dataclasses.replace(copy.deepcopy(errored), name="e_removed.json", path="suite/e_removed.json")
+    base.cases = [passing, failing, errored, removed]
+    base.duration_ms = 40.0
+    return base
+
+
+def test_the_pull_request_comment_matches_its_golden_file(
+    report: SuiteReport, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(GOLDEN))
+    links = Links(
+        blob="https://github.com/zeroclaw_user/agent/blob/0123abc", artifact="https://example.com/run/7"
+    )
+    text = pull_request_comment(_baseline_of(report), report, links=links)
+    golden = GOLDEN / "pull_request.md"
+    if request.config.getoption("--update-golden"):
+        golden.write_text(text, encoding="utf-8", newline="")
+    assert golden.read_text(encoding="utf-8") == text, (
+        "pull_request.md differs from its golden file; refresh it with"
+        " `python -m pytest tests/reporters/test_golden.py --update-golden` and read the diff"
+    )
+    # What a reviewer must see first comes first.
+    assert text.index("### New failures") < text.index("### Fixed") < text.index("Still failing")

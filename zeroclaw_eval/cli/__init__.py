@@ -15,6 +15,8 @@ import click
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.cli.commands.check import check_command
+from zeroclaw_eval.cli.commands.comment import comment_command
+from zeroclaw_eval.cli.commands.compare import compare_command
 from zeroclaw_eval.cli.commands.import_traces import import_command
 from zeroclaw_eval.cli.commands.listing import list_command
 from zeroclaw_eval.cli.commands.mcp import mcp_command
@@ -81,6 +83,8 @@ for _command in (
     run_command,
     list_command,
     render_command,
+    compare_command,
+    comment_command,
     merge_command,
     vacuity_command,
     mutate_command,

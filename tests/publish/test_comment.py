@@ -1,0 +1,197 @@
+"""The sticky pull-request comment against a loopback double of GitHub's REST API: made
+once by `zeroclaw eval compare`, posted by `zeroclaw eval comment`, updated on the next
+push and never posted twice; a comment someone else starts with the marker is left
+alone; a fork's read-only token writes the step summary instead; an outage fails."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.github_api import READ_ONLY, GitHubApi
+from tests.support.invoke import Result, invoke, run_cli
+from zeroclaw_eval.reporters.pull_request import marker
+
+SUITE = Path(__file__).resolve().parents[2] / "evals" / "regression"
+PR = 12
+
+
+@pytest.fixture
+def api() -> Iterator[GitHubApi]:
+    with GitHubApi() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A base run of a suite, and a head run in which one case fails."""
+    folder = tmp_path_factory.mktemp("reports")
+    suite = folder / "suite"
+    suite.mkdir()
+    for source in sorted(SUITE.glob("echo_*.json"))[:3]:
+        (suite / source.name).write_text(source.read_text())
+    assert invoke("eval", "run", "--suite", str(suite), "--report", f"json={folder / 'base.json'}").code == 0
+    broken = sorted(suite.glob("*.json"))[0]
+    data = json.loads(broken.read_text())
+    data["expects"]["tools_not_used"] = ["echo"]
+    broken.write_text(json.dumps(data, indent=2))
+    assert invoke("eval", "run", "--suite", str(suite), "--report", f"json={folder / 'head.json'}").code == 1
+    return folder / "base.json", folder / "head.json"
+
+
+def _comment(api: GitHubApi, body: Path, token: str = "bot-token", **env: str) -> Result:
+    environment = {
+        "GITHUB_TOKEN": token,
+        "GITHUB_REPOSITORY": "zeroclaw_user/agent",
+        "GITHUB_API_URL": api.url,
+    }
+    return invoke("eval", "comment", str(body), "--pr", str(PR), env={**environment, **env})
+
+
+def test_the_comment_is_created_once_and_updated_on_the_next_push(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    base, head = reports
+    first = tmp_path / "first.md"
+    # The installed command, as the Action runs it.
+    made = run_cli("eval", "compare", str(base), str(head), "-o", str(first))
+    assert made.code == 0, made.stderr
+    posted = run_cli(
+        "eval",
+        "comment",
+        str(first),
+        "--pr",
+        str(PR),
+        env={
+            "GITHUB_TOKEN": "bot-token",
+            "GITHUB_REPOSITORY": "zeroclaw_user/agent",
+            "GITHUB_API_URL": api.url,
+        },
+    )
+    assert posted.code == 0, posted.stderr
+    assert "Created the comment on zeroclaw_user/agent#12" in posted.stderr
+    (comment,) = api.double.on(PR)
+    assert comment["body"] == first.read_text()
+    assert comment["body"].index("### New failures") < comment["body"].index("| cases |") + 10_000
+    # The next push: the same pull request, another head run.
+    second = tmp_path / "second.md"
+    assert invoke("eval", "compare", str(head), str(head), "-o", str(second)).code == 0
+    updated = _comment(api, second)
+    assert updated.code == 0, updated.stderr
+    assert "Updated the comment" in updated.stderr
+    (comment,) = api.double.on(PR)  # still one
+    assert comment["body"] == second.read_text()
+    assert [(r.method, r.path.split("?")[0]) for r in api.double.requests] == [
+        ("GET", "/repos/zeroclaw_user/agent/issues/12/comments"),
+        ("POST", "/repos/zeroclaw_user/agent/issues/12/comments"),
+        ("GET", "/repos/zeroclaw_user/agent/issues/12/comments"),
+        ("PATCH", f"/repos/zeroclaw_user/agent/issues/comments/{comment['id']}"),
+    ]
+    sent = api.double.requests[1].headers
+    assert sent["Authorization"] == "Bearer bot-token"
+    assert sent["X-GitHub-Api-Version"] == "2022-11-28"
+
+
+def test_new_failures_come_first(reports: tuple[Path, Path]) -> None:
+    base, head = reports
+    text = invoke("eval", "compare", str(base), str(head)).stdout
+    assert text.startswith(marker("zeroclaw-eval"))
+    assert "1 new failure" in text
+    assert text.index("### New failures") < text.index("tools_not_used")
+
+
+def test_a_comment_someone_else_started_with_the_marker_is_left_alone(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    planted = api.double.add(PR, marker("zeroclaw-eval") + "\nall green, trust me", "mallory")
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    assert _comment(api, body).code == 0
+    assert _comment(api, body).code == 0  # and again: the bot's own is updated
+    bodies = {c["user"]["login"]: c["body"] for c in api.double.on(PR)}
+    assert bodies == {"mallory": planted["body"], "github-actions[bot]": body.read_text()}
+
+
+def test_the_marker_is_found_on_a_later_page(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    for number in range(120):
+        api.double.add(PR, f"review comment {number}", "zeroclaw_user")
+    ours = api.double.add(PR, marker("zeroclaw-eval") + "\nold", "github-actions[bot]")
+    for number in range(20):
+        api.double.add(PR, f"later comment {number}", "zeroclaw_user")
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    result = _comment(api, body)
+    assert result.code == 0, result.stderr
+    assert ours["body"] == body.read_text()
+    assert len(api.double.on(PR)) == 141
+
+
+def test_a_read_only_token_writes_the_step_summary_instead(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    summary = tmp_path / "summary.md"
+    result = _comment(api, body, token=READ_ONLY, GITHUB_STEP_SUMMARY=str(summary))
+    assert result.code == 0
+    assert "may not comment" in result.stderr
+    assert summary.read_text() == body.read_text() + "\n"
+    assert api.double.on(PR) == []
+
+
+def test_an_api_outage_fails_the_command(api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path) -> None:
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    api.double.failing = 502
+    result = _comment(api, body)
+    assert result.code == 1
+    assert "HTTP 502" in result.stderr
+
+
+def test_a_body_without_the_marker_is_refused(api: GitHubApi, tmp_path: Path) -> None:
+    body = tmp_path / "comment.md"
+    body.write_text("hello\n")
+    result = _comment(api, body)
+    assert result.code == 2
+    assert "does not start with the marker" in result.stderr
+    assert api.double.requests == []
+
+
+def test_the_pull_request_comes_from_the_workflow_event(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7}}))
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    environment = {
+        "GITHUB_TOKEN": "bot-token",
+        "GITHUB_REPOSITORY": "zeroclaw_user/agent",
+        "GITHUB_API_URL": api.url,
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    assert invoke("eval", "comment", str(body), env=environment).code == 0
+    assert len(api.double.on(7)) == 1
+
+
+def test_compare_without_a_baseline_says_why(reports: tuple[Path, Path]) -> None:
+    _, head = reports
+    text = invoke("eval", "compare", str(head), "--note", "no run of main to compare with yet").stdout
+    assert "> no run of main to compare with yet" in text
+    assert "| cases | | 3 | |" in text
+
+
+@pytest.mark.parametrize("url", ["http://example.com", "https://example.com/a b", "https://x)[y](z"])
+def test_a_link_that_is_no_https_url_on_one_line_is_refused(reports: tuple[Path, Path], url: str) -> None:
+    result = invoke("eval", "compare", *map(str, reports), "--artifact-url", url)
+    if url.startswith("https://x)"):
+        # No space, https: accepted, and percent-encoded so it cannot close the link.
+        assert result.code == 0
+        assert "](https://x%29%5By%5D%28z)" in result.stdout
+    else:
+        assert result.code == 2

@@ -1,0 +1,285 @@
+"""The pull-request comment: what a change did to the suite, against the branch it merges
+into (`zeroclaw eval compare BASE.json HEAD.json`).
+
+One Markdown comment, in the order a reviewer reads it: the verdict and the counts
+(base, head and the difference, tokens and time included), then the new failures first
+(each failing check, what it expected and what it found, linked to the fixture line its
+annotation points at), the cases fixed, new and removed, those still failing, the flaky
+ones (`--repeat`), the cases whose tool calls changed, and the largest token and time
+changes. Everything a fixture, a model or an agent wrote is an inline code span or an
+HTML-escaped text (`markdown`), so no link, image or mention can be smuggled in. The
+comment opens with a hidden marker, by which the Action finds it again and updates it
+instead of posting another; it stays under GitHub's limit for a comment body (65,536
+characters), cutting the case lists, never the head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from zeroclaw_eval.fixtures.json.text import compact_json
+from zeroclaw_eval.report.baseline import FIXED, NEW, NEW_FAILURE, STILL_FAILING, RemovedCase, compare
+from zeroclaw_eval.report.model import ERROR, FAILED, FLAKY, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.reporters.github import annotation_path
+from zeroclaw_eval.reporters.markdown import code, html_text, within
+from zeroclaw_eval.reporters.safety import shorten
+
+#: GitHub refuses a comment body over 65,536 characters; `within` counts UTF-8 bytes,
+#: which are never fewer.
+COMMENT_LIMIT = 65_536
+#: The key of the hidden marker when none is given: one comment per key and pull request.
+DEFAULT_KEY = "zeroclaw-eval"
+#: Characters of an expected or found value a comment quotes.
+VALUE_LIMIT = 160
+#: Cases listed in the token and time table (the largest changes).
+TOP_CHANGES = 10
+
+
+def marker(key: str) -> str:
+    """The hidden line a comment is found again by (an HTML comment GitHub does not show)."""
+    return f"<!-- zeroclaw-eval comment: {html_text(key)} -->"
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the comment links: fixture lines (`blob`: a repository's
+    `https://github.com/OWNER/REPO/blob/SHA`) and the HTML report's artifact."""
+
+    blob: str | None = None
+    artifact: str | None = None
+
+
+def pull_request_comment(
+    base: SuiteReport | None,
+    head: SuiteReport,
+    *,
+    key: str = DEFAULT_KEY,
+    note: str | None = None,
+    links: Links = Links(),
+    limit: int = COMMENT_LIMIT,
+) -> str:
+    """The comment comparing `head` with `base` (None: no baseline; `note` says why, or
+    anything else the reader should know first, such as a stale baseline)."""
+    before = {case.path: case for case in base.cases} if base is not None else {}
+    changes: list[str | None] = [None] * len(head.cases)
+    removed: list[RemovedCase] = []
+    if base is not None:
+        compared, removed = compare(head.cases, base.cases)
+        changes = list(compared)
+    changed = list(zip(head.cases, changes, strict=True))
+    new_failures = [case for case, change in changed if change == NEW_FAILURE]
+    head_lines = [marker(key), "\n", _title(head, base, new_failures), "\n\n"]
+    if note:
+        head_lines.append(f"> {html_text(note)}\n\n")
+    if base is None and not note:
+        head_lines.append("> No baseline report: this run is shown alone.\n\n")
+    head_lines.extend(_counts(base, head))
+    body: list[str] = []
+    body.extend(_failures_section("New failures", new_failures, head, links))
+    body.extend(_list_section("Fixed", [c for c, change in changed if change == FIXED]))
+    body.extend(
+        _list_section("New cases", [c for c, change in changed if change == NEW and base is not None])
+    )
+    body.extend(
+        _names_section("Removed cases", [case.path for case in removed], [case.status for case in removed])
+    )
+    still = [c for c, change in changed if change == STILL_FAILING or (base is None and not c.passed)]
+    body.extend(_failures_section("Still failing", still, head, links, folded=base is not None))
+    body.extend(_flaky_section(head))
+    body.extend(_tool_call_section(head, before))
+    body.extend(_cost_section(head, before))
+    if links.artifact:
+        body.append(f"The HTML report with every case: [zeroclaw-eval report]({_url(links.artifact)})\n")
+    return within(head_lines, body, limit)
+
+
+def _title(head: SuiteReport, base: SuiteReport | None, new_failures: list[CaseReport]) -> str:
+    counts = head.counts()
+    if base is None:
+        verdict = (
+            "all cases passed"
+            if counts[PASSED] == counts["total"]
+            else f"{counts['total'] - counts[PASSED]} not passing"
+        )
+    elif new_failures:
+        verdict = f"{len(new_failures)} new failure{'s' * (len(new_failures) != 1)}"
+    else:
+        verdict = "no new failures"
+    mark = "✅" if counts[PASSED] == counts["total"] and counts["total"] else "❌"
+    return f"## {mark} zeroclaw eval: {verdict} in {code(shorten(head.suite, 200))}"
+
+
+def _tokens(report: SuiteReport) -> tuple[int, int]:
+    records = [case.record for case in report.cases if case.record is not None]
+    return sum(r.input_tokens for r in records), sum(r.output_tokens for r in records)
+
+
+def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
+    now = head.counts()
+    then = base.counts() if base is not None else None
+    rows = [(label, key) for label, key in (("cases", "total"), ("passed", PASSED), ("failed", FAILED))]
+    rows += [("errors", ERROR), ("rejected", REJECTED)]
+    lines = ["| | base | head | change |\n|---|---:|---:|---:|\n"]
+    for label, key in rows:
+        lines.append(_row(label, then[key] if then is not None else None, now[key]))
+    head_in, head_out = _tokens(head)
+    base_in, base_out = _tokens(base) if base is not None else (None, None)
+    lines.append(_row("input tokens", base_in, head_in))
+    lines.append(_row("output tokens", base_out, head_out))
+    seconds = _seconds(base.duration_ms) if base is not None else None
+    lines.append(_row("duration (s)", seconds, _seconds(head.duration_ms)))
+    lines.append("\n")
+    return lines
+
+
+def _seconds(ms: float) -> float:
+    return round(ms / 1000, 1)
+
+
+def _row(label: str, then: float | None, now: float) -> str:
+    if then is None:
+        return f"| {label} | | {_number(now)} | |\n"
+    return f"| {label} | {_number(then)} | {_number(now)} | {_delta(then, now)} |\n"
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+def _delta(then: float, now: float) -> str:
+    difference = now - then
+    if not difference:
+        return "="
+    sign = "+" if difference > 0 else "-"
+    shown = _number(abs(difference)) if isinstance(difference, int) else f"{abs(difference):,.1f}"
+    percent = f" ({difference / then:+.0%})" if then else ""
+    return f"{sign}{shown}{percent}"
+
+
+def _where(case: CaseReport, head: SuiteReport, line: int | None, links: Links) -> str:
+    """The fixture (and line) a failure points at: a link to it when the blob URL is known."""
+    path = annotation_path(head, case) or case.path
+    shown = code(f"{path}:{line}" if line else path)
+    if links.blob is None or annotation_path(head, case) is None:
+        return shown
+    anchor = f"#L{line}" if line else ""
+    return f"[{shown}]({_url(links.blob)}/{quote(path)}{anchor})"
+
+
+def _url(url: str) -> str:
+    """A URL the operator gave, as a Markdown link target: nothing in it may close the
+    link or start another (whitespace, brackets, angle brackets are percent-encoded)."""
+    return quote(url, safe=":/?#&=%+,;@!$*'~.-_")
+
+
+def _value(value: object) -> str:
+    text = value if isinstance(value, str) else compact_json(value)
+    return code(shorten(text, VALUE_LIMIT))
+
+
+def _failure_lines(case: CaseReport, head: SuiteReport, links: Links) -> Iterator[str]:
+    """Each field the case fails at: a rejection's problems and a run error by their
+    message, each failed check by what it expected and what it found."""
+    failures = case.failures()
+    for failure in failures[: len(failures) - len(case.failed_grades)]:
+        where = _where(case, head, failure.field.line, links)
+        yield f"  - {code(failure.check)} at {where}: {code(shorten(failure.message, 300))}\n"
+    for grade in case.failed_grades:
+        where = _where(case, head, grade.field.line, links)
+        if grade.expected is not None or grade.actual is not None:
+            detail = f"expected {_value(grade.expected)}, found {_value(grade.actual)}"
+        else:
+            detail = code(shorten(grade.detail, 300))
+        yield f"  - {code(grade.check_id)} at {where}: {detail}\n"
+
+
+def _failures_section(
+    title: str, cases: list[CaseReport], head: SuiteReport, links: Links, *, folded: bool = False
+) -> list[str]:
+    if not cases:
+        return []
+    lines = [
+        f"<details><summary>{title} ({len(cases)})</summary>\n\n"
+        if folded
+        else f"### {title} ({len(cases)})\n\n"
+    ]
+    for case in cases:
+        lines.append(f"- {code(case.path)} ({case.status})\n")
+        lines.extend(_failure_lines(case, head, links))
+    lines.append("\n</details>\n\n" if folded else "\n")
+    return lines
+
+
+def _list_section(title: str, cases: list[CaseReport]) -> list[str]:
+    return _names_section(title, [case.path for case in cases])
+
+
+def _names_section(title: str, names: list[str], was: list[str] | None = None) -> list[str]:
+    if not names:
+        return []
+    notes = [f" (was {status})" for status in was] if was is not None else [""] * len(names)
+    items = (f"- {code(name)}{note}\n" for name, note in zip(names, notes, strict=True))
+    return [f"### {title} ({len(names)})\n\n", *items, "\n"]
+
+
+def _flaky_section(head: SuiteReport) -> list[str]:
+    flaky = [case for case in head.cases if case.repeats is not None and case.repeats.stability == FLAKY]
+    if not flaky:
+        return []
+    lines = [f"### Flaky (passed some of their runs) ({len(flaky)})\n\n"]
+    for case in flaky:
+        assert case.repeats is not None
+        lines.append(f"- {code(case.path)}: passed {case.repeats.passed} of {case.repeats.runs} runs\n")
+    lines.append("\n")
+    return lines
+
+
+def _calls(case: CaseReport | None) -> list[str] | None:
+    if case is None or case.record is None:
+        return None
+    return [call.name for call in case.record.calls]
+
+
+def _tool_call_section(head: SuiteReport, before: dict[str, CaseReport]) -> list[str]:
+    rows = []
+    for case in head.cases:
+        then, now = _calls(before.get(case.path)), _calls(case)
+        if then is not None and now is not None and then != now:
+            shown = [code(", ".join(calls) or "(none)") for calls in (then, now)]
+            rows.append(f"| {code(case.path)} | {shown[0]} | {shown[1]} |\n")
+    if not rows:
+        return []
+    return [
+        f"### Tool calls changed ({len(rows)})\n\n",
+        "| case | base | head |\n|---|---|---|\n",
+        *rows,
+        "\n",
+    ]
+
+
+def _cost_section(head: SuiteReport, before: dict[str, CaseReport]) -> list[str]:
+    found = []
+    for case in head.cases:
+        then = before.get(case.path)
+        if then is None or then.record is None or case.record is None:
+            continue
+        tokens_then = then.record.input_tokens + then.record.output_tokens
+        tokens_now = case.record.input_tokens + case.record.output_tokens
+        if tokens_then != tokens_now:
+            found.append((abs(tokens_now - tokens_then), case.path, tokens_then, tokens_now, then, case))
+    if not found:
+        return []
+    found.sort(key=lambda row: (-row[0], row[1]))
+    lines = [
+        f"### Token changes (the {min(len(found), TOP_CHANGES)} largest of {len(found)})\n\n",
+        "| case | tokens base | tokens head | change | duration base → head (ms) |\n",
+        "|---|---:|---:|---:|---:|\n",
+    ]
+    for _, path, then_tokens, now_tokens, then, case in found[:TOP_CHANGES]:
+        durations = f"{then.duration_ms:,.0f} → {case.duration_ms:,.0f}"
+        change = _delta(then_tokens, now_tokens)
+        lines.append(f"| {code(path)} | {then_tokens:,} | {now_tokens:,} | {change} | {durations} |\n")
+    lines.append("\n")
+    return lines
