@@ -29,13 +29,19 @@ def step_named(prefix: str) -> dict[str, Any]:
 
 
 def run_step(
-    step: dict[str, Any], tmp_path: Path, inputs: dict[str, str], env: dict[str, str] | None = None
+    step: dict[str, Any],
+    tmp_path: Path,
+    inputs: dict[str, str],
+    env: dict[str, str] | None = None,
+    context: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
-    """Run a `shell: python` step as the runner would; its result and the outputs it set."""
+    """Run a `shell: python` step as the runner would; its result and the outputs it set.
+    `context` gives the values of the other expressions (`github.sha`, `steps.x.outputs.y`)."""
     assert step["shell"] == "python"
     values = {f"inputs.{name}": str(spec.get("default", "")) for name, spec in INPUTS.items()}
     values.update({f"inputs.{name}": value for name, value in inputs.items()})
     values["github.action_path"] = str(ROOT)
+    values.update(context or {})
     script = tmp_path / "step.py"
     script.write_text(step["run"], encoding="utf-8")
     output = tmp_path / "github_output"
@@ -87,7 +93,7 @@ def test_every_expression_names_a_declared_input_or_step_output() -> None:
 def test_steps_use_released_actions_and_keep_inputs_out_of_scripts() -> None:
     for step in STEPS:
         if "uses" in step:
-            assert re.fullmatch(r"actions/[a-z-]+@v\d+", step["uses"]), step["uses"]
+            assert re.fullmatch(r"actions/[a-z-]+(/[a-z-]+)?@v\d+", step["uses"]), step["uses"]
         else:
             # Inputs reach a script through env; pasted into its text they could inject code.
             assert "${{" not in step["run"], step["name"]
@@ -180,8 +186,156 @@ def test_the_self_test_workflow_gives_only_declared_inputs_and_reads_only_declar
     workflow = load((ROOT / ".github" / "workflows" / "action.yml").read_text(encoding="utf-8"))
     used = [step for job in workflow["jobs"].values() for step in job["steps"] if step.get("uses") == "./"]
     assert len(used) == 2
+    assert any(step["with"].get("comment") is True for step in used)  # the comment runs on this repository
     for step in used:
         assert set(step["with"]) <= set(INPUTS)
     read = re.findall(r"steps\.gate\.outputs\.([A-Za-z0-9_-]+)", str(workflow))
     assert read
     assert set(read) <= set(ACTION["outputs"])
+
+
+# --- The pull request comment ------------------------------------------------------------
+
+PR_CONTEXT = {
+    "github.server_url": "https://github.com",
+    "github.repository": "zeroclaw_user/agent",
+    "github.base_ref": "main",
+    "github.event.pull_request.head.sha": "0123abc",
+    "github.run_id": "77",
+}
+
+
+@pytest.fixture(scope="module")
+def pr_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The golden suite's report as the base branch's, and one where a case broke."""
+    folder = tmp_path_factory.mktemp("pr")
+    suite = folder / "suite"
+    suite.mkdir()
+    source = ROOT / "evals" / "regression"
+    for fixture in sorted(source.glob("echo_*.json"))[:2]:
+        (suite / fixture.name).write_text(fixture.read_text(encoding="utf-8"), encoding="utf-8")
+    base, head = folder / "base.json", folder / "head.json"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zeroclaw_eval",
+            "eval",
+            "run",
+            "--suite",
+            str(suite),
+            "--report",
+            f"json={base}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    first = sorted(suite.glob("*.json"))[0]
+    first.write_text(
+        first.read_text(encoding="utf-8").replace(
+            '"expects": {', '"expects": {"tools_not_used": ["echo"], ', 1
+        )
+    )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zeroclaw_eval",
+            "eval",
+            "run",
+            "--suite",
+            str(suite),
+            "--report",
+            f"json={head}",
+        ],
+        check=False,
+        capture_output=True,
+    )
+    return base, head
+
+
+def _comment_step(
+    tmp_path: Path, api: Any, head: Path, hit: str, token: str = "bot-token", baseline: str = "cache"
+) -> subprocess.CompletedProcess[str]:
+    event = tmp_path / "event.json"
+    event.write_text('{"pull_request": {"number": 5}}', encoding="utf-8")
+    context = {
+        **PR_CONTEXT,
+        "steps.baseline.outputs.cache-hit": hit,
+        "steps.baseline.outputs.cache-matched-key": "" if hit else "zeroclaw-eval-baseline-x-main-9f8e7d",
+        "steps.gate.outputs.json-report": str(head),
+    }
+    env = {
+        "GITHUB_API_URL": api.url,
+        "GITHUB_REPOSITORY": "zeroclaw_user/agent",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "RUNNER_TEMP": str(tmp_path),
+    }
+    inputs = {"comment": "true", "github-token": token, "baseline": baseline}
+    result, _ = run_step(step_named("Comment"), tmp_path, inputs, env=env, context=context)
+    return result
+
+
+def _baseline_in(folder: Path, base: Path) -> None:
+    kept = folder / ".zeroclaw-eval-baseline"
+    kept.mkdir()
+    (kept / "report.json").write_bytes(base.read_bytes())
+
+
+def test_the_comment_step_compares_with_the_base_commits_report(
+    tmp_path: Path, pr_reports: tuple[Path, Path]
+) -> None:
+    from tests.support.github_api import GitHubApi
+
+    base, head = pr_reports
+    _baseline_in(tmp_path, base)
+    with GitHubApi() as api:
+        result = _comment_step(tmp_path, api, head, hit="true")
+        assert result.returncode == 0, result.stdout + result.stderr
+        (comment,) = api.double.on(5)
+        body = comment["body"]
+        assert body.startswith("<!-- zeroclaw-eval comment: zeroclaw-eval-reports -->")
+        assert "1 new failure" in body
+        # The suite lies outside this job's checkout: no link may point into the repository.
+        assert "/blob/0123abc/" not in body
+        assert "](https://github.com/zeroclaw_user/agent/actions/runs/77)" in body
+        assert "> " not in body.split("| | base |")[0]  # a fresh baseline needs no note
+        # The next push updates it.
+        assert _comment_step(tmp_path, api, head, hit="true").returncode == 0
+        assert len(api.double.on(5)) == 1
+
+
+def test_a_stale_or_missing_baseline_is_said_in_the_comment(
+    tmp_path: Path, pr_reports: tuple[Path, Path]
+) -> None:
+    from tests.support.github_api import GitHubApi
+
+    base, head = pr_reports
+    with GitHubApi() as api:
+        result = _comment_step(tmp_path, api, head, hit="")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "No baseline: no run of main has saved one yet" in api.double.on(5)[0]["body"]
+        _baseline_in(tmp_path, base)
+        assert _comment_step(tmp_path, api, head, hit="").returncode == 0
+        assert "not of its current tip (zeroclaw-eval-baseline-x-main-9f8e7d)" in api.double.on(5)[0]["body"]
+
+
+def test_a_forks_read_only_token_gets_the_step_summary(tmp_path: Path, pr_reports: tuple[Path, Path]) -> None:
+    from tests.support.github_api import READ_ONLY, GitHubApi
+
+    base, head = pr_reports
+    _baseline_in(tmp_path, base)
+    with GitHubApi() as api:
+        result = _comment_step(tmp_path, api, head, hit="true", token=READ_ONLY)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 new failure" in (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert "::warning" not in result.stdout  # not a failure: the summary holds it
+
+
+def test_a_push_keeps_the_report_as_the_baseline(tmp_path: Path, pr_reports: tuple[Path, Path]) -> None:
+    _, head = pr_reports
+    context = {"steps.gate.outputs.json-report": str(head)}
+    result, _ = run_step(step_named("Keep the report"), tmp_path, {"comment": "true"}, context=context)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / ".zeroclaw-eval-baseline" / "report.json").read_bytes() == head.read_bytes()
