@@ -11,7 +11,7 @@ denying a tool call is not captured: replay has no approval gate to deny it agai
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,8 @@ from zeroclaw_eval.boundary.record import ModelStep, RunRecord
 from zeroclaw_eval.files import write_atomic
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.text import pretty_json
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
+from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED, JudgeVerdict
+from zeroclaw_eval.fixtures.verdicts import add_verdicts
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.tools.sandbox import denied_calls, offered_tools
 
@@ -47,9 +48,11 @@ def fixture_from_run(
     secrets: Iterable[str] = (),
     allowed: Iterable[str] | None = None,
     as_doubles: Iterable[str] = (),
+    verdicts: Mapping[int, JudgeVerdict] | None = None,
 ) -> dict[str, Any]:
     """The replay fixture of one live run of `case` (`allowed`: the live allowlist); the
-    calls of the tools `as_doubles` names become doubles answering them (see `_doubled`)."""
+    calls of the tools `as_doubles` names become doubles answering them (see `_doubled`),
+    and the judges' `verdicts` of the run join its judge checks."""
     original: dict[str, Any] = json.loads(case.text)
     turns = []
     for index, turn in enumerate(case.trace.turns):
@@ -67,6 +70,8 @@ def fixture_from_run(
             else:
                 del fixture["tool_doubles"]
     _doubled(fixture, record, set(as_doubles))
+    if verdicts:
+        add_verdicts(fixture, verdicts)
     scrubbed: dict[str, Any] = scrub(fixture, secrets)
     return scrubbed
 
@@ -99,6 +104,7 @@ def write_captured_fixture(
     allowed: Iterable[str] | None = None,
     *,
     as_doubles: Iterable[str] = (),
+    verdicts: Mapping[int, JudgeVerdict] | None = None,
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.
 
@@ -109,7 +115,7 @@ def write_captured_fixture(
         allowed = list(allowed)
         if denied_calls(record, case.trace.tools, allowed):
             return None
-    fixture = fixture_from_run(case, record, secrets, allowed, as_doubles)
+    fixture = fixture_from_run(case, record, secrets, allowed, as_doubles, verdicts)
     text = pretty_json(fixture) + "\n"
     target = folder / case.name
     write_atomic(target, text.encode("utf-8", errors="backslashreplace"))

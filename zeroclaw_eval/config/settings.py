@@ -49,6 +49,9 @@ class EvalSettings(BaseModel):
     #: its tools are proxied (and `--record` writes their calls as doubles).
     mcp_upstream: str = ""
     live_provider: str = ""
+    #: The [providers.models] table whose model answers `judge` checks (live mode and
+    #: `--rejudge`); empty: the live provider's.
+    judge_provider: str = ""
     live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)
     max_tool_iterations: int = Field(default=10, ge=1)

@@ -17,6 +17,7 @@ from zeroclaw_eval.fixtures.json.pointer import MISSING, join_pointer, resolve_p
 from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, quote
 from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.grading.details import ToolCalls, number_text
+from zeroclaw_eval.grading.judge import judge_checks
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL, GradeResult, make_grade
 from zeroclaw_eval.grading.trajectory import grade_trajectory
@@ -28,6 +29,8 @@ def grade(expects: Expects, record: RunRecord, workspace: Workspace | None = Non
     """Grade every declared check of `expects` against `record`, in family order."""
     grades: list[GradeResult] = []
     grades.extend(_response_checks(expects, record.final_response))
+    if expects.judge:
+        grades.extend(judge_checks(expects.judge, record.final_response))
     grades.extend(_tool_checks(expects, record.calls))
     grades.extend(_request_checks(expects, record.steps))
     if expects.workspace is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.fixtures.model import JudgeVerdict
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
 
@@ -114,6 +115,9 @@ class CaseReport:
     repeats: RepeatStats | None = None
     #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
     change: str | None = None
+    #: The verdicts judge models gave this run, by judge check (live mode, `--rejudge`):
+    #: written into fixtures by `--record` and `--rejudge`, never into a report.
+    judged: dict[int, JudgeVerdict] = field(default_factory=dict)
 
     @property
     def status(self) -> str:

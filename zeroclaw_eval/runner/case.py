@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.agent.drive import drive
@@ -15,9 +15,11 @@ from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.fixtures.model import JudgeVerdict
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
+from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
 from zeroclaw_eval.runner.options import Run
 from zeroclaw_eval.tools.sandbox import case_workspace
 from zeroclaw_eval.tools.workspace import Workspace
@@ -62,7 +64,13 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     try:
         async with case_run(case, options, run.live) as done:
             record, workspace, error = done.record, done.workspace, done.error
-            grades = grade(trace.expects, record, workspace)
+            expects = trace.expects
+            judged: dict[int, JudgeVerdict] = {}
+            unasked: dict[int, str] = {}
+            if options.judges is not None and expects.judge:
+                response = record.final_response
+                expects, judged, unasked = await judged_expects(expects, response, options.judges)
+            grades = _unasked(grade(expects, record, workspace), unasked)
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
@@ -82,10 +90,26 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         error=_case_error(case, error) if error else None,
         duration_ms=record.duration_ms,
         record=record,
+        judged=judged,
     )
+    if judged and options.judges is not None and options.judges.again and options.live is None:
+        rewrite_fixture(case.path, case.text, judged)  # --rejudge in replay: the verdicts kept
     if not report.passed:
         report.source = case.text  # reporters show the fixture around its failing fields
     return report
+
+
+def _unasked(grades: list[GradeResult], unasked: dict[int, str]) -> list[GradeResult]:
+    """The grades, each judge check whose judge could not be asked failing with why."""
+    if not unasked:
+        return grades
+    failing = {f"judge[{index}]": reason for index, reason in unasked.items()}
+    return [
+        replace(g, passed=False, detail=f"the judge could not be asked: {failing[g.check_id]}")
+        if g.check_id in failing
+        else g
+        for g in grades
+    ]
 
 
 def _case_error(case: Case, error: RunError) -> CaseError:

@@ -15,6 +15,7 @@ from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
+from zeroclaw_eval.runner.judging import Judges
 
 if TYPE_CHECKING:
     from zeroclaw_eval.runner.workers import Board
@@ -60,6 +61,10 @@ class RunOptions(CaseSettings):
     #: Called as each live run is recorded: with the file written, or None when the
     #: sandbox failed the run by denying a call (which replay has no approval gate to repeat).
     on_recorded: Callable[[Fixture, Path | None], None] | None = None
+
+    #: The judge models `judge` checks are asked (live mode, `--rejudge`); None: replay
+    #: grades them by their recorded verdicts alone.
+    judges: Judges | None = None
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)

@@ -23,6 +23,7 @@ from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
 from zeroclaw_eval.runner.imports import load_callable
+from zeroclaw_eval.runner.judging import Judges, judges_of
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.mcp import require_sdk, upstream_tools
@@ -42,6 +43,7 @@ def run_options(
     agent_service_protocol: str | None = None,
     mcp: bool | None = None,
     live: bool = False,
+    rejudge: bool = False,
     **overrides: Any,
 ) -> RunOptions:
     """The settings of a run through the configured agent (`agent_cmd` or
@@ -71,10 +73,16 @@ def run_options(
         mcp=mcp,
         recorded_as_doubles=frozenset(tool.name for tool in proxied),
         live=live_options(loaded, names) if live else None,
+        judges=_judges(loaded, rejudge) if live or rejudge else None,
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,
         **overrides,
     )
+
+
+def _judges(loaded: LoadedConfig, rejudge: bool) -> Judges:
+    settings = loaded.settings
+    return judges_of(loaded.providers, settings.judge_provider, settings.live_provider, again=rejudge)
 
 
 def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozenset[str] | None:

@@ -186,7 +186,8 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
             attempts = [await run_one(fixture, run, shown_path(fixture.path)) for _ in range(options.repeat)]
             report = combine(attempts, options.min_pass_rate)
             if options.live is not None:
-                report = scrub_case(report, [options.live.api_key])
+                # The verdicts are no part of the report's JSON (which the scrub goes through).
+                report = replace(scrub_case(report, [options.live.api_key]), judged=report.judged)
                 _record(fixture, report, options)
         run.stop.count(report)
         settle(index, fixture, report)
@@ -250,6 +251,7 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
         [live.api_key],
         live.allowed_tools,
         as_doubles=options.recorded_as_doubles,
+        verdicts=report.judged,
     )
     if options.on_recorded is not None:
         options.on_recorded(case, path)

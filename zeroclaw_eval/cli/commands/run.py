@@ -85,6 +85,12 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     help="Live mode: write each run as a replay fixture into this folder (secrets scrubbed).",
 )
 @click.option(
+    "--rejudge",
+    is_flag=True,
+    help="Ask the judge model ([eval].judge_provider) every judge check again, and write its"
+    " verdicts into the fixtures (review them like a snapshot update).",
+)
+@click.option(
     "--progress/--no-progress",
     default=None,
     help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
@@ -106,6 +112,7 @@ def run_command(
     min_pass_rate: float | None,
     shard: str | None,
     record_dir: Path | None,
+    rejudge: bool,
     progress: bool | None,
     agent: AgentChoice,
     outputs: Outputs,
@@ -129,6 +136,7 @@ def run_command(
       zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
       zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
+      zeroclaw eval run --suite evals/live --rejudge
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
     was rejected, or the suite held no fixtures (with --fail-on new-failures: a
@@ -163,6 +171,7 @@ def run_command(
             agent_service_protocol=agent.agent_service_protocol,
             mcp=agent.mcp,
             live=live,
+            rejudge=rejudge,
             jobs=jobs,
             keyword=keyword,
             maxfail=_maxfail(exitfirst, maxfail),

@@ -1,0 +1,60 @@
+"""Reading a judge model's reply, and grading from recorded verdicts alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
+from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.judge import JudgeError, _read, digest
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict", "reason"),
+    [
+        ('{"verdict": "yes", "reason": "names a fruit"}', "yes", "names a fruit"),
+        ('Sure. {"verdict": "NO", "reason": "no fruit"} Hope this helps.', "no", "no fruit"),
+        ("Yes. It names a fruit.", "yes", "It names a fruit"),
+        ('**no** - "pear" is not named', "no", '"pear" is not named'),
+    ],
+)
+def test_a_reply_is_read_as_a_verdict(reply: str, verdict: str, reason: str) -> None:
+    assert _read(reply) == (verdict, reason)
+
+
+@pytest.mark.parametrize("reply", ["", "maybe", '{"verdict": "perhaps"}', "yesterday it was"])
+def test_a_reply_that_is_no_verdict_is_an_error(reply: str) -> None:
+    with pytest.raises(JudgeError, match="no verdict"):
+        _read(reply)
+
+
+def _record(answer: str) -> RunRecord:
+    return RunRecord(turns=[TurnRecord(0, "hi", answer)])
+
+
+def _expects(verdicts: list[dict[str, str]], pass_if: str = "yes") -> Expects:
+    check = {"rubric": "Fruit?", "pass_if": pass_if, "verdicts": verdicts}
+    return Expects.model_validate({"judge": [check]})
+
+
+def _verdict(text: str, verdict: str, rubric: str = "Fruit?") -> dict[str, str]:
+    return {"text_sha256": digest(text), "rubric_sha256": digest(rubric), "model": "m", "verdict": verdict}
+
+
+def test_the_latest_verdict_of_this_answer_and_rubric_grades() -> None:
+    expects = _expects([_verdict("apple", "no"), _verdict("pear", "no"), _verdict("apple", "yes")])
+    (result,) = grade(expects, _record("apple"))
+    assert result.passed
+    assert result.check_id == "judge[0]"
+    assert result.field.pointer == "/expects/judge/0"
+    (result,) = grade(expects, _record("pear"))
+    assert not result.passed
+
+
+def test_no_verdict_for_the_answer_or_the_rubric_fails() -> None:
+    (result,) = grade(_expects([_verdict("apple", "yes", rubric="Other?")]), _record("apple"))
+    assert not result.passed
+    assert "no verdict is recorded" in result.detail
+    (result,) = grade(_expects([]), _record(""))
+    assert not result.passed  # an empty run: the check can fail

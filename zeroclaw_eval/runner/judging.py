@@ -1,0 +1,95 @@
+"""Asking judge models for the `judge` checks of a finished run (`grading.judge`), in live
+mode and under `--rejudge`, and writing what they said into fixtures.
+
+A check names its judge (`judge`, a `[providers.models]` table) or takes
+`[eval].judge_provider`, else `[eval].live_provider`. The key of a table is read from its
+`api_key_env` when the judge is first asked, so a suite whose judges are never asked
+needs no key. Each new verdict joins the check's recorded ones (replacing one of the
+same answer, rubric and model), so a replay grades the run the same way from then on.
+A judge that cannot be asked fails its check with the reason; it never passes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.errors import EvalError, UsageError
+from zeroclaw_eval.fixtures.model import Expects, JudgeVerdict
+from zeroclaw_eval.fixtures.verdicts import add_verdicts, with_verdict
+from zeroclaw_eval.grading.judge import ask
+
+
+@dataclass(frozen=True)
+class Judges:
+    """The judge models a run may ask: every provider table, and the default one."""
+
+    default: str
+    providers: Mapping[str, ProviderSettings]
+    #: Ask again even where a verdict of this answer and rubric is recorded (`--rejudge`).
+    again: bool = False
+
+    def options(self, name: str | None) -> LiveOptions:
+        """The provider table `name` (None: the default) with its key; `EvalError` for a
+        table not defined or a key not set."""
+        name = name or self.default
+        provider = self.providers.get(name)
+        if provider is None:
+            defined = ", ".join(sorted(self.providers)) or "none"
+            raise EvalError(f"no [providers.models.{name}] table for the judge (defined: {defined})")
+        key = os.environ.get(provider.api_key_env, "") if provider.api_key_env else ""
+        if provider.api_key_env and not key:
+            raise EvalError(f"the judge's key is not set: export {provider.api_key_env}")
+        return LiveOptions(provider, key)
+
+
+def judges_of(providers: Mapping[str, ProviderSettings], judge: str, live: str, *, again: bool) -> Judges:
+    """The run's judges (`judge`: `[eval].judge_provider`, `live`: `[eval].live_provider`);
+    `UsageError` when `--rejudge` is asked with no judge model configured."""
+    default = judge or live
+    if again and default not in providers:
+        raise UsageError(
+            "--rejudge asks a judge model, and none is configured: set [eval].judge_provider to a"
+            " [providers.models.NAME] table (an OpenAI-compatible or Anthropic endpoint)"
+        )
+    return Judges(default, providers, again)
+
+
+async def judged(
+    expects: Expects, response: str, judges: Judges
+) -> tuple[Expects, dict[int, JudgeVerdict], dict[int, str]]:
+    """`expects` with a verdict of `response` for each judge check that needs one (every
+    check, with `judges.again`); the new verdicts, and why a judge could not be asked."""
+    from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
+    from zeroclaw_eval.grading.judge import recorded
+
+    new: dict[int, JudgeVerdict] = {}
+    failed: dict[int, str] = {}
+    checks = list(expects.judge)
+    for index, check in enumerate(checks):
+        if not judges.again and recorded(check, response) is not None:
+            continue
+        try:
+            options = judges.options(check.judge)
+            async with live_provider(options) as provider:
+                verdict = await ask(provider, options.provider.model, check, response)
+        except EvalError as exc:
+            failed[index] = str(exc)
+            continue
+        new[index] = verdict
+        checks[index] = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
+    return expects.model_copy(update={"judge": checks}), new, failed
+
+
+def rewrite_fixture(path: Path, text: str, verdicts: Mapping[int, JudgeVerdict]) -> None:
+    """`--rejudge`: the fixture at `path` (whose text is `text`) written again with the new
+    verdicts, in the form `zeroclaw eval new` writes (two-space JSON)."""
+    from zeroclaw_eval.files import write_atomic
+    from zeroclaw_eval.fixtures.json.text import loads_strict, pretty_json
+
+    data = loads_strict(text)
+    add_verdicts(data, verdicts)
+    write_atomic(path, (pretty_json(data) + "\n").encode("utf-8"))
