@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.model import RepeatStats, SuiteReport
 from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.pull_request import Links, pull_request_comment
 from zeroclaw_eval.reporters.registry import get_reporter
@@ -106,3 +106,24 @@ def test_the_pull_request_comment_matches_its_golden_file(
     )
     # What a reviewer must see first comes first.
     assert text.index("### New failures") < text.index("### Fixed") < text.index("Still failing")
+
+
+def test_the_comment_shows_flaky_cases(report: SuiteReport) -> None:
+    head = copy.deepcopy(report)
+    head.cases[0].repeats = RepeatStats(5, 3, {}, None, {})
+    text = pull_request_comment(report, head)
+    assert "### Flaky (passed some of their runs) (1)" in text
+    assert "- `suite/a_passing_echo.json`: passed 3 of 5 runs" in text
+
+
+def test_the_comment_stays_under_githubs_limit_cutting_lists_never_the_counts(report: SuiteReport) -> None:
+    head = copy.deepcopy(report)
+    head.cases = [dataclasses.replace(head.cases[1], path=f"suite/case_{n:05}.json") for n in range(3000)]
+    base = copy.deepcopy(head)
+    for case in base.cases:
+        case.grades = [dataclasses.replace(grade, passed=True) for grade in case.grades]
+    text = pull_request_comment(base, head)
+    assert len(text) <= 65_536
+    assert "3000 new failures" in text
+    assert "| cases | 3,000 | 3,000 | = |" in text  # the head is never cut
+    assert "left out" in text  # the lists are, and it says so
