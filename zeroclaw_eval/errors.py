@@ -20,7 +20,11 @@ Problems inside a single case (a rejected fixture, a run error, a failed check) 
     ├── WireError                a request the OpenAI-compatible endpoints cannot take
     ├── OutsideWorkspace         a path that would leave the case workspace
     ├── ToolRefused              a tool cannot do what a call asks (the model is told)
-    └── InvalidRegex             a pattern RE2 cannot compile
+    ├── InvalidRegex             a pattern RE2 cannot compile
+    ├── UnfaithfulTrace          a trace `zeroclaw eval import` cannot make a faithful case of
+    ├── JudgeError               a judge model that cannot be asked, or whose reply is no verdict
+    └── CommentError             GitHub's API refused or failed the pull request comment
+        └── NotAllowed           the token may not comment (a fork's read-only token)
 """
 
 from __future__ import annotations
@@ -186,3 +190,31 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
         return close[0]
     holding = [choice for choice in options if word in choice.split("_")]
     return holding[0] if len(holding) == 1 else None
+
+
+class UnfaithfulTrace(EvalError):
+    """A trace that cannot become a fixture that replays what it recorded: it names the
+    trace, the span and the attribute, so a user can find it in their tracing UI."""
+
+    def __init__(self, trace_id: str, span: str | None, attribute: str | None, reason: str) -> None:
+        self.trace_id, self.span, self.attribute, self.reason = trace_id, span, attribute, reason
+        where = [f"trace {trace_id}"]
+        if span:
+            where.append(f"span {span}")
+        if attribute:
+            where.append(attribute)
+        super().__init__(f"{': '.join(where)}: {reason}")
+
+
+class JudgeError(EvalError):
+    """A judge model that could not be asked, or whose reply is no verdict."""
+
+
+class CommentError(EvalError):
+    """GitHub's API refused or failed a request of the pull request comment (what, and
+    the status it answered)."""
+
+
+class NotAllowed(CommentError):
+    """The token may not comment on the pull request (a fork's pull request gets a
+    read-only token)."""

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 
 from zeroclaw_eval.boundary.provider import Provider
-from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.errors import JudgeError
 from zeroclaw_eval.fixtures.json.text import loads_untrusted, quote
 from zeroclaw_eval.fixtures.model import JudgeCheck, JudgeVerdict
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
@@ -33,10 +33,6 @@ INSTRUCTION = (
     ' "reason": "one sentence"}.'
 )
 _LEADING_WORD = re.compile(r"\s*[\"'*`]*(yes|no)\b", re.IGNORECASE)
-
-
-class JudgeError(EvalError):
-    """A judge model that could not be asked, or whose reply is no verdict."""
 
 
 def digest(text: str) -> str:

@@ -24,9 +24,10 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import entry, message_text, roles_and_system_prompt
+from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.importing.messages import assistant_reply, listed
 from zeroclaw_eval.importing.results import Results, cut_arguments
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun
 
 #: Roles that are the agent's own framing, not the conversation.
 _FRAMING = frozenset({"system", "developer"})

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.boundary.record import RecordedCall
+from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.admission import admit_bytes
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.scan import encodes
@@ -28,7 +29,7 @@ from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.vacuity import find_vacuous
 from zeroclaw_eval.importing.conversation import Conversation
 from zeroclaw_eval.importing.scrub import PLACEHOLDER_EMAIL
-from zeroclaw_eval.importing.trace import ImportedTrace, UnfaithfulTrace
+from zeroclaw_eval.importing.trace import ImportedTrace
 from zeroclaw_eval.redaction import REDACTED
 
 #: The longest needle taken from a tool's result or the final answer: long enough to

@@ -25,10 +25,11 @@ import json
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
+from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.messages import arguments_text, assistant_reply
 from zeroclaw_eval.importing.otlp import STATUS_ERROR, Event, Span
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, UnfaithfulTrace, tokens
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from zeroclaw_eval.boundary.provider import Message
 from zeroclaw_eval.boundary.sent import entry, message_text
-from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.files import create_new
 from zeroclaw_eval.importing.conversation import conversation
 from zeroclaw_eval.importing.fixture import fixture_of, proven_case
@@ -23,7 +23,7 @@ from zeroclaw_eval.importing.messages import listed
 from zeroclaw_eval.importing.otlp import OtlpTraces
 from zeroclaw_eval.importing.scrub import Scrubber
 from zeroclaw_eval.importing.sources import Selection, otlp_traces, read_source
-from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces
 
 
 @dataclass(frozen=True)

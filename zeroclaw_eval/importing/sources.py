@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.otlp import OtlpTraces, read_otlp
-from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, UnfaithfulTrace, iso_ns
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, iso_ns
 
 #: The largest trace file read: exports of a day of traffic are split long before this.
 MAX_SOURCE_BYTES = 512 * 1024 * 1024

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
-from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.limits import MAX_COUNT
 
 #: The formats a trace is read from, as provenance names them.
@@ -53,19 +53,6 @@ def tokens(value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         return 0
     return min(value, MAX_COUNT)
-
-
-class UnfaithfulTrace(EvalError):
-    """A trace that cannot become a fixture that replays what it recorded."""
-
-    def __init__(self, trace_id: str, span: str | None, attribute: str | None, reason: str) -> None:
-        self.trace_id, self.span, self.attribute, self.reason = trace_id, span, attribute, reason
-        where = [f"trace {trace_id}"]
-        if span:
-            where.append(f"span {span}")
-        if attribute:
-            where.append(attribute)
-        super().__init__(f"{': '.join(where)}: {reason}")
 
 
 @dataclass

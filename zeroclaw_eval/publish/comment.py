@@ -23,21 +23,13 @@ from typing import Any
 
 import httpx
 
-from zeroclaw_eval.errors import EvalError
+from zeroclaw_eval.errors import CommentError, NotAllowed
 
 API_VERSION = "2022-11-28"
 #: Pages of 100 comments read at most: a pull request with more is a conversation no
 #: one reads to the end, and a new comment at its end is what a reader sees.
 MAX_PAGES = 30
 TIMEOUT_SECS = 30.0
-
-
-class CommentError(EvalError):
-    """The API refused or failed a request (what, and the status it answered)."""
-
-
-class NotAllowed(CommentError):
-    """The token may not comment on the pull request (403, or 404 for a private one)."""
 
 
 @dataclass(frozen=True)

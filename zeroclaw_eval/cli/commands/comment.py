@@ -69,7 +69,8 @@ def comment_command(
     Exit codes: 0 posted, updated, or shown in the step summary instead; 1 the API
     failed; 2 unusable flags.
     """
-    from zeroclaw_eval.publish.comment import CommentError, NotAllowed, PullRequest, post_comment
+    from zeroclaw_eval.errors import CommentError, NotAllowed
+    from zeroclaw_eval.publish.comment import PullRequest, post_comment
     from zeroclaw_eval.reporters.pull_request import marker
 
     with exit_on_error():
