@@ -103,7 +103,7 @@ def test_new_failures_come_first(reports: tuple[Path, Path]) -> None:
     assert text.index("### New failures") < text.index("tools_not_used")
 
 
-def test_a_comment_someone_else_started_with_the_marker_is_left_alone(
+def test_a_comment_someone_else_started_with_the_marker_is_never_taken_over(
     api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
 ) -> None:
     planted = api.double.add(PR, marker("zeroclaw-eval") + "\nall green, trust me", "mallory")
@@ -195,3 +195,49 @@ def test_a_link_that_is_no_https_url_on_one_line_is_refused(reports: tuple[Path,
         assert "](https://x%29%5By%5D%28z)" in result.stdout
     else:
         assert result.code == 2
+
+
+def test_a_rate_limit_is_an_error_not_a_forks_token(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    api.double.rate_limited = True
+    summary = tmp_path / "summary.md"
+    result = _comment(api, body, GITHUB_STEP_SUMMARY=str(summary))
+    assert result.code == 1
+    assert "rate limited; retry after 1796115600" in result.stderr
+    assert not summary.exists()
+
+
+def test_a_pull_request_that_is_not_there_is_an_error(
+    api: GitHubApi, reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    body = tmp_path / "comment.md"
+    assert invoke("eval", "compare", *map(str, reports), "-o", str(body)).code == 0
+    environment = {"GITHUB_TOKEN": "bot-token", "GITHUB_API_URL": api.url}
+    result = invoke(
+        "eval", "comment", str(body), "--repo", "zeroclaw_user/nothing-here/x", "--pr", "3", env=environment
+    )
+    assert result.code == 2  # not OWNER/NAME
+    result = invoke(
+        "eval", "comment", str(body), "--repo", "zeroclaw_user/agent", "--pr", "3", env=environment
+    )
+    assert result.code == 0  # a pull request with no comments yet: created
+    api.double.failing = 404
+    result = invoke(
+        "eval", "comment", str(body), "--repo", "zeroclaw_user/agent", "--pr", "3", env=environment
+    )
+    assert result.code == 1
+    assert "is the repository or the pull request number right?" in result.stderr
+
+
+def test_a_body_or_token_that_is_not_text_is_a_usage_error(api: GitHubApi, tmp_path: Path) -> None:
+    body = tmp_path / "comment.md"
+    body.write_bytes(marker("zeroclaw-eval").encode() + b"\n\xff\xfe")
+    assert "is not UTF-8 text" in _comment(api, body).stderr
+    body.write_text(marker("zeroclaw-eval") + "\n")
+    result = _comment(api, body, token="t\u00f6ken")
+    assert result.code == 2
+    assert "GITHUB_TOKEN is no token" in result.stderr
+    assert "t\u00f6ken" not in result.stderr

@@ -1,8 +1,9 @@
 """A loopback double of the GitHub REST API endpoints the sticky comment calls: list an
 issue's comments (paged, 100 at most a page), create one, update one. It answers as
-GitHub does: each token is some login; a comment may be edited by its author alone
-(403 otherwise); a read-only token (a fork's pull request) may read but not write
-(403 "Resource not accessible by integration"). Every request is kept for the tests."""
+GitHub does: each token is some login; a token that may write may edit *anyone's*
+comment (its author, or anyone with write access, may); a read-only token (a fork's
+pull request) may read but not write (403 "Resource not accessible by integration");
+`rate_limited` answers as GitHub's primary rate limit does. Every request is kept."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ class GitHubDouble:
     requests: list[Request] = field(default_factory=list)
     #: Answer every request with this status (a GitHub outage), when set.
     failing: int | None = None
+    #: Answer every request as a spent primary rate limit does (403, no requests left).
+    rate_limited: bool = False
 
     def add(self, number: int, body: str, login: str) -> dict[str, Any]:
         comment_id = 1000 + len(self.comments)
@@ -78,6 +81,15 @@ class _Handler(BaseHTTPRequestHandler):
         double.requests.append(Request(self.command, self.path, dict(self.headers), payload))
         if double.failing is not None:
             return self._answer(double.failing, {"message": "Server Error"})
+        if double.rate_limited:
+            body = json.dumps({"message": "API rate limit exceeded for installation ID 1."}).encode()
+            self.send_response(403)
+            self.send_header("x-ratelimit-remaining", "0")
+            self.send_header("x-ratelimit-reset", "1796115600")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return None
         token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
         login = double.tokens.get(token)
         if login is None:
@@ -96,9 +108,7 @@ class _Handler(BaseHTTPRequestHandler):
             found = next((c for c in double.comments if c["id"] == int(one.group(3))), None)
             if found is None:
                 return self._answer(404, {"message": "Not Found"})
-            if found["user"]["login"] != login:
-                return self._answer(403, {"message": "You cannot edit this comment"})
-            found["body"] = payload["body"]
+            found["body"] = payload["body"]  # write access edits anyone's comment
             return self._answer(200, found)
         return self._answer(404, {"message": "Not Found"})
 

@@ -8,12 +8,16 @@ one comes back short), `PATCH /repos/{owner}/{repo}/issues/comments/{id}` and
 TOKEN`, `Accept: application/vnd.github+json` and `X-GitHub-Api-Version: 2022-11-28`.
 The token needs `pull-requests: write` (or `issues: write`).
 
-The comment found again is the first whose body starts with the marker. Anyone may
-write a comment that starts with it; the token can only edit its own, so a comment it
-may not edit (403, 404) is passed over and the next one tried, and a new one is posted
-when none is left. A token that may not comment at all (a pull request from a fork
-gets a read-only token) is `NotAllowed`: the caller shows the comment elsewhere (the
-step summary) and the gate goes on.
+The comment found again is the first whose body starts with the marker *and* whose
+author is the token's identity (`github-actions[bot]` for a workflow's token; the
+user's login for a personal token). Anyone may write a comment that starts with the
+marker, and a token that may write to the repository may edit anyone's comment: a
+comment by someone else is never taken over, or its author could rewrite the verdict.
+A token that may not comment (a pull request from a fork gets a read-only one) is
+`NotAllowed`: the caller shows the comment elsewhere (the step summary) and the gate
+goes on. A rate limit (403 or 429 with no requests left, or GitHub's secondary limit)
+and a repository or pull request that is not there (404) are `CommentError`s: the
+comment is not written, and the command says why.
 """
 
 from __future__ import annotations
@@ -56,11 +60,21 @@ class PullRequest:
             raise ValueError(f"a pull request number is 1 or more, not {self.number}")
 
 
+#: Whom a workflow's own token (`GITHUB_TOKEN`) comments as.
+ACTIONS_BOT = "github-actions[bot]"
+
+
 def post_comment(
-    pull: PullRequest, body: str, marker: str, token: str, *, api_url: str = "https://api.github.com"
+    pull: PullRequest,
+    body: str,
+    marker: str,
+    token: str,
+    *,
+    api_url: str = "https://api.github.com",
+    author: str = ACTIONS_BOT,
 ) -> Posted:
-    """Create or update the comment that starts with `marker` on `pull` with `body`
-    (which starts with it too)."""
+    """Create or update the comment by `author` that starts with `marker` on `pull` with
+    `body` (which starts with it too)."""
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/vnd.github+json",
@@ -69,41 +83,36 @@ def post_comment(
     }
     issue = f"/repos/{pull.repository}/issues/{pull.number}"
     with httpx.Client(base_url=api_url.rstrip("/"), headers=headers, timeout=TIMEOUT_SECS) as client:
-        for found in _marked(client, issue, marker):
+        found = _marked(client, issue, marker, author)
+        if found is not None:
             response = _send(client, "PATCH", f"/repos/{pull.repository}/issues/comments/{found}", body)
-            if response.status_code in (403, 404):
-                continue  # someone else's comment that starts with the marker
-            _check(response, "update the comment")
+            _check(response, "update the comment", pull)
             return Posted("updated", str(_json(response).get("html_url", "")), found)
         response = _send(client, "POST", f"{issue}/comments", body)
-        if response.status_code in (403, 404):
-            raise NotAllowed(
-                f"the token may not comment on {pull.repository}#{pull.number} (HTTP {response.status_code}:"
-                f" {_message(response)}); a pull request from a fork gets a read-only token"
-            )
-        _check(response, "create the comment")
+        _check(response, "create the comment", pull)
         data = _json(response)
         return Posted("created", str(data.get("html_url", "")), int(data.get("id", 0)))
 
 
-def _marked(client: httpx.Client, issue: str, marker: str) -> list[int]:
-    """The ids of the comments whose body starts with `marker`, oldest first."""
-    found: list[int] = []
+def _marked(client: httpx.Client, issue: str, marker: str, author: str) -> int | None:
+    """The id of the oldest comment by `author` whose body starts with `marker`."""
     for page in range(1, MAX_PAGES + 1):
         response = _request(client, "GET", f"{issue}/comments", params={"per_page": 100, "page": page})
-        if response.status_code in (403, 404):
-            raise NotAllowed(f"the token may not read {issue}'s comments (HTTP {response.status_code})")
         _check(response, "list the comments")
         comments = _json(response)
         if not isinstance(comments, list):
             raise CommentError(f"listing the comments answered {type(comments).__name__}, not a list")
         for comment in comments:
-            body = comment.get("body") if isinstance(comment, dict) else None
-            if isinstance(body, str) and body.startswith(marker) and isinstance(comment.get("id"), int):
-                found.append(comment["id"])
+            if not isinstance(comment, dict):
+                continue
+            body, user = comment.get("body"), comment.get("user")
+            login = user.get("login") if isinstance(user, dict) else None
+            ours = login == author and isinstance(comment.get("id"), int)
+            if ours and isinstance(body, str) and body.startswith(marker):
+                return int(comment["id"])
         if len(comments) < 100:
             break
-    return found
+    return None
 
 
 def _send(client: httpx.Client, method: str, path: str, body: str) -> httpx.Response:
@@ -117,9 +126,31 @@ def _request(client: httpx.Client, method: str, path: str, **options: Any) -> ht
         raise CommentError(f"{method} {path}: {exc}") from None
 
 
-def _check(response: httpx.Response, what: str) -> None:
-    if not response.is_success:
-        raise CommentError(f"could not {what}: HTTP {response.status_code}: {_message(response)}")
+def _check(response: httpx.Response, what: str, pull: PullRequest | None = None) -> None:
+    """`CommentError` for a response that is no success, saying why: a rate limit, a
+    repository or pull request not found; `NotAllowed` for a token that may not write."""
+    if response.is_success:
+        return
+    status, message = response.status_code, _message(response)
+    said = f"could not {what}: HTTP {status}: {message}"
+    if _rate_limited(response, message):
+        wait = response.headers.get("retry-after") or response.headers.get("x-ratelimit-reset")
+        raise CommentError(f"{said} (rate limited{f'; retry after {wait}' if wait else ''})")
+    if status == 404:
+        raise CommentError(f"{said} (is the repository or the pull request number right?)")
+    if status == 403 and pull is not None:
+        raise NotAllowed(
+            f"the token may not comment on {pull.repository}#{pull.number} (HTTP 403: {message});"
+            " a pull request from a fork gets a read-only token"
+        )
+    raise CommentError(said)
+
+
+def _rate_limited(response: httpx.Response, message: str) -> bool:
+    """GitHub's primary limit (no requests left) or its secondary one."""
+    if response.status_code not in (403, 429):
+        return False
+    return response.headers.get("x-ratelimit-remaining") == "0" or "rate limit" in message.lower()
 
 
 def _json(response: httpx.Response) -> Any:

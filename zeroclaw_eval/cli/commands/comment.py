@@ -48,14 +48,22 @@ def _pull_number(given: int | None) -> int:
 @click.option(
     "--api-url", metavar="URL", help="The REST API. [default: $GITHUB_API_URL, else https://api.github.com]"
 )
+@click.option(
+    "--author",
+    default="github-actions[bot]",
+    show_default=True,
+    help="Whom the token comments as: only that author's comment is updated (a personal token: your login).",
+)
 def comment_command(
-    body_file: Path, repo: str | None, number: int | None, key: str, api_url: str | None
+    body_file: Path, repo: str | None, number: int | None, key: str, api_url: str | None, author: str
 ) -> None:
     """Post COMMENT.md on the pull request, or update the comment posted before.
 
     COMMENT.md is what `zeroclaw eval compare` wrote: it starts with a hidden
     marker (--key), by which the comment is found again on the next push and
-    updated, never posted twice. The token is $GITHUB_TOKEN and needs
+    updated, never posted twice. Only a comment by --author is updated: anyone
+    may write a comment that starts with the marker, and none of theirs is
+    taken over. The token is $GITHUB_TOKEN and needs
     `pull-requests: write`. A token that may not comment (a pull request from a
     fork gets a read-only one) is no failure: the comment is appended to the step
     summary ($GITHUB_STEP_SUMMARY) instead, and the command says so.
@@ -74,7 +82,12 @@ def comment_command(
     from zeroclaw_eval.reporters.pull_request import marker
 
     with exit_on_error():
-        body = body_file.read_text(encoding="utf-8")
+        try:
+            body = body_file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{body_file} is not UTF-8 text (byte {exc.start}); write it with zeroclaw eval compare"
+            ) from None
         if not body.startswith(marker(key)):
             raise UsageError(
                 f"{body_file} does not start with the marker of --key {key!r}; write it with"
@@ -83,6 +96,9 @@ def comment_command(
         token = os.environ.get("GITHUB_TOKEN", "")
         if not token:
             raise UsageError("set GITHUB_TOKEN to a token that may comment on the pull request")
+        if not (token.isascii() and token.isprintable()) or " " in token:
+            # Never quoted: it is a secret, and this goes to a CI log.
+            raise UsageError("GITHUB_TOKEN is no token: it holds a space, a control or a non-ASCII character")
         repository = repo or os.environ.get("GITHUB_REPOSITORY", "")
         try:
             pull = PullRequest(repository, _pull_number(number))
@@ -90,7 +106,7 @@ def comment_command(
             raise UsageError(f"--repo: {exc}") from None
         api = api_url or os.environ.get("GITHUB_API_URL") or "https://api.github.com"
     try:
-        posted = post_comment(pull, body, marker(key), token, api_url=api)
+        posted = post_comment(pull, body, marker(key), token, api_url=api, author=author)
     except NotAllowed as exc:
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
