@@ -182,7 +182,7 @@ def test_the_pull_request_comes_from_the_workflow_event(
 def test_compare_without_a_baseline_says_why(reports: tuple[Path, Path]) -> None:
     _, head = reports
     text = invoke("eval", "compare", str(head), "--note", "no run of main to compare with yet").stdout
-    assert "> no run of main to compare with yet" in text
+    assert "> `no run of main to compare with yet`" in text
     assert "| cases | | 3 | |" in text
 
 
@@ -241,3 +241,28 @@ def test_a_body_or_token_that_is_not_text_is_a_usage_error(api: GitHubApi, tmp_p
     assert result.code == 2
     assert "GITHUB_TOKEN is no token" in result.stderr
     assert "t\u00f6ken" not in result.stderr
+
+
+def test_a_note_and_a_key_cannot_make_links_or_outgrow_the_comment(reports: tuple[Path, Path]) -> None:
+    text = invoke(
+        "eval", "compare", *map(str, reports), "--note", "[x](https://evil.example.com) @octocat"
+    ).stdout
+    assert "> `[x](https://evil.example.com) @octocat`" in text  # code: no link, no mention
+    long = invoke("eval", "compare", *map(str, reports), "--note", "x" * 70_000).stdout
+    assert len(long) < 65_536
+    assert invoke("eval", "compare", *map(str, reports), "--key", "k" * 101).code == 2
+
+
+def test_a_new_case_that_fails_is_a_new_failure(reports: tuple[Path, Path], tmp_path: Path) -> None:
+    base, head = reports
+    data = json.loads(base.read_text())
+    broken = next(case for case in json.loads(head.read_text())["cases"] if case["status"] != "passed")
+    data["cases"] = [case for case in data["cases"] if case["path"] != broken["path"]]
+    data["counts"] = {**data["counts"], "total": len(data["cases"]), "passed": len(data["cases"])}
+    fewer = tmp_path / "base.json"
+    fewer.write_text(json.dumps(data))
+    result = invoke("eval", "compare", str(fewer), str(head))
+    assert result.code == 0, result.stderr
+    assert "1 new failure" in result.stdout
+    assert "### New failures (1)" in result.stdout
+    assert "### New cases" not in result.stdout

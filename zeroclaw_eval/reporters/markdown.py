@@ -15,10 +15,13 @@ import html
 from zeroclaw_eval.reporters.safety import encodable, visible
 
 
-def code(text: str) -> str:
+def code(text: str, *, cell: bool = True) -> str:
     """Text as an inline code span on one line (literal, links and all), delimited by
-    more backticks than any run inside it; GFM still needs `|` escaped in a table cell."""
-    flat = visible(" ".join(text.split()), multiline=False).replace("|", "\\|")
+    more backticks than any run inside it. In a table cell (`cell`) GFM still needs `|`
+    escaped; anywhere else the backslash would show, so it is not."""
+    flat = visible(" ".join(text.split()), multiline=False)
+    if cell:
+        flat = flat.replace("|", "\\|")
     ticks = "`" * (_longest_backtick_run(flat) + 1)
     pad = " " if not flat or flat.startswith("`") or flat.endswith("`") else ""
     return f"{ticks}{pad}{flat}{pad}{ticks}"
@@ -45,10 +48,16 @@ def _longest_backtick_run(text: str) -> int:
     return longest
 
 
-def within(head: list[str], body: list[str], limit: int) -> str:
+def within(
+    head: list[str],
+    body: list[str],
+    limit: int,
+    *,
+    cut: str = "Summary cut to stay under GitHub's 1 MiB limit",
+) -> str:
     """Join `head` and as much of `body` as fits in `limit` UTF-8 bytes, saying what was
-    cut; a lone surrogate left anywhere is written as a visible escape, so the result
-    always encodes."""
+    cut (`cut`, then how many parts were left out); a lone surrogate left anywhere is
+    written as a visible escape, so the result always encodes."""
     head, body = [encodable(part) for part in head], [encodable(part) for part in body]
     used = sum(len(part.encode("utf-8")) for part in head)
     if used + sum(len(part.encode("utf-8")) for part in body) <= limit:
@@ -59,7 +68,7 @@ def within(head: list[str], body: list[str], limit: int) -> str:
         size = len(part.encode("utf-8"))
         if used + size + note_room > limit:
             left = len(body) - index
-            kept.append(f"\n\n_Summary cut to stay under GitHub's 1 MiB limit: {left} part(s) left out._\n")
+            kept.append(f"\n\n_{cut}: {left} part(s) left out._\n")
             break
         kept.append(part)
         used += size

@@ -35,6 +35,10 @@ DEFAULT_KEY = "zeroclaw-eval"
 VALUE_LIMIT = 160
 #: Cases listed in the token and time table (the largest changes).
 TOP_CHANGES = 10
+#: Characters of a `--note` shown: the head of the comment is never cut.
+NOTE_LIMIT = 1000
+#: Characters a marker's key may have (`zeroclaw eval compare --key`).
+KEY_LIMIT = 100
 
 
 def marker(key: str) -> str:
@@ -69,19 +73,26 @@ def pull_request_comment(
         compared, removed = compare(head.cases, base.cases)
         changes = list(compared)
     changed = list(zip(head.cases, changes, strict=True))
-    new_failures = [case for case, change in changed if change == NEW_FAILURE]
+    # A case the change adds that does not pass is a new failure too: it is the change's.
+    new_failures = [c for c, change in changed if change == NEW_FAILURE or (change == NEW and not c.passed)]
     head_lines = [marker(key), "\n", _title(head, base, new_failures), "\n\n"]
     if note:
-        head_lines.append(f"> {html_text(note)}\n\n")
+        head_lines.append(f"> {code(shorten(note, NOTE_LIMIT), cell=False)}\n\n")
     if base is None and not note:
         head_lines.append("> No baseline report: this run is shown alone.\n\n")
+    if base is not None and base.suite != head.suite:
+        other = code(shorten(base.suite, 200), cell=False)
+        head_lines.append(f"> The baseline is a run of another suite, {other}.\n\n")
     head_lines.extend(_counts(base, head))
+    if links.artifact:  # in the head, which is never cut: most needed when the rest is
+        head_lines.append(
+            f"The HTML report with every case: [zeroclaw-eval report]({_url(links.artifact)})\n\n"
+        )
     body: list[str] = []
     body.extend(_failures_section("New failures", new_failures, head, links))
     body.extend(_list_section("Fixed", [c for c, change in changed if change == FIXED]))
-    body.extend(
-        _list_section("New cases", [c for c, change in changed if change == NEW and base is not None])
-    )
+    added = [c for c, change in changed if change == NEW and base is not None and c.passed]
+    body.extend(_list_section("New cases", added))
     body.extend(
         _names_section("Removed cases", [case.path for case in removed], [case.status for case in removed])
     )
@@ -90,13 +101,13 @@ def pull_request_comment(
     body.extend(_flaky_section(head))
     body.extend(_tool_call_section(head, before))
     body.extend(_cost_section(head, before))
-    if links.artifact:
-        body.append(f"The HTML report with every case: [zeroclaw-eval report]({_url(links.artifact)})\n")
-    return within(head_lines, body, limit)
+    return within(head_lines, body, limit, cut="Cut to stay under GitHub's limit for a comment")
 
 
 def _title(head: SuiteReport, base: SuiteReport | None, new_failures: list[CaseReport]) -> str:
     counts = head.counts()
+    if not counts["total"]:
+        return f"## ❌ zeroclaw eval: no cases ran in {code(shorten(head.suite, 200))}"
     if base is None:
         verdict = (
             "all cases passed"
@@ -161,7 +172,7 @@ def _delta(then: float, now: float) -> str:
 def _where(case: CaseReport, head: SuiteReport, line: int | None, links: Links) -> str:
     """The fixture (and line) a failure points at: a link to it when the blob URL is known."""
     path = annotation_path(head, case) or case.path
-    shown = code(f"{path}:{line}" if line else path)
+    shown = code(f"{path}:{line}" if line else path, cell=False)
     if links.blob is None or annotation_path(head, case) is None:
         return shown
     anchor = f"#L{line}" if line else ""
@@ -176,7 +187,7 @@ def _url(url: str) -> str:
 
 def _value(value: object) -> str:
     text = value if isinstance(value, str) else compact_json(value)
-    return code(shorten(text, VALUE_LIMIT))
+    return code(shorten(text, VALUE_LIMIT), cell=False)
 
 
 def _failure_lines(case: CaseReport, head: SuiteReport, links: Links) -> Iterator[str]:
@@ -185,14 +196,15 @@ def _failure_lines(case: CaseReport, head: SuiteReport, links: Links) -> Iterato
     failures = case.failures()
     for failure in failures[: len(failures) - len(case.failed_grades)]:
         where = _where(case, head, failure.field.line, links)
-        yield f"  - {code(failure.check)} at {where}: {code(shorten(failure.message, 300))}\n"
+        message = code(shorten(failure.message, 300), cell=False)
+        yield f"  - {code(failure.check, cell=False)} at {where}: {message}\n"
     for grade in case.failed_grades:
         where = _where(case, head, grade.field.line, links)
         if grade.expected is not None or grade.actual is not None:
             detail = f"expected {_value(grade.expected)}, found {_value(grade.actual)}"
         else:
-            detail = code(shorten(grade.detail, 300))
-        yield f"  - {code(grade.check_id)} at {where}: {detail}\n"
+            detail = code(shorten(grade.detail, 300), cell=False)
+        yield f"  - {code(grade.check_id, cell=False)} at {where}: {detail}\n"
 
 
 def _failures_section(
@@ -206,10 +218,11 @@ def _failures_section(
         else f"### {title} ({len(cases)})\n\n"
     ]
     for case in cases:
-        lines.append(f"- {code(case.path)} ({case.status})\n")
+        lines.append(f"- {code(case.path, cell=False)} ({case.status})\n")
         lines.extend(_failure_lines(case, head, links))
     lines.append("\n</details>\n\n" if folded else "\n")
-    return lines
+    # Folded, the section is one part: cut whole or kept whole, never left open.
+    return ["".join(lines)] if folded else lines
 
 
 def _list_section(title: str, cases: list[CaseReport]) -> list[str]:
@@ -220,7 +233,7 @@ def _names_section(title: str, names: list[str], was: list[str] | None = None) -
     if not names:
         return []
     notes = [f" (was {status})" for status in was] if was is not None else [""] * len(names)
-    items = (f"- {code(name)}{note}\n" for name, note in zip(names, notes, strict=True))
+    items = (f"- {code(name, cell=False)}{note}\n" for name, note in zip(names, notes, strict=True))
     return [f"### {title} ({len(names)})\n\n", *items, "\n"]
 
 
@@ -231,7 +244,9 @@ def _flaky_section(head: SuiteReport) -> list[str]:
     lines = [f"### Flaky (passed some of their runs) ({len(flaky)})\n\n"]
     for case in flaky:
         assert case.repeats is not None
-        lines.append(f"- {code(case.path)}: passed {case.repeats.passed} of {case.repeats.runs} runs\n")
+        lines.append(
+            f"- {code(case.path, cell=False)}: passed {case.repeats.passed} of {case.repeats.runs} runs\n"
+        )
     lines.append("\n")
     return lines
 

@@ -25,6 +25,14 @@ def _https(value: str | None, option: str) -> str | None:
     return value.rstrip("/")
 
 
+def _check_key(key: str) -> None:
+    """A marker's key: a short line of printable text (it is the comment's first line)."""
+    from zeroclaw_eval.reporters.pull_request import KEY_LIMIT
+
+    if not key or len(key) > KEY_LIMIT or not key.isprintable():
+        raise UsageError(f"--key must be 1 to {KEY_LIMIT} printable characters on one line")
+
+
 @click.command("compare", context_settings=CONTEXT)
 @click.argument("reports", nargs=-1, required=True, metavar="[BASE.json] HEAD.json", type=_REPORT)
 @click.option(
@@ -83,6 +91,7 @@ def compare_command(
         if len(reports) > 2:
             raise UsageError("give at most two reports: BASE.json HEAD.json (or HEAD.json alone)")
         links = Links(_https(blob_url, "--blob-url"), _https(artifact_url, "--artifact-url"))
+        _check_key(key)
         hint = "give a JSON report that zeroclaw eval run wrote (--report json=FILE)"
         base = read_report(reports[0], role="BASE ", hint=hint) if len(reports) == 2 else None
         head = read_report(reports[-1], role="HEAD ", hint=hint)
