@@ -200,7 +200,7 @@ PR_CONTEXT = {
     "github.server_url": "https://github.com",
     "github.repository": "zeroclaw_user/agent",
     "github.base_ref": "main",
-    "github.event.pull_request.head.sha": "0123abc",
+    "github.sha": "0123abc",
     "github.run_id": "77",
 }
 
@@ -263,7 +263,8 @@ def _comment_step(
         **PR_CONTEXT,
         "steps.baseline.outputs.cache-hit": hit,
         "steps.baseline.outputs.cache-matched-key": "" if hit else "zeroclaw-eval-baseline-x-main-9f8e7d",
-        "steps.gate.outputs.json-report": str(head),
+        "steps.gate.outputs.json-report": str(head) if head.name else "",
+        "steps.gate.outputs.exit-code": "1" if head.name else "2",
     }
     env = {
         "GITHUB_API_URL": api.url,
@@ -339,3 +340,28 @@ def test_a_push_keeps_the_report_as_the_baseline(tmp_path: Path, pr_reports: tup
     result, _ = run_step(step_named("Keep the report"), tmp_path, {"comment": "true"}, context=context)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / ".zeroclaw-eval-baseline" / "report.json").read_bytes() == head.read_bytes()
+
+
+def test_a_push_whose_run_wrote_no_report_replaces_the_last_comment(
+    tmp_path: Path, pr_reports: tuple[Path, Path]
+) -> None:
+    from tests.support.github_api import GitHubApi
+
+    _, head = pr_reports
+    with GitHubApi() as api:
+        assert _comment_step(tmp_path, api, head, hit="").returncode == 0
+        result = _comment_step(tmp_path, api, Path(""), hit="")
+        assert result.returncode == 0, result.stdout + result.stderr
+        (comment,) = api.double.on(5)
+    assert "this push's run wrote no report (exit code 2)" in comment["body"]
+
+
+def test_the_baseline_cache_is_keyed_by_workflow_job_and_artifact() -> None:
+    save, restore = step_named("Save the baseline"), step_named("Restore the baseline")
+    part = "${{ github.workflow }}/${{ github.job }}/${{ inputs.artifact-name }}/"
+    assert save["with"]["key"] == f"zeroclaw-eval-baseline/{part}${{{{ github.sha }}}}"
+    assert (
+        restore["with"]["key"]
+        == f"zeroclaw-eval-baseline/{part}${{{{ github.event.pull_request.base.sha }}}}"
+    )
+    assert restore["with"]["restore-keys"] == f"zeroclaw-eval-baseline/{part}"
