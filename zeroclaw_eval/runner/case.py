@@ -93,7 +93,11 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         judged=judged,
     )
     if judged and options.judges is not None and options.judges.again and options.live is None:
-        rewrite_fixture(case.path, case.text, judged)  # --rejudge in replay: the verdicts kept
+        try:
+            rewrite_fixture(case.path, case.text, judged)  # --rejudge in replay: the verdicts kept
+        except OSError as exc:  # this case's file only: the others are still written
+            message = f"the judges' verdicts could not be written into the fixture: {exc.strerror or exc}"
+            report.error = CaseError(message, case.locate("/expects/judge", at_key=True))
     if not report.passed:
         report.source = case.text  # reporters show the fixture around its failing fields
     return report

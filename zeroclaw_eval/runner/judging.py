@@ -21,6 +21,7 @@ from zeroclaw_eval.errors import EvalError, UsageError
 from zeroclaw_eval.fixtures.model import Expects, JudgeVerdict
 from zeroclaw_eval.fixtures.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.grading.judge import ask
+from zeroclaw_eval.redaction import scrub
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,12 @@ class Judges:
         if provider.api_key_env and not key:
             raise EvalError(f"the judge's key is not set: export {provider.api_key_env}")
         return LiveOptions(provider, key)
+
+    def secrets(self) -> list[str]:
+        """The keys of every judge table that has one set: scrubbed from what a judge says,
+        and from the reports and fixtures of the run."""
+        names = {provider.api_key_env for provider in self.providers.values() if provider.api_key_env}
+        return [os.environ[name] for name in sorted(names) if os.environ.get(name)]
 
 
 def judges_of(providers: Mapping[str, ProviderSettings], judge: str, live: str, *, again: bool) -> Judges:
@@ -77,8 +84,10 @@ async def judged(
             async with live_provider(options) as provider:
                 verdict = await ask(provider, options.provider.model, check, response)
         except EvalError as exc:
-            failed[index] = str(exc)
+            failed[index] = scrub(str(exc), judges.secrets())
             continue
+        # A judge may quote its own key back (a reply of the model or a proxy's error).
+        verdict = verdict.model_copy(update={"reason": scrub(verdict.reason, judges.secrets())})
         new[index] = verdict
         checks[index] = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
     return expects.model_copy(update={"judge": checks}), new, failed

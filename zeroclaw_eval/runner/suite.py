@@ -26,6 +26,7 @@ from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.grading.judge import digest
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
@@ -186,8 +187,9 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
             attempts = [await run_one(fixture, run, shown_path(fixture.path)) for _ in range(options.repeat)]
             report = combine(attempts, options.min_pass_rate)
             if options.live is not None:
+                secrets = [options.live.api_key, *(options.judges.secrets() if options.judges else ())]
                 # The verdicts are no part of the report's JSON (which the scrub goes through).
-                report = replace(scrub_case(report, [options.live.api_key]), judged=report.judged)
+                report = replace(scrub_case(report, secrets), judged=report.judged)
                 _record(fixture, report, options)
         run.stop.count(report)
         settle(index, fixture, report)
@@ -244,14 +246,18 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
     from zeroclaw_eval.backends.capture import write_captured_fixture
 
     live = options.live
+    # The verdicts judged the answer as the model gave it; the fixture holds it scrubbed,
+    # and a replay grades the scrubbed one: that is the text they are recorded for.
+    said = digest(report.record.final_response)
+    verdicts = {i: v.model_copy(update={"text_sha256": said}) for i, v in report.judged.items()}
     path = write_captured_fixture(
         options.record_dir,
         case,
         report.record,
-        [live.api_key],
+        [live.api_key, *(options.judges.secrets() if options.judges else ())],
         live.allowed_tools,
         as_doubles=options.recorded_as_doubles,
-        verdicts=report.judged,
+        verdicts=verdicts,
     )
     if options.on_recorded is not None:
         options.on_recorded(case, path)

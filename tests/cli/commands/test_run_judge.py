@@ -17,6 +17,7 @@ from tests.cli.commands.test_run_live import API_KEY, KEY_ENV, text_case
 from tests.support.builders import write_fixture
 from tests.support.invoke import Result, invoke
 from zeroclaw_eval.collect.suite import discover
+from zeroclaw_eval.grading.judge import judge_prompt
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -33,16 +34,15 @@ def judged_case(pass_if: str = "yes") -> dict[str, Any]:
     return case
 
 
-def judge_script(answer: str, verdict: str) -> dict[str, Any]:
+def judge_script(answer: str, verdict: str, reason: str | None = None) -> dict[str, Any]:
     """What the judge model (served as the model `judge`) answers about `answer`."""
-    reply = json.dumps(
-        {"verdict": verdict, "reason": f"{answer} is{'' if verdict == 'yes' else ' not'} a fruit"}
-    )
+    said = reason if reason is not None else f"{answer} is{'' if verdict == 'yes' else ' not'} a fruit"
+    reply = json.dumps({"verdict": verdict, "reason": said})
     return {
         "model_name": "judge",
         "turns": [
             {
-                "user_input": f"Rubric:\n{RUBRIC}\n\nText:\n{answer}",
+                "user_input": judge_prompt(RUBRIC, answer),
                 "steps": [{"response": {"type": "text", "content": reply}}],
             }
         ],
@@ -78,10 +78,14 @@ def project(tmp_path: Path) -> Path:
 
 
 def _served(
-    project: Path, serve: Callable[..., ReplayServer], verdict: str = "yes", answer: str = "apple"
+    project: Path,
+    serve: Callable[..., ReplayServer],
+    verdict: str = "yes",
+    answer: str = "apple",
+    reason: str | None = None,
 ) -> str:
     """Serve the suite (the agent's model) and the judge's script; the URL."""
-    write_fixture(project / "served", "judge.json", judge_script(answer, verdict))
+    write_fixture(project / "served", "judge.json", judge_script(answer, verdict, reason))
     cases = load_cases(discover(project / "suite")) + load_cases(discover(project / "served"))
     server = serve(cases)
     configure(project, server.url)
@@ -209,3 +213,51 @@ def test_vacuity_and_mutate_know_the_check(tmp_path: Path) -> None:
     answers = [m for f in data["fixtures"] for m in f["mutants"] if m["operator"] == "alter_response"]
     assert answers
     assert all("judge[0]" in m["killed_by"] for m in answers), answers
+
+
+def test_the_judges_key_never_reaches_a_fixture_or_report(
+    project: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    _served(project, serve, reason=f"I was called with {API_KEY}")
+    result = run(project, "--rejudge", "--report", "json=r.json")
+    assert result.code == 0, result.stdout + result.stderr
+    for written in (project / "suite" / "alpha.json", project / "r.json"):
+        text = written.read_text()
+        assert API_KEY not in text
+        assert "[REDACTED]" in text
+    assert API_KEY not in result.stdout + result.stderr
+
+
+def test_a_recorded_answer_that_held_a_secret_replays_with_its_verdict(
+    project: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    answer = f"apple {API_KEY}"
+    write_fixture(
+        project / "suite", "alpha.json", {**judged_case(), "turns": text_case("alpha", answer)["turns"]}
+    )
+    _served(project, serve, answer=answer)
+    assert run(project, "--mode", "live", "--record", "recorded").code == 0
+    recorded = (project / "recorded" / "alpha.json").read_text()
+    assert API_KEY not in recorded
+    (project / "zeroclaw.toml").unlink()
+    # The fixture holds the answer scrubbed: the verdict is recorded for that text.
+    assert invoke("eval", "run", str(project / "recorded")).code == 0
+
+
+def test_a_fixture_rejudge_cannot_write_is_that_cases_error(
+    project: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    import os
+    import sys
+
+    if sys.platform == "win32" or os.geteuid() == 0:
+        pytest.skip("root (or Windows) writes a read-only folder anyway")
+    _served(project, serve)
+    (project / "suite").chmod(0o555)
+    try:
+        result = run(project, "--rejudge", "--format", "json")
+    finally:
+        (project / "suite").chmod(0o755)
+    assert result.code == 1
+    (case,) = result.json()["cases"]
+    assert "could not be written into the fixture" in case["error"]["message"]
