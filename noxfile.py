@@ -362,6 +362,17 @@ def docs_screenshot(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def benchmark(session: nox.Session) -> None:
+    """Opt-in: the speed targets, against a floor that writes the same report (benchmarks/targets.py).
+
+    Installs zeroclaw-eval as a user would (not editable), then runs the targets; arguments
+    after -- go to it (for example `-- --sizes 1000 --repeat 3`). Exits 1 when one is missed.
+    """
+    session.install(".")
+    session.run("python", "benchmarks/targets.py", *session.posargs)
+
+
+@nox.session(default=False)
+def benchmark_peers(session: nox.Session) -> None:
     """Opt-in: zeroclaw-eval against a bare floor, pydantic-evals and inspect_ai on the same cases.
 
     Installs zeroclaw-eval (as a user would, not editable) and the peers into the session's

@@ -1,6 +1,6 @@
 """zeroclaw-eval against its peers on the same generated cases, in the same run.
 
-    nox -s benchmark -- --sizes 100,1000,10000 --peer-max 1000
+    nox -s benchmark_peers -- --sizes 100,1000,10000 --peer-max 1000
     python benchmarks/peers.py [--sizes 100,1000] [--repeat 3] [--fail-rate 0.01] [--peer-max N]
 
 For each size, one suite is generated from `--seed` (benchmarks/peer_cases.py: 1-3 turns,
@@ -22,7 +22,7 @@ is the process's maximum resident set size as `os.wait4` reports it for that one
 (Linux: ru_maxrss in KiB), taken by a small launcher process so that none of this
 harness's own memory is counted. Medians of the repeats are printed.
 
-pydantic-evals and inspect_ai are not dependencies of zeroclaw-eval: `nox -s benchmark`
+pydantic-evals and inspect_ai are not dependencies of zeroclaw-eval: `nox -s benchmark_peers`
 installs them next to it, or point `--peer-python` at an interpreter that has them (and
 zeroclaw-eval, for `--zeroclaw`'s default). A contender whose packages are missing is
 skipped with a line saying so.
@@ -155,7 +155,7 @@ def contenders(args: argparse.Namespace) -> tuple[list[Contender], list[str]]:
         if installed is None:
             notes.append(
                 f"{name}: skipped, {' and '.join(distributions)} not installed in {args.peer_python}"
-                " (nox -s benchmark installs them)"
+                " (nox -s benchmark_peers installs them)"
             )
             continue
         module = "peer_pydantic_evals.py" if name == PYDANTIC_EVALS else "peer_inspect_ai.py"
@@ -177,7 +177,8 @@ child = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL)
 _, status, usage = os.wait4(child.pid, 0)
 wall = time.perf_counter() - started
 with open(sys.argv[1], "w") as out:
-    json.dump({"exit": os.waitstatus_to_exitcode(status), "wall": wall, "kib": usage.ru_maxrss}, out)
+    json.dump({"exit": os.waitstatus_to_exitcode(status), "wall": wall, "kib": usage.ru_maxrss,
+               "cpu": usage.ru_utime + usage.ru_stime}, out)
 """
 
 
@@ -209,7 +210,14 @@ def compile_bytecode(command: str) -> str:
 
 
 def measured(command: list[str], timeout: float, errors: Path) -> tuple[int, float, int]:
-    """Run `command` once: its exit code, wall seconds and peak resident memory in KiB.
+    """Run `command` once: its exit code, wall seconds and peak resident memory in KiB."""
+    code, wall, kib, _ = measured_cpu(command, timeout, errors)
+    return code, wall, kib
+
+
+def measured_cpu(command: list[str], timeout: float, errors: Path) -> tuple[int, float, int, float]:
+    """Run `command` once: its exit code, wall seconds, peak resident memory in KiB and
+    CPU seconds (user and system).
 
     `os.wait4` (in the launcher) reaps this one child and returns its own resource
     usage, so each run's ru_maxrss is its own; RUSAGE_CHILDREN would be the maximum over
@@ -228,11 +236,11 @@ def measured(command: list[str], timeout: float, errors: Path) -> tuple[int, flo
         except subprocess.TimeoutExpired:
             os.killpg(launcher.pid, signal.SIGKILL)
             launcher.wait()
-            return -signal.SIGKILL, timeout, 0
+            return -signal.SIGKILL, timeout, 0, 0.0
     if launcher.returncode != 0:
-        return launcher.returncode, 0.0, 0
+        return launcher.returncode, 0.0, 0, 0.0
     outcome = json.loads(result.read_text(encoding="utf-8"))
-    return int(outcome["exit"]), float(outcome["wall"]), int(outcome["kib"])
+    return int(outcome["exit"]), float(outcome["wall"]), int(outcome["kib"]), float(outcome["cpu"])
 
 
 def judge(contender: Contender, suite: Suite, exit_code: int, scratch: Scratch, errors: Path) -> str:
