@@ -27,7 +27,7 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.importing.messages import arguments_text, assistant_reply
+from zeroclaw_eval.importing.messages import arguments_text, assistant_reply, listed
 from zeroclaw_eval.importing.otlp import STATUS_ERROR, Event, Span
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
@@ -104,9 +104,9 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
         system = json_attribute(trace_id, span, SYSTEM, attributes.get(SYSTEM))
         if isinstance(system, list) and system:
             call.messages.append({"role": "system", "content": _parts_text(system)})
-        for message in _listed(json_attribute(trace_id, span, INPUT, attributes.get(INPUT))):
+        for message in listed(json_attribute(trace_id, span, INPUT, attributes.get(INPUT))):
             call.messages.extend(parts_messages(message))
-        outputs = _listed(json_attribute(trace_id, span, OUTPUT, attributes.get(OUTPUT)))
+        outputs = listed(json_attribute(trace_id, span, OUTPUT, attributes.get(OUTPUT)))
         call.reply = parts_reply(outputs[0]) if outputs else None
         call.reply_attribute = OUTPUT
     else:
@@ -120,10 +120,6 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     if definitions is not None:
         call.offered = tool_names(json_attribute(trace_id, span, "gen_ai.tool.definitions", definitions))
     return call
-
-
-def _listed(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _parts_text(parts: list[Any]) -> str:
@@ -140,7 +136,7 @@ def parts_messages(message: Any) -> list[Message]:
     if not isinstance(message, dict):
         return []
     role = message.get("role")
-    parts = _listed(message.get("parts"))
+    parts = listed(message.get("parts"))
     responses = [
         part for part in parts if isinstance(part, dict) and part.get("type") == "tool_call_response"
     ]
@@ -202,7 +198,7 @@ def _from_events(events: list[Event]) -> tuple[list[Message], ModelResponse | No
 def _event_message(role: str, body: dict[str, Any]) -> Message:
     message: Message = {"role": body.get("role", role), "content": body.get("content")}
     calls = []
-    for call in _listed(body.get("tool_calls")):
+    for call in listed(body.get("tool_calls")):
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             request = ToolCallRequest(
@@ -232,7 +228,7 @@ def _with_usage(reply: ModelResponse, attributes: dict[str, Any]) -> ModelRespon
 def tool_names(definitions: Any) -> list[str]:
     """The names in a list of tool definitions (`{name}`, `{type, function: {name}}`)."""
     names = []
-    for definition in _listed(definitions):
+    for definition in listed(definitions):
         if not isinstance(definition, dict):
             continue
         function = definition.get("function")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.importing.messages import listed
 
 #: `Status.code` of a span that failed (`STATUS_CODE_ERROR`).
 STATUS_ERROR = 2
@@ -68,55 +68,36 @@ class OtlpTraces:
         return self.spans
 
 
-def read_otlp(text: str, source: str, found: OtlpTraces | None = None) -> OtlpTraces:
-    """The spans and logs of OTLP JSON `text` (one document, or JSON lines), added to
-    `found`; `UsageError` naming `source` and the line for text that is neither."""
+def read_otlp(
+    documents: Iterable[tuple[int, Any]], source: str, found: OtlpTraces | None = None
+) -> OtlpTraces:
+    """The spans and logs of OTLP JSON export requests (each with the line it starts on),
+    added to `found`; `UsageError` naming `source` and the line of one that is not."""
     found = found if found is not None else OtlpTraces()
-    for line, document in _documents(text, source):
+    for line, document in documents:
         if not isinstance(document, dict) or not ({"resourceSpans", "resourceLogs"} & document.keys()):
             raise UsageError(
                 f"{source}:{line}: not an OTLP JSON export (an object with resourceSpans or resourceLogs)"
             )
-        for resource in _list(document.get("resourceSpans")):
+        for resource in listed(document.get("resourceSpans")):
             service = _service(resource)
-            for scope in _list(_get(resource, "scopeSpans")):
-                for raw in _list(_get(scope, "spans")):
+            for scope in listed(_get(resource, "scopeSpans")):
+                for raw in listed(_get(scope, "spans")):
                     span = _span(raw, service)
                     found.spans.setdefault(span.trace_id, []).append(span)
                     files = found.sources.setdefault(span.trace_id, [])
                     if source not in files:
                         files.append(source)
-        for resource in _list(document.get("resourceLogs")):
-            for scope in _list(_get(resource, "scopeLogs")):
-                for raw in _list(_get(scope, "logRecords")):
+        for resource in listed(document.get("resourceLogs")):
+            for scope in listed(_get(resource, "scopeLogs")):
+                for raw in listed(_get(scope, "logRecords")):
                     trace_id, span_id = _id(_get(raw, "traceId")), _id(_get(raw, "spanId"))
                     found.logs.setdefault((trace_id, span_id), []).append(_log(raw))
     return found
 
 
-def _documents(text: str, source: str) -> Iterator[tuple[int, Any]]:
-    stripped = text.strip()
-    if not stripped:
-        raise UsageError(f"{source} is empty")
-    try:
-        yield 1, loads_untrusted(stripped)
-        return
-    except ValueError:
-        pass
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield number, loads_untrusted(line)
-            except ValueError as exc:
-                raise UsageError(f"{source}:{number}: not JSON ({exc})") from None
-
-
 def _get(value: Any, key: str) -> Any:
     return value.get(key) if isinstance(value, dict) else None
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _int(value: Any) -> int:
@@ -157,7 +138,7 @@ def any_value(value: Any) -> Any:
     if "doubleValue" in value:
         return value["doubleValue"]
     if "arrayValue" in value:
-        return [any_value(item) for item in _list(_get(value["arrayValue"], "values"))]
+        return [any_value(item) for item in listed(_get(value["arrayValue"], "values"))]
     if "kvlistValue" in value:
         return attributes(_get(value["kvlistValue"], "values"))
     if "bytesValue" in value:
@@ -169,7 +150,7 @@ def attributes(values: Any) -> dict[str, Any]:
     """A list of OTLP `KeyValue`s as a dict."""
     return {
         item["key"]: any_value(item.get("value"))
-        for item in _list(values)
+        for item in listed(values)
         if isinstance(item, dict) and isinstance(item.get("key"), str)
     }
 
@@ -193,7 +174,7 @@ def _span(raw: Any, service: str | None) -> Span:
             _int(_get(event, "timeUnixNano")),
             attributes(_get(event, "attributes")),
         )
-        for event in _list(_get(raw, "events"))
+        for event in listed(_get(raw, "events"))
     ]
     return Span(
         trace_id=_id(_get(raw, "traceId")),

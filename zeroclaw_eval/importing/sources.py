@@ -93,53 +93,50 @@ def read_source(path: Path, shown: str, otlp: OtlpTraces) -> SourceTraces | None
         text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{shown}: not UTF-8 text (byte {exc.start}); export the traces as JSON") from None
-    document = _whole(text)
-    if _is_otlp(document, text):
-        read_otlp(text, shown, otlp)
+    documents = _documents(text, shown)
+    if _is_otlp(documents[0][1]):
+        read_otlp(documents, shown, otlp)
         return None
-    if document is None:
-        document = _json_lines(text)  # LangSmith runs, one per line
-    if document is not None:
-        from zeroclaw_eval.importing.langfuse import is_langfuse, langfuse_traces
-        from zeroclaw_eval.importing.langsmith import is_langsmith, langsmith_traces
+    # One document, or JSON lines (LangSmith's runs, one per line).
+    document = documents[0][1] if len(documents) == 1 else [value for _, value in documents]
+    from zeroclaw_eval.importing.langfuse import is_langfuse, langfuse_traces
+    from zeroclaw_eval.importing.langsmith import is_langsmith, langsmith_traces
 
-        if is_langfuse(document):
-            return langfuse_traces(document, shown)
-        if is_langsmith(document):
-            return langsmith_traces(document, shown)
+    if is_langfuse(document):
+        return langfuse_traces(document, shown)
+    if is_langsmith(document):
+        return langsmith_traces(document, shown)
     raise UsageError(
         f"{shown}: not a trace export this command reads: OTLP JSON (resourceSpans), a Langfuse"
         " trace (with observations) or a LangSmith run (with run_type)"
     )
 
 
-def _json_lines(text: str) -> list[Any] | None:
-    """The values of JSON lines text (None unless every line holds one)."""
-    values = []
-    for line in text.splitlines():
-        if line.strip():
-            value = _whole(line)
-            if value is None:
-                return None
-            values.append(value)
-    return values or None
-
-
-def _whole(text: str) -> Any:
+def _documents(text: str, shown: str) -> list[tuple[int, Any]]:
+    """The JSON values of `text`, each with the line it starts on: one document, or JSON
+    lines (an OTLP file exporter's export requests, LangSmith's runs). Parsed once, here;
+    `UsageError` naming the line that is not JSON, or an empty file."""
     try:
-        return loads_untrusted(text)
+        return [(1, loads_untrusted(text))]
     except ValueError:
-        return None
+        pass
+    documents = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                documents.append((number, loads_untrusted(line)))
+            except ValueError as exc:
+                raise UsageError(
+                    f"{shown}:{number}: neither one JSON document nor JSON lines ({exc})"
+                ) from None
+    if not documents:
+        raise UsageError(f"{shown} is empty; export the traces as JSON")
+    return documents
 
 
-def _is_otlp(document: Any, text: str) -> bool:
-    if isinstance(document, dict):
-        return bool({"resourceSpans", "resourceLogs"} & document.keys())
-    if document is not None:
-        return False
-    # JSON lines: each line an export request.
-    first = _whole(next((line for line in text.splitlines() if line.strip()), ""))
-    return isinstance(first, dict) and bool({"resourceSpans", "resourceLogs"} & first.keys())
+def _is_otlp(document: Any) -> bool:
+    """Whether a document is an OTLP JSON export request."""
+    return isinstance(document, dict) and bool({"resourceSpans", "resourceLogs"} & document.keys())
 
 
 def otlp_traces(otlp: OtlpTraces) -> SourceTraces:
