@@ -33,6 +33,13 @@ def message_text(content: Any) -> str | None:
     return None
 
 
+def content_text(content: Any) -> str:
+    """A message's content as text: its text (`message_text`), else its JSON (a tool
+    result an agent sent back as structured content)."""
+    text = message_text(content)
+    return text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
+
+
 #: The scalar types a message is copied through: exactly these (and dict and list), so that
 #: no subclass's own equality or lookup can make a changed message compare equal to a copy.
 _SCALARS = (str, int, float, bool, type(None))
@@ -112,9 +119,7 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
         call_id = entry(message, "tool_call_id")
         if role != "tool" or not isinstance(call_id, str) or call_id not in calls:
             continue
-        content = entry(message, "content")
-        text = message_text(content)
-        shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
+        shown = content_text(entry(message, "content"))
         results.append(FedBack(call_id, *calls[call_id], shown, entry(message, "is_error") is True))
     return results
 

@@ -17,13 +17,12 @@ Whether a call failed is read from the result as a replay of an agent command re
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ToolCallRequest, decode_arguments
 from zeroclaw_eval.boundary.record import RecordedCall
-from zeroclaw_eval.boundary.sent import entry, inferred_success, message_text
+from zeroclaw_eval.boundary.sent import content_text, entry, inferred_success
 from zeroclaw_eval.fixtures.json.text import json_equal
 from zeroclaw_eval.importing.messages import listed
 from zeroclaw_eval.importing.trace import ToolRun
@@ -110,10 +109,7 @@ def _decoded(arguments: Any) -> Any:
 
 
 def _fed_back(message: Message) -> FedBack:
-    content = entry(message, "content")
-    text = message_text(content)
-    shown = text if text is not None else json.dumps(content, ensure_ascii=False, default=str)
-    return FedBack(shown, entry(message, "is_error") is True)
+    return FedBack(content_text(entry(message, "content")), entry(message, "is_error") is True)
 
 
 def cut_arguments(request: ToolCallRequest, run: ToolRun | None) -> bool:

@@ -14,8 +14,10 @@ scrubbed run and hold in replay:
 - whatever the user's own patterns (`--redact`, RE2) match.
 
 Tool-call arguments are scrubbed as the values they decode to, so a key or an address
-written with JSON escapes is found. Lone surrogates (which JSON may hold and UTF-8
-cannot) become U+FFFD everywhere, ids included, so every fixture can be written.
+written with JSON escapes is found. A lone surrogate (which JSON may hold and UTF-8
+cannot) is written as its `\\udXXX` escape everywhere, ids included, by the rule every
+output of zeroclaw-eval follows (`fixtures.json.scan.printable`), so every fixture can
+be written.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from zeroclaw_eval.boundary.provider import ModelResponse, decode_arguments
 from zeroclaw_eval.errors import InvalidRegex, UsageError
+from zeroclaw_eval.fixtures.json.scan import printable
 from zeroclaw_eval.fixtures.patterns import compile_regex
 from zeroclaw_eval.importing.trace import ImportedTrace
 from zeroclaw_eval.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
@@ -60,8 +63,6 @@ _CREDENTIALS = re.compile(
 )
 #: A secret in a URL's query: `?api_key=…`, `&access_token=…`.
 _QUERY_SECRET = re.compile(r"([?&](?:api_?key|access_token|token|secret|key)=)[^&\s\"'#]{8,}", re.IGNORECASE)
-#: Half of a surrogate pair, alone: JSON may hold one, UTF-8 cannot.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
 
@@ -205,8 +206,3 @@ class Scrubber:
         )
         content = None if reply.content is None else self.text(reply.content)
         return replace(reply, content=content, tool_calls=calls)
-
-
-def printable(text: str) -> str:
-    """`text` with each lone surrogate made U+FFFD, so that it can be written as UTF-8."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
