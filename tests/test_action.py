@@ -4,6 +4,7 @@ step's `env` with the inputs filled in, a `GITHUB_OUTPUT` file)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -215,42 +216,19 @@ def pr_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for fixture in sorted(source.glob("echo_*.json"))[:2]:
         (suite / fixture.name).write_text(fixture.read_text(encoding="utf-8"), encoding="utf-8")
     base, head = folder / "base.json", folder / "head.json"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zeroclaw_eval",
-            "eval",
-            "run",
-            "--suite",
-            str(suite),
-            "--report",
-            f"json={base}",
-        ],
-        check=True,
-        capture_output=True,
-    )
+
+    def run(report: Path) -> None:
+        command = [sys.executable, "-m", "zeroclaw_eval", "eval", "run", "--suite", str(suite)]
+        subprocess.run([*command, "--report", f"json={report}"], check=False, capture_output=True)
+
+    run(base)
     first = sorted(suite.glob("*.json"))[0]
-    first.write_text(
-        first.read_text(encoding="utf-8").replace(
-            '"expects": {', '"expects": {"tools_not_used": ["echo"], ', 1
-        )
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zeroclaw_eval",
-            "eval",
-            "run",
-            "--suite",
-            str(suite),
-            "--report",
-            f"json={head}",
-        ],
-        check=False,
-        capture_output=True,
-    )
+    text = first.read_text(encoding="utf-8")
+    first.write_text(text.replace('"expects": {', '"expects": {"tools_not_used": ["echo"], ', 1))
+    run(head)
+    counts = json.loads(base.read_text(encoding="utf-8"))["counts"]
+    assert counts["passed"] == counts["total"] > 0
+    assert json.loads(head.read_text(encoding="utf-8"))["counts"]["failed"] == 1
     return base, head
 
 

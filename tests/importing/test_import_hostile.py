@@ -97,12 +97,14 @@ def test_call_ids_reused_across_steps_get_each_steps_own_result(tmp_path: Path) 
     assert needles == ["sunny in Paris", "rainy in Lyon"]
 
 
+def _two_calls_without_ids() -> dict[str, Any]:
+    """One reply asking for the weather in Paris and in Lyon, its calls without ids."""
+    paris, lyon = ({"city": city} for city in ("Paris", "Lyon"))
+    return message("assistant", tool_call("", "get_weather", paris), tool_call("", "get_weather", lyon))
+
+
 def test_calls_without_ids_get_their_results_by_position(tmp_path: Path) -> None:
-    both = message(
-        "assistant",
-        tool_call("", "get_weather", {"city": "Paris"}),
-        tool_call("", "get_weather", {"city": "Lyon"}),
-    )
+    both = _two_calls_without_ids()
     results = message("tool", tool_response("", "sunny in Paris"), tool_response("", "rainy in Lyon"))
     spans = [
         chat("b1b1b1b1b1b1b1b1", 1, [QUESTION], [both]),
@@ -114,11 +116,7 @@ def test_calls_without_ids_get_their_results_by_position(tmp_path: Path) -> None
 
 
 def test_tool_spans_without_ids_are_matched_by_their_arguments(tmp_path: Path) -> None:
-    both = message(
-        "assistant",
-        tool_call("", "get_weather", {"city": "Paris"}),
-        tool_call("", "get_weather", {"city": "Lyon"}),
-    )
+    both = _two_calls_without_ids()
     spans = [
         chat("b1b1b1b1b1b1b1b1", 1, [QUESTION], [both]),
         # Lyon's ran first: order alone would swap the results.

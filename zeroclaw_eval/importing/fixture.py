@@ -150,10 +150,8 @@ def _raw_argument_checks(calls: list[RecordedCall]) -> list[dict[str, Any]]:
     """Arguments the trajectory cannot compare (raw text, not an object) as needles."""
     checks = []
     for call, index in _indexed(calls):
-        if not isinstance(call.arguments, dict):
-            found = argument_needle({"text": call.arguments}) if call.arguments else None
-            if found is not None:
-                checks.append({"tool": call.name, "needle": found[:NEEDLE_CHARS], "call_index": index})
+        if isinstance(call.arguments, str) and call.arguments:
+            checks.append({"tool": call.name, "needle": call.arguments[:NEEDLE_CHARS], "call_index": index})
     return checks
 
 
