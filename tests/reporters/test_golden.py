@@ -127,3 +127,16 @@ def test_the_comment_stays_under_githubs_limit_cutting_lists_never_the_counts(re
     assert "3000 new failures" in text
     assert "| cases | 3,000 | 3,000 | = |" in text  # the head is never cut
     assert "left out" in text  # the lists are, and it says so
+
+
+def test_the_comment_matches_a_renamed_case_by_its_id_as_the_changes_do(report: SuiteReport) -> None:
+    head = copy.deepcopy(report)
+    head.cases[0].id = "TICKET-7"
+    base = copy.deepcopy(head)
+    renamed = base.cases[0]
+    renamed.path = "suite/renamed_echo.json"
+    assert renamed.record is not None
+    renamed.record.calls = []
+    text = pull_request_comment(base, head)
+    assert "### Removed cases" not in text  # the renamed case is the same case
+    assert "| `suite/a_passing_echo.json` | `(none)` | `echo` |" in text

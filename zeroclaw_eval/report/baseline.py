@@ -129,23 +129,30 @@ def _key(path: str) -> str:
     return path.replace("\\", "/")
 
 
-def compare(current: Sequence[CaseLike], previous: Sequence[CaseLike]) -> tuple[list[str], list[RemovedCase]]:
-    """The change of each `current` case (in its order), and the `previous` cases this
-    run does not have (in theirs)."""
+def matched(current: Sequence[CaseLike], previous: Sequence[CaseLike]) -> dict[int, int]:
+    """Which `previous` case each `current` case is, by index: by path, else by a
+    fixture `id` that exactly one case on each side has (see the module's words)."""
     by_path = {_key(case.path): index for index, case in enumerate(previous)}
-    # matched[i] is the index in `previous` of current case i.
-    matched = {i: by_path[_key(case.path)] for i, case in enumerate(current) if _key(case.path) in by_path}
-    taken = set(matched.values())
-    mine = _unique_ids(current, set(matched))
+    found = {i: by_path[_key(case.path)] for i, case in enumerate(current) if _key(case.path) in by_path}
+    taken = set(found.values())
+    mine = _unique_ids(current, set(found))
     theirs = _unique_ids(previous, taken)
     for case_id, index in mine.items():
         if case_id in theirs:
-            matched[index] = theirs[case_id]
+            found[index] = theirs[case_id]
             taken.add(theirs[case_id])
+    return found
+
+
+def compare(current: Sequence[CaseLike], previous: Sequence[CaseLike]) -> tuple[list[str], list[RemovedCase]]:
+    """The change of each `current` case (in its order), and the `previous` cases this
+    run does not have (in theirs)."""
+    pairs = matched(current, previous)
     changes = [
-        change(case.status, previous[matched[i]].status if i in matched else None)
+        change(case.status, previous[pairs[i]].status if i in pairs else None)
         for i, case in enumerate(current)
     ]
+    taken = set(pairs.values())
     removed = [RemovedCase(c.name, c.path, c.id, c.status) for j, c in enumerate(previous) if j not in taken]
     return changes, removed
 

@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from zeroclaw_eval.fixtures.json.text import compact_json
-from zeroclaw_eval.report.baseline import FIXED, NEW, NEW_FAILURE, STILL_FAILING, RemovedCase, compare
+from zeroclaw_eval.report.baseline import (
+    FIXED,
+    NEW,
+    NEW_FAILURE,
+    STILL_FAILING,
+    RemovedCase,
+    compare,
+    matched,
+)
 from zeroclaw_eval.report.model import ERROR, FAILED, FLAKY, PASSED, REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
@@ -66,7 +74,11 @@ def pull_request_comment(
 ) -> str:
     """The comment comparing `head` with `base` (None: no baseline; `note` says why, or
     anything else the reader should know first, such as a stale baseline)."""
-    before = {case.path: case for case in base.cases} if base is not None else {}
+    # The base's case of each head case (by index), matched as the changes are: by path,
+    # else by a fixture id.
+    before = (
+        {i: base.cases[j] for i, j in matched(head.cases, base.cases).items()} if base is not None else {}
+    )
     changes: list[str | None] = [None] * len(head.cases)
     removed: list[RemovedCase] = []
     if base is not None:
@@ -257,10 +269,10 @@ def _calls(case: CaseReport | None) -> list[str] | None:
     return [call.name for call in case.record.calls]
 
 
-def _tool_call_section(head: SuiteReport, before: dict[str, CaseReport]) -> list[str]:
+def _tool_call_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]:
     rows = []
-    for case in head.cases:
-        then, now = _calls(before.get(case.path)), _calls(case)
+    for index, case in enumerate(head.cases):
+        then, now = _calls(before.get(index)), _calls(case)
         if then is not None and now is not None and then != now:
             shown = [code(", ".join(calls) or "(none)") for calls in (then, now)]
             rows.append(f"| {code(case.path)} | {shown[0]} | {shown[1]} |\n")
@@ -274,10 +286,10 @@ def _tool_call_section(head: SuiteReport, before: dict[str, CaseReport]) -> list
     ]
 
 
-def _cost_section(head: SuiteReport, before: dict[str, CaseReport]) -> list[str]:
+def _cost_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]:
     found = []
-    for case in head.cases:
-        then = before.get(case.path)
+    for index, case in enumerate(head.cases):
+        then = before.get(index)
         if then is None or then.record is None or case.record is None:
             continue
         tokens_then = then.record.input_tokens + then.record.output_tokens
