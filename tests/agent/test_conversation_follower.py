@@ -100,8 +100,10 @@ def test_a_message_that_is_not_plain_data_is_never_trusted_from_a_copy(two_turns
         reads = 0
 
         def get(self, key: str, default: Any = None) -> Any:
+            if key != "content":
+                return super().get(key, default)
             Shifty.reads += 1
-            return "Echo hello" if key == "content" and Shifty.reads < 3 else super().get(key, default)
+            return "Echo hello" if Shifty.reads == 1 else super().get(key, default)
 
     shifty = Shifty(role="user", content="Echo goodbye")
     follower = Follower(two_turns.trace, script_of(two_turns.trace))

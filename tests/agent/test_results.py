@@ -4,6 +4,7 @@ the call's field: an agent that feeds the model garbage never passes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,11 @@ from tests.support.builders import (
     tools_step,
 )
 from zeroclaw_eval import ProjectTool
+from zeroclaw_eval.agent.results import ResultsChecked
+from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest
+from zeroclaw_eval.boundary.record import RecordedCall, RecordingProvider, RunRecord, TurnRecord
+from zeroclaw_eval.boundary.sent import SentHistory
+from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.tools.tool import ToolOutcome
 
 #: A turn whose step calls echo twice, then answers; checks that pass whatever reached the model.
@@ -262,3 +268,100 @@ def test_an_agent_that_swallows_the_refusal_still_fails(tmp_path: Path) -> None:
     report = run_replay(admit_case(tmp_path, TWO_ECHOES), agent_factory=Swallowing)
     assert report.error is not None
     assert "is not what the tool returned" in report.error.message
+
+
+def test_a_structured_result_sent_again_unchanged_is_not_a_rewrite(tmp_path: Path) -> None:
+    # An agent that sends a JSON result as structured content (the object, not its text)
+    # sends it again, unchanged, with the next turn: its text is the same JSON, not none.
+    fixture = scripted_fixture(
+        [
+            ("Look it up", [tools_step(tool_call("lookup", {"id": 7}, "c1")), text_step("found")]),
+            ("Now say bye", [text_step("bye")]),
+        ],
+        {"tools_used": ["lookup"]},
+        tools=["lookup"],
+    )
+    lookup = ProjectTool("lookup", "Look up.", lambda id: {"name": "widget", "id": id})
+    structured = rewriting(rewrite=lambda content, success: json.loads(content))
+    report = run_replay(
+        admit_with_project_tools(tmp_path, fixture), agent_factory=structured, tools=(lookup,)
+    )
+    assert report.error is None, report.error
+    assert report.passed
+
+
+def _live_requests(replies: list[ModelResponse], record: RunRecord) -> Callable[[list[Any]], Any]:
+    """The checks of an agent's requests as a run stacks them (the recorder reading each
+    request first, then the check of the results sent back), over a provider double that
+    answers `replies` in order, in live mode (no script to follow)."""
+
+    class Answers:
+        async def complete(self, messages: list[Any], tools: list[Any], choice: Any = None) -> ModelResponse:
+            return replies.pop(0)
+
+    history = SentHistory()
+    recording = RecordingProvider(ResultsChecked(Answers(), record, history, scripted=False), record, history)
+    return lambda messages: asyncio.run(recording.complete(messages, []))
+
+
+def _called(call_id: str, message: str) -> ModelResponse:
+    return ModelResponse(None, (ToolCallRequest(call_id, "echo", json.dumps({"message": message})),))
+
+
+def test_a_result_no_call_awaited_is_read_again_once_its_id_is_a_calls() -> None:
+    # A result for an id no call had yet is nothing to check when it is first sent; once a
+    # later reply calls that id and its result is accepted, the old one, sent again
+    # unchanged, is a result of that call the model read otherwise: a rewrite.
+    record = RunRecord(turns=[TurnRecord(0, "go")])
+    send = _live_requests([_called("x", "a"), _called("y", "b"), ModelResponse("done", ())], record)
+    user = {"role": "user", "content": "go"}
+    asked_x = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_called("x", "a").tool_calls[0].as_openai()],
+    }
+    asked_y = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_called("y", "b").tool_calls[0].as_openai()],
+    }
+    send([user])
+    record.calls.append(RecordedCall(0, "x", "echo", {"message": "a"}, "a", True))
+    early = {"role": "tool", "tool_call_id": "y", "content": "made up"}
+    send([user, asked_x, {"role": "tool", "tool_call_id": "x", "content": "a"}, early])
+    record.calls.append(RecordedCall(0, "y", "echo", {"message": "b"}, "b", True))
+    conversation = [user, asked_x, {"role": "tool", "tool_call_id": "x", "content": "a"}, early]
+    send([*conversation, asked_y, {"role": "tool", "tool_call_id": "y", "content": "b"}])
+    with pytest.raises(
+        RunError, match='the result of call y as "made up", but an earlier request sent it as "b"'
+    ):
+        send(
+            [
+                *conversation,
+                asked_y,
+                {"role": "tool", "tool_call_id": "y", "content": "b"},
+                {"role": "assistant", "content": "done"},
+                {"role": "user", "content": "more"},
+            ]
+        )
+
+
+def test_a_structured_result_read_again_whole_is_the_result_it_was() -> None:
+    # A request whose start changed (a system message dropped) is read whole: a result
+    # sent as structured content is still the text of its JSON, accepted before.
+    record = RunRecord(turns=[TurnRecord(0, "go")])
+    send = _live_requests([_called("x", "a"), ModelResponse("done", ()), ModelResponse("bye", ())], record)
+    system, user = {"role": "system", "content": "Be brief."}, {"role": "user", "content": "go"}
+    asked = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [_called("x", "a").tool_calls[0].as_openai()],
+    }
+    send([system, user])
+    record.calls.append(RecordedCall(0, "x", "echo", {"message": "a"}, '{"said": "a"}', True))
+    result = {"role": "tool", "tool_call_id": "x", "content": {"said": "a"}}
+    send([system, user, asked, result])
+    answer = send(
+        [user, asked, result, {"role": "assistant", "content": "done"}, {"role": "user", "content": "bye"}]
+    )
+    assert answer.content == "bye"

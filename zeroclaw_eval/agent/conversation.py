@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
-from zeroclaw_eval.boundary.sent import entry, message_text, plain_copies
+from zeroclaw_eval.boundary.sent import SentHistory, entry, message_text
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.json.text import compact_json, quote
 from zeroclaw_eval.fixtures.model import LlmTrace, Response
@@ -76,41 +76,38 @@ class Follower:
     """`follow` for one conversation, request after request, walking only what is new.
 
     An agent resends the whole conversation with every request, so walking it all each
-    time is quadratic in its length. The walk's state after the last request is kept with
-    a copy of the messages it walked; a request that begins with messages equal to that
-    copy resumes from there, any other (an agent that edited, dropped or reordered its
-    history) is walked from its first message, so every request gets what `follow` says.
+    time is quadratic in its length. The walk's state after the last request is kept; a
+    request whose first messages the `SentHistory` finds unchanged since that one resumes
+    from there, any other (an agent that edited, dropped or reordered its history) is
+    walked from its first message, so every request gets what `follow` says.
     """
 
-    def __init__(self, trace: LlmTrace, script: Script) -> None:
+    def __init__(self, trace: LlmTrace, script: Script, history: SentHistory | None = None) -> None:
         self.trace = trace
         self.script = script
+        #: Without a history of the recorder's (which reads each request before it comes
+        #: here), the follower keeps one of its own.
+        self._own = history is None
+        self._history = history if history is not None else SentHistory()
         self._walk = _Walk(trace, script)
-        #: Copies of the messages `_walk` has taken, unchanged by what the agent does later.
-        self._seen: list[Any] = []
+        #: How many messages `_walk` has taken, and of which request (`SentHistory.requests`).
+        self._walked = 0
+        self._at = 0
 
     def follow(self, messages: list[Any]) -> Position:
         """What `follow(trace, script, messages)` returns (or raises)."""
-        if type(messages) is not list:  # read it once, as `follow` does, and keep nothing
-            self._seen, self._walk = [], _Walk(self.trace, self.script)
+        history = self._history
+        if self._own:
+            history.take(messages)
+        if type(messages) is not list:  # read it once, as `follow` does, and resume from nothing
+            self._walk, self._walked, self._at = _Walk(self.trace, self.script), 0, 0
             return follow(self.trace, self.script, messages)
-        done = len(self._seen)
-        # One C-level comparison: messages equal to the walked copies (plain data) walk the
-        # same way. Only an object whose own `__eq__` lies could pass for a copy it is not,
-        # and an agent in this process could as well patch the harness.
-        try:
-            resume = len(messages) >= done and self._seen == messages[:done]
-        except RecursionError:  # a copy nested near the limit, compared from deeper down
-            resume = False
+        # The request before this one was walked here, and is this one's unchanged start.
+        resume = history.requests == self._at + 1 and history.unchanged == self._walked
         walk = self._walk.copy() if resume else _Walk(self.trace, self.script)
-        start = done if resume else 0
-        for index in range(start, len(messages)):
+        for index in range(self._walked if resume else 0, len(messages)):
             walk.take(index, messages[index])
-        try:
-            self._seen = self._seen[:start] + plain_copies(messages[start:])
-            self._walk = walk
-        except (ValueError, RecursionError):  # no faithful copy to compare: walk the next one whole
-            self._seen, self._walk = [], _Walk(self.trace, self.script)
+        self._walk, self._walked, self._at = walk, len(messages), history.requests
         return walk.position()
 
 

@@ -20,6 +20,7 @@ from zeroclaw_eval.agent.results import ResultsChecked
 from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
+from zeroclaw_eval.boundary.sent import SentHistory
 from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
@@ -78,11 +79,13 @@ async def drive(
         )
         offered = [spec.name for spec in toolbox.specs()]
     hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
-    script = ReplayProvider(case.trace, offered, **hints) if live is None else None
+    # Each request is read once, by the recorder, for every check behind it.
+    history = SentHistory()
+    script = ReplayProvider(case.trace, offered, history=history, **hints) if live is None else None
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
     # The results an agent of this process sends back are checked against its tools'.
-    checked = None if external else ResultsChecked(provider, record, scripted=live is None)
-    recording = RecordingProvider(checked or provider, record)
+    checked = None if external else ResultsChecked(provider, record, history, scripted=live is None)
+    recording = RecordingProvider(checked or provider, record, history)
     started = time.perf_counter()
     made: list[Agent | SyncAgent] = []
     loop = asyncio.get_running_loop()

@@ -23,6 +23,7 @@ from zeroclaw_eval.agent.conversation import (
     script_of,
 )
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.sent import SentHistory
 from zeroclaw_eval.errors import Divergence, RunError
 from zeroclaw_eval.fixtures.model import LlmTrace
 
@@ -38,11 +39,12 @@ class ReplayProvider:
         trace: LlmTrace,
         offered: Iterable[str] = (),
         offer_hint: str = "; pass on the tools the harness gives the agent",
+        history: SentHistory | None = None,
     ) -> None:
         #: What to do about a tool the request did not offer, said after the divergence.
         self._offer_hint = offer_hint
         self._turns = script_of(trace)
-        self._follower = Follower(trace, self._turns)
+        self._follower = Follower(trace, self._turns, history)
         #: The tools the harness offers the case: the agent must pass on each one a step calls.
         self._offered = frozenset(offered)
         self._queue: deque[ModelResponse] = deque()

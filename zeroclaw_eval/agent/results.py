@@ -46,7 +46,15 @@ from zeroclaw_eval.boundary.provider import (
     decode_arguments,
 )
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.boundary.sent import FedBack, entry, fed_back, inferred_success, message_text
+from zeroclaw_eval.boundary.sent import (
+    FedBack,
+    SentHistory,
+    content_text,
+    entry,
+    fed_back,
+    inferred_success,
+    last_of,
+)
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, loads_untrusted, quote
 
@@ -56,9 +64,11 @@ class ResultsChecked:
     module), then asks the provider it wraps. The first problem is kept in `divergence`,
     even if the agent swallows the exception raised for it."""
 
-    def __init__(self, inner: Provider, record: RunRecord, *, scripted: bool) -> None:
+    def __init__(self, inner: Provider, record: RunRecord, history: SentHistory, *, scripted: bool) -> None:
         self._inner = inner
         self._record = record
+        #: What the requests sent, read by the recorder before they come here.
+        self._history = history
         #: Replay: a problem points at the scripted call; live mode has no script to point into.
         self._scripted = scripted
         self._last: ModelResponse | None = None
@@ -68,44 +78,76 @@ class ResultsChecked:
         #: The results accepted so far, by call id (a model may use an id again in a later
         #: reply): what later requests must still send.
         self._sent: dict[str, set[str]] = {}
+        #: The request checked last (`SentHistory.requests`), and the indices of its tool
+        #: messages whose text is not (yet) an accepted result of their call: every other
+        #: tool message of it, sent again unchanged, needs no second look.
+        self._at = 0
+        self._unsettled: list[int] = []
         self.divergence: RunError | None = None
 
     async def complete(
         self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
     ) -> ModelResponse:
         """Check what `messages` send back, then answer as the wrapped provider does."""
-        problem = self._rewritten(messages)
+        history = self._history
+        # The request before this one was checked here, and is this one's unchanged start.
+        unchanged = history.unchanged if history.requests == self._at + 1 else 0
+        problem = self._rewritten(messages, unchanged)
         if problem is None and self._last is not None and self._last.tool_calls:
             problem = self._problem(fed_back(messages))
         if problem is not None:
             self.divergence = problem
             raise problem
+        self._settle(messages, unchanged)
         response = await self._inner.complete(messages, tools, choice)
         self._last, self._mark = response, len(self._record.calls)
         return response
 
-    def _rewritten(self, messages: list[Message]) -> RunError | None:
+    def _rewritten(self, messages: list[Message], unchanged: int) -> RunError | None:
         """A result sent earlier that this request sends otherwise, if any: the results
-        before its last assistant message (those after it are new, checked by `_problem`)."""
-        roles = [entry(message, "role") for message in messages]
-        last = max((i for i, role in enumerate(roles) if role == "assistant"), default=0)
-        for message in messages[:last]:
+        before its last assistant message (those after it are new, checked by `_problem`).
+        Of the first `unchanged` messages, only those not settled are read again."""
+        last = last_of(messages, ("assistant",)) or 0
+        unsettled = [i for i in self._unsettled if i < unchanged]
+        for index in [*unsettled, *range(unchanged, last)]:
+            if index >= last:
+                break
+            message = messages[index]
             call_id = entry(message, "tool_call_id")
             if entry(message, "role") != "tool" or not isinstance(call_id, str) or call_id not in self._sent:
                 continue
             content = entry(message, "content")
-            text = message_text(content)
+            text = content_text(content)
             if text not in self._sent[call_id]:
                 earlier = " or ".join(quote(sent) for sent in sorted(self._sent[call_id]))
                 turn = self._record.turns[-1].index if self._record.turns else 0
-                shown = text if text is not None else str(content)
                 return RunError(
-                    f"turn {turn + 1}: the request sends the result of call {call_id} as {quote(shown)},"
+                    f"turn {turn + 1}: the request sends the result of call {call_id} as {quote(text)},"
                     f" but an earlier request sent it as {earlier}: a result the model has seen must not"
                     " change",
                     f"/turns/{turn}",
                 )
         return None
+
+    def _settle(self, messages: list[Message], unchanged: int) -> None:
+        """Note, of a request that passed, the tool messages whose text is not an accepted
+        result of their call (none, usually): the only ones of them a later request that
+        sends them again unchanged must have read again."""
+        self._at = self._history.requests
+        if type(messages) is not list:  # read whole next time too: `unchanged` will be 0
+            self._unsettled = []
+            return
+        sent = self._sent
+        unsettled = []
+        for index in [*(i for i in self._unsettled if i < unchanged), *range(unchanged, len(messages))]:
+            message = messages[index]
+            if entry(message, "role") != "tool":
+                continue
+            call_id = entry(message, "tool_call_id")
+            accepted = sent.get(call_id) if isinstance(call_id, str) else None
+            if accepted is None or content_text(entry(message, "content")) not in accepted:
+                unsettled.append(index)
+        self._unsettled = unsettled
 
     def _problem(self, results: list[FedBack]) -> RunError | None:
         assert self._last is not None

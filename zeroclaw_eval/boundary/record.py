@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
-from zeroclaw_eval.boundary.sent import roles_and_system_prompt
+from zeroclaw_eval.boundary.sent import SentHistory
 
 
 @dataclass(slots=True)
@@ -92,9 +92,11 @@ class RunRecord:
 class RecordingProvider:
     """Records every reply of the provider it wraps, so any agent is recorded alike."""
 
-    def __init__(self, inner: Provider, record: RunRecord) -> None:
+    def __init__(self, inner: Provider, record: RunRecord, history: SentHistory | None = None) -> None:
         self._inner = inner
         self._record = record
+        #: What the requests sent, read once here for the checks behind this provider too.
+        self.history = history if history is not None else SentHistory()
         #: Index of the turn in progress; the harness sets it before each turn.
         self.turn = 0
         self._closed = False
@@ -115,7 +117,9 @@ class RecordingProvider:
             self.late += 1
             raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
-        roles, system = roles_and_system_prompt(messages)
+        history = self.history
+        history.take(messages)
+        roles, system = history.roles, history.system_prompt
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
         response = await self._inner.complete(messages, tools, choice)
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]

@@ -101,9 +101,8 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
     message, each joined to that message's call of the same id (what an agent outside the
     process ran, as the wire shows it). None once a user message follows: the results
     before it belong to a turn already over."""
-    roles = [entry(message, "role") for message in messages]
-    last = max((i for i, role in enumerate(roles) if role in ("assistant", "user")), default=None)
-    if last is None or roles[last] == "user":
+    last = last_of(messages, ("assistant", "user"))
+    if last is None or entry(messages[last], "role") == "user":
         return []
     calls: dict[str, tuple[str, str]] = {}
     for call in entry(messages[last], "tool_calls") or []:
@@ -115,13 +114,33 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
                 arguments if isinstance(arguments, str) else "",
             )
     results = []
-    for message, role in zip(messages[last + 1 :], roles[last + 1 :], strict=True):
+    for message in messages[last + 1 :]:
         call_id = entry(message, "tool_call_id")
-        if role != "tool" or not isinstance(call_id, str) or call_id not in calls:
+        if entry(message, "role") != "tool" or not isinstance(call_id, str) or call_id not in calls:
             continue
         shown = content_text(entry(message, "content"))
         results.append(FedBack(call_id, *calls[call_id], shown, entry(message, "is_error") is True))
     return results
+
+
+def last_of(messages: list[Any], roles: tuple[str, ...]) -> int | None:
+    """The index of the last message with one of `roles`, None when none has: read from
+    the end, since a request's last assistant message is near it."""
+    for index in range(len(messages) - 1, -1, -1):
+        if entry(messages[index], "role") in roles:
+            return index
+    return None
+
+
+def _role_and_system_text(message: Any) -> tuple[str, str | None]:
+    """A message's role (`?` when it has none) and, for a system or developer message, its
+    text (None otherwise): what a record keeps of each message."""
+    role = message.get("role") if isinstance(message, dict) else None
+    if not isinstance(role, str):
+        return "?", None
+    if role == "system" or role == "developer":
+        return role, message_text(message.get("content"))
+    return role, None
 
 
 def roles_and_system_prompt(messages: list[Any]) -> tuple[list[str], str | None]:
@@ -131,16 +150,73 @@ def roles_and_system_prompt(messages: list[Any]) -> tuple[list[str], str | None]
     roles: list[str] = []
     texts: list[str] = []
     for message in messages:
-        role = message.get("role") if isinstance(message, dict) else None
-        if not isinstance(role, str):
-            roles.append("?")
-            continue
+        role, text = _role_and_system_text(message)
         roles.append(role)
-        if role == "system" or role == "developer":
-            text = message_text(message.get("content"))
-            if text is not None:
-                texts.append(text)
+        if text is not None:
+            texts.append(text)
     return roles, "\n".join(texts) if texts else None
+
+
+class SentHistory:
+    """What one conversation's requests sent, request after request, read once.
+
+    An agent resends the whole conversation with every request, so every check that reads
+    a request whole is quadratic in the conversation's length. The history keeps a copy of
+    the last request's messages: a request that begins with messages equal to that copy
+    (`unchanged` of them) sent those again as they were, and each check reads only what
+    the request adds; any other request (an agent that edited, dropped or reordered its
+    history) has `unchanged` 0 and is read whole. The one who sees a request first (the
+    recorder) calls `take`; the checks behind it read `unchanged`, and `requests` to know
+    whether the request before was one they read too.
+    """
+
+    def __init__(self) -> None:
+        #: Copies of the last request's messages, unchanged by what the agent does later.
+        self._seen: list[Any] = []
+        #: How many leading messages of the request in hand are the last request's, unchanged.
+        self.unchanged = 0
+        #: Requests taken so far (the one in hand included).
+        self.requests = 0
+        #: The role of each message of the request in hand. A new list per request: one
+        #: published here is never changed, so a record may keep it.
+        self.roles: list[str] = []
+        #: The system and developer texts of the request in hand, with their message's index.
+        self._system: list[tuple[int, str]] = []
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The request's system and developer texts joined by newlines (None: none)."""
+        return "\n".join(text for _, text in self._system) if self._system else None
+
+    def take(self, messages: list[Any]) -> None:
+        """Read the next request's `messages` (before it is forwarded: the agent may change
+        its list afterwards)."""
+        self.requests += 1
+        if type(messages) is not list:  # read once, as the checks read it, and keep nothing
+            roles, joined = roles_and_system_prompt(messages)
+            self._seen, self.unchanged, self.roles = [], 0, roles
+            self._system = [(0, joined)] if joined is not None else []
+            return
+        done = len(self._seen)
+        # One C-level comparison: messages equal to the copies (plain data) are the same
+        # messages. Only an object whose own `__eq__` lies could pass for a copy it is not,
+        # and an agent in this process could as well patch the harness.
+        try:
+            start = done if len(messages) >= done and self._seen == messages[:done] else 0
+        except RecursionError:  # a copy nested near the limit, compared from deeper down
+            start = 0
+        roles = self.roles[:start]
+        system = [each for each in self._system if each[0] < start] if start else []
+        for index in range(start, len(messages)):
+            role, text = _role_and_system_text(messages[index])
+            roles.append(role)
+            if text is not None:
+                system.append((index, text))
+        try:
+            self._seen = self._seen[:start] + plain_copies(messages[start:])
+        except (ValueError, RecursionError):  # no faithful copy to compare: read the next one whole
+            self._seen = []
+        self.unchanged, self.roles, self._system = start, roles, system
 
 
 # Whether a tool result an agent sends reads as a failure. An agent that runs its own
