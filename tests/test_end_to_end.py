@@ -66,7 +66,7 @@ def test_custom_agent_factory_is_recorded_at_the_same_boundary(zeroclaw: Runner,
     }
     write_fixture(tmp_path / "evals" / "regression", "custom.json", fixture)
     # No PYTHONPATH: the folder of zeroclaw.toml is where the agent module is looked up.
-    result = zeroclaw("eval", "run", "--format", "json", cwd=tmp_path)
+    result = zeroclaw("eval", "run", "--format", "json", "--details", "all", cwd=tmp_path)
     assert result.code == 0, result.stdout
     calls = result.json()["cases"][0]["record"]["calls"]
     assert [(c["name"], c["success"]) for c in calls] == [("echo", True), ("no_such_tool", False)]

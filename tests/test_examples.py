@@ -36,7 +36,7 @@ def test_the_examples_readme_lists_every_example_folder() -> None:
 
 
 def test_the_example_passes_its_own_suite(cli: Runner, example: Path) -> None:
-    result = cli("eval", "run", "--format", "json", cwd=example)
+    result = cli("eval", "run", "--format", "json", "--details", "all", cwd=example)
     assert result.code == 0, result.stdout + result.stderr
     report = result.json()
     assert report["counts"]["passed"] == report["counts"]["total"] >= 1

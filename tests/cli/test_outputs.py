@@ -218,8 +218,10 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "baseline",
         "history",
         "category_totals",
+        "details",
         "cases",
     }
+    assert data["details"] == "failing"
     assert data["interrupted"] is None
     assert data["shard"] is None
     assert data["baseline"] is None
@@ -227,7 +229,40 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
     assert {case["change"] for case in data["cases"]} == {None}
     hostile = next(c for c in data["cases"] if c["name"] == "b_hostile.json")
     assert hostile["source"] == HOSTILE_ANSWER_FIXTURE
-    assert next(c for c in data["cases"] if c["name"] == "a_good.json")["source"] is None
+    assert set(hostile) == {*_CASE_KEYS, "grades", "record", "error", "problems", "partial", "source"}
+    # A passing case is a compact record: its checks, tool calls and tokens, no details.
+    good = next(c for c in data["cases"] if c["name"] == "a_good.json")
+    assert set(good) == {*_CASE_KEYS, "checks", "tool_calls", "input_tokens", "output_tokens"}
+    assert good["checks"] == [
+        {"check_id": "exact_tool_calls", "category": "tool", "pointer": "/expects/exact_tool_calls"},
+        {
+            "check_id": "tool_results_contain[0]",
+            "category": "tool",
+            "pointer": "/expects/tool_results_contain/0",
+        },
+    ]
+    assert (good["tool_calls"], good["status"]) == (["echo"], "passed")
+    whole = json.loads(invoke("eval", "run", "--format", "json", "--details", "all", cwd=repo).stdout)
+    assert whole["details"] == "all"
+    good = next(c for c in whole["cases"] if c["name"] == "a_good.json")
+    assert good["source"] is None
+    assert [call["name"] for call in good["record"]["calls"]] == ["echo"]
+    assert good["grades"][0]["detail"]
+
+
+#: The keys of a case's record, compact or whole.
+_CASE_KEYS = {
+    "name",
+    "path",
+    "model_name",
+    "id",
+    "status",
+    "change",
+    "score",
+    "duration_ms",
+    "category_totals",
+    "repeats",
+}
 
 
 def test_output_paths_no_file_can_be_at_are_refused_before_the_run(repo: Path) -> None:

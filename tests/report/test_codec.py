@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.reports import error_case, failing_case, passing_case, rejected_case
 from zeroclaw_eval.report.codec import FORMAT_VERSION, report_from_dict, report_to_dict
-from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.model import DETAILS_ALL, SuiteReport
 
 
 def _full_suite() -> SuiteReport:
@@ -82,8 +82,9 @@ def test_an_interrupted_report_says_by_which_signal_and_exits_as_the_shell_would
 
 
 def test_a_report_of_format_4_reads_as_not_interrupted() -> None:
-    data = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0"))
+    data = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0", details=DETAILS_ALL))
     data["format_version"] = 4
+    del data["details"]
     del data["interrupted"]
     assert report_from_dict(data).interrupted is None
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.report.model import RepeatStats, SuiteReport
+from zeroclaw_eval.report.codec import report_from_dict
+from zeroclaw_eval.report.model import DETAILS_FAILING, RepeatStats, SuiteReport
 from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.pull_request import Links, pull_request_comment
 from zeroclaw_eval.reporters.registry import get_reporter
@@ -140,3 +142,20 @@ def test_the_comment_matches_a_renamed_case_by_its_id_as_the_changes_do(report: 
     text = pull_request_comment(base, head)
     assert "### Removed cases" not in text  # the renamed case is the same case
     assert "| `suite/a_passing_echo.json` | `(none)` | `echo` |" in text
+
+
+def test_the_comment_reads_compact_reports_as_it_reads_whole_ones(report: SuiteReport) -> None:
+    # By default a saved report keeps passing cases compact: their tools and tokens are all
+    # the comment reads of them, so it is the same comment, tool-call and token changes too.
+    def saved(run: SuiteReport) -> SuiteReport:
+        return report_from_dict(
+            json.loads(get_reporter("json")(dataclasses.replace(run, details=DETAILS_FAILING)))
+        )
+
+    base = _baseline_of(report)
+    compact_base, compact_head = saved(base), saved(report)
+    assert any(case.summary is not None for case in compact_base.cases + compact_head.cases)
+    text = pull_request_comment(compact_base, compact_head)
+    assert text == pull_request_comment(base, report)
+    assert "### Tool calls changed" in text
+    assert "### Token changes" in text

@@ -339,8 +339,11 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return read
 
 
-def _jobs(ctx: click.Context, param: click.Parameter, value: str) -> int:
-    """`--jobs`: a count of at least 1, or `auto` for one per CPU this process may use."""
+def _jobs(ctx: click.Context, param: click.Parameter, value: str | None) -> int | None:
+    """`--jobs`: a count of at least 1, or `auto` for one per CPU this process may use;
+    None when not given (the run decides: `runner.options.default_jobs`)."""
+    if value is None:
+        return None
     text = value.strip()
     if text.lower() == "auto":
         from zeroclaw_eval.runner.workers import usable_cpus
@@ -355,10 +358,11 @@ jobs_option = click.option(
     "--jobs",
     "-j",
     callback=_jobs,
-    default="1",
-    show_default=True,
+    default=None,
     metavar="N|auto",
     help="Cases to run at once, the report in fixture order: replayed cases run in N worker"
     " processes (forked, on Linux), live cases and agent commands N at a time in one process;"
-    " auto: one per CPU this process may use.",
+    " auto: one per CPU this process may use (its affinity and cgroup quota)."
+    " [default: auto for a replayed suite of 500 cases or more with the project's own agent,"
+    " else 1]",
 )

@@ -7,8 +7,16 @@ from typing import Any
 
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.report.baseline import baseline_to_dict, history_to_list
+from zeroclaw_eval.report.compact import summary_of
 from zeroclaw_eval.report.indented_json import plain
-from zeroclaw_eval.report.model import CaseReport, RepeatStats, SuiteReport
+from zeroclaw_eval.report.model import (
+    DETAILS_ALL,
+    DETAILS_FAILING,
+    PASSED,
+    CaseReport,
+    RepeatStats,
+    SuiteReport,
+)
 from zeroclaw_eval.report.schema import typed_case, typed_report
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
@@ -26,12 +34,17 @@ from zeroclaw_eval.report.schema import typed_case, typed_report
 #      suite a `--shard K/N` run ran; null for a whole suite); suite `baseline` (the
 #      report a `--baseline` run was compared with) and `history` (`--history`); case
 #      `change` (since the baseline) and `repeats` (the runs of a `--repeat K` case).
-FORMAT_VERSION = 7
+#   7: each repeated case's `repeats.stability`.
+#   8: suite `details` (`failing` or `all`); with `failing`, the default, each passing
+#      case is a compact record (`report.compact`): `checks`, `tool_calls`,
+#      `input_tokens` and `output_tokens` in place of its grades, record and the rest.
+FORMAT_VERSION = 8
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
     """The versioned JSON shape of a report (docs/reference/json-report.md)."""
-    return {**report_summary(report), "cases": [case_to_dict(case) for case in report.cases]}
+    cases = [plain(case_fields(case, report.details)) for case in report.cases]
+    return {**report_summary(report), "cases": cases}
 
 
 def report_summary(report: SuiteReport) -> dict[str, Any]:
@@ -53,18 +66,22 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "baseline": baseline_to_dict(report.baseline, (case.change for case in report.cases)),
         "history": history_to_list(report.history),
         "category_totals": report.category_totals(),
+        "details": report.details,
     }
 
 
 def case_to_dict(case: CaseReport) -> dict[str, Any]:
-    """One case in the JSON shape."""
+    """One case in the JSON shape, with all its details (unless it is kept compact)."""
     shape: dict[str, Any] = plain(case_fields(case))
     return shape
 
 
-def case_fields(case: CaseReport) -> dict[str, Any]:
+def case_fields(case: CaseReport, details: str = DETAILS_ALL) -> dict[str, Any]:
     """One case in the JSON shape, its grades and record still dataclasses (`plain` and
-    `indented_json.dumps` write them as `asdict` would, without its deep copy)."""
+    `indented_json.dumps` write them as `asdict` would, without its deep copy): a compact
+    record for a case kept compact, and, with `details` `failing`, for every passing case."""
+    if case.summary is not None or (details == DETAILS_FAILING and case.status == PASSED):
+        return _compact_fields(case)
     return {
         "name": case.name,
         "path": case.path,
@@ -81,6 +98,28 @@ def case_fields(case: CaseReport) -> dict[str, Any]:
         "grades": case.grades,
         "record": case.record,
         "source": case.source,
+        "repeats": _repeats_to_dict(case.repeats),
+    }
+
+
+def _compact_fields(case: CaseReport) -> dict[str, Any]:
+    summary = summary_of(case)
+    return {
+        "name": case.name,
+        "path": case.path,
+        "model_name": case.model_name,
+        "id": case.id,
+        "status": case.status,
+        "change": case.change,
+        "score": case.score,
+        "duration_ms": case.duration_ms,
+        "category_totals": case.category_totals,
+        "checks": [
+            {"check_id": g.check_id, "category": g.category, "pointer": g.field.pointer} for g in case.grades
+        ],
+        "tool_calls": list(summary.tool_calls),
+        "input_tokens": summary.input_tokens,
+        "output_tokens": summary.output_tokens,
         "repeats": _repeats_to_dict(case.repeats),
     }
 

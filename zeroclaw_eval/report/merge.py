@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.model import DETAILS_ALL, DETAILS_FAILING, SuiteReport
 
 
 def merge_reports(reports: Sequence[tuple[str, SuiteReport]]) -> SuiteReport:
@@ -42,6 +42,10 @@ def merge_reports(reports: Sequence[tuple[str, SuiteReport]]) -> SuiteReport:
         deselected=sum(report.deselected for _, report in reports),
         not_run=sum(report.not_run for _, report in reports),
         interrupted=interrupted,
+        # Every detail only if every shard kept them: a merged report says what it holds.
+        details=DETAILS_ALL
+        if all(report.details == DETAILS_ALL for _, report in reports)
+        else DETAILS_FAILING,
     )
 
 

@@ -17,6 +17,11 @@ from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Bas
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 
+#: What a report keeps of a passing case: its details only when asked for all of them
+#: (`report.compact`).
+DETAILS_FAILING, DETAILS_ALL = "failing", "all"
+DETAILS = (DETAILS_FAILING, DETAILS_ALL)
+
 
 @dataclass(frozen=True, slots=True)
 class CaseError:
@@ -95,6 +100,16 @@ class RepeatStats:
         return [check for check, n in self.check_passes.items() if 0 < n < graded.get(check, self.runs)]
 
 
+@dataclass(frozen=True, slots=True)
+class CaseSummary:
+    """What the record of a passing case's run says in sum, kept when the record itself is
+    not (`report.compact`): the tools it called, in order, and the tokens it used."""
+
+    tool_calls: tuple[str, ...]
+    input_tokens: int
+    output_tokens: int
+
+
 @dataclass
 class CaseReport:
     """The outcome of one fixture: admitted and graded, errored, or rejected."""
@@ -118,6 +133,23 @@ class CaseReport:
     #: The verdicts judge models gave this run, by judge check (live mode, `--rejudge`):
     #: written into fixtures by `--record` and `--rejudge`, never into a report.
     judged: dict[int, JudgeVerdict] = field(default_factory=dict)
+    #: For a passing case kept compact (`report.compact`): what its record said in sum; its
+    #: `record` is None and its grades carry no words.
+    summary: CaseSummary | None = None
+
+    @property
+    def tool_call_names(self) -> list[str] | None:
+        """The tools the run called, in order; None when there is no record of the run."""
+        if self.record is not None:
+            return [call.name for call in self.record.calls]
+        return None if self.summary is None else list(self.summary.tool_calls)
+
+    @property
+    def tokens(self) -> tuple[int, int] | None:
+        """The input and output tokens the run used; None when there is no record of it."""
+        if self.record is not None:
+            return self.record.input_tokens, self.record.output_tokens
+        return None if self.summary is None else (self.summary.input_tokens, self.summary.output_tokens)
 
     @property
     def status(self) -> str:
@@ -126,8 +158,11 @@ class CaseReport:
             return REJECTED
         if self.error is not None:
             return ERROR
-        if not self.grades or not all(g.passed for g in self.grades):
+        if not self.grades:
             return FAILED
+        for grade in self.grades:  # a loop, not all(): every reporter asks, for every case
+            if not grade.passed:
+                return FAILED
         return PASSED
 
     @property
@@ -212,6 +247,9 @@ class SuiteReport:
     baseline: Baseline | None = None
     #: Earlier runs' pass rates, oldest first (`--history`), for the HTML trend chart.
     history: list[HistoryPoint] | None = None
+    #: What the JSON report keeps of passing cases: their details (`all`), or only what
+    #: `report.compact` keeps (`failing`, the default).
+    details: str = DETAILS_FAILING
 
     def exit_code(self) -> ExitCode:
         """`OK` iff every case passed (with `--fail-on new-failures`: iff no case is a new

@@ -23,7 +23,8 @@ from zeroclaw_eval.errors import ReportShapeError
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
-from zeroclaw_eval.report.model import CaseError, CaseReport, RepeatStats, ShardInfo, SuiteReport
+from zeroclaw_eval.report.compact import passing_check
+from zeroclaw_eval.report.model import CaseError, CaseReport, CaseSummary, RepeatStats, ShardInfo, SuiteReport
 
 
 class _Strict(BaseModel):
@@ -134,6 +135,31 @@ class _Case(_Strict):
     repeats: _Repeats | None = None
 
 
+class _Check(_Strict):
+    check_id: str
+    category: Literal["response", "tool", "request", "side_effect", "budget"]
+    pointer: str
+
+
+class _CompactCase(_Strict):
+    """A passing case kept compact (`report.compact`, format 8): no grades, no record."""
+
+    name: str
+    path: str
+    model_name: str | None = None
+    id: str | None = None
+    status: Literal["passed"]  # only a passing case is kept compact
+    change: Change | None = None
+    score: float = Field(ge=0, le=1)
+    duration_ms: float = Field(ge=0)
+    category_totals: dict[str, dict[str, int]] = {}
+    checks: list[_Check]
+    tool_calls: list[str]
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    repeats: _Repeats | None = None
+
+
 class _Shard(_Strict):
     index: int = Field(ge=1)
     count: int = Field(ge=1)
@@ -178,12 +204,16 @@ class _Report(_Strict):
     baseline: _Baseline | None = None
     history: list[_Point] | None = None
     category_totals: dict[str, dict[str, int]] = {}
-    cases: list[_Case]
+    details: Literal["failing", "all"] = "all"
+    # Read one by one (`_cases`): full or compact, each by its own model.
+    cases: list[dict[str, Any]]
 
 
 #: The report shapes this version reads: from the first with `root` and `source` to the
-#: one `report.codec` writes (7 added each repeated case's `stability`).
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7)
+#: one `report.codec` writes (8 added `details` and compact records of passing cases).
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8)
+#: The first version with `details` and compact records.
+_COMPACT_SINCE = 8
 
 
 def typed_report(data: Any) -> SuiteReport:
@@ -198,11 +228,29 @@ def typed_report(data: Any) -> SuiteReport:
     try:
         shape = _Report.model_validate(data)
     except ValidationError as invalid:
-        first = invalid.errors(include_url=False, include_input=False)[0]
-        raise ReportShapeError(_where(first["loc"]), first["msg"]) from None
-    report = _report(shape)
-    _check_derived(shape, report)
+        raise _shape_error(invalid, ()) from None
+    cases = _cases(shape)
+    report = _report(shape, cases)
+    _check_derived(shape, cases, report)
     return report
+
+
+def _cases(shape: _Report) -> list[_Case | _CompactCase]:
+    """Each case of the report by its own model: compact (it has `checks`, from format
+    8 on) or full."""
+    found: list[_Case | _CompactCase] = []
+    for index, data in enumerate(shape.cases):
+        compact = "checks" in data and shape.format_version >= _COMPACT_SINCE
+        try:
+            found.append(_CompactCase.model_validate(data) if compact else _Case.model_validate(data))
+        except ValidationError as invalid:
+            raise _shape_error(invalid, ("cases", index)) from None
+    return found
+
+
+def _shape_error(invalid: ValidationError, prefix: tuple[int | str, ...]) -> ReportShapeError:
+    first = invalid.errors(include_url=False, include_input=False)[0]
+    return ReportShapeError(_where((*prefix, *first["loc"])), first["msg"])
 
 
 def typed_case(data: Any) -> CaseReport:
@@ -210,8 +258,7 @@ def typed_case(data: Any) -> CaseReport:
     try:
         return _case(_Case.model_validate(data))
     except ValidationError as invalid:
-        first = invalid.errors(include_url=False, include_input=False)[0]
-        raise ReportShapeError(_where(first["loc"]), first["msg"]) from None
+        raise _shape_error(invalid, ()) from None
 
 
 def _where(loc: tuple[int | str, ...]) -> str:
@@ -228,12 +275,12 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _report(shape: _Report) -> SuiteReport:
+def _report(shape: _Report, cases: list[_Case | _CompactCase]) -> SuiteReport:
     shard = shape.shard
     return SuiteReport(
         shape.suite,
         shape.mode,
-        [_case(case) for case in shape.cases],
+        [_compact_case(case) if isinstance(case, _CompactCase) else _case(case) for case in cases],
         shape.duration_ms,
         shape.tool_version,
         shape.root,
@@ -243,6 +290,8 @@ def _report(shape: _Report) -> SuiteReport:
         shard=ShardInfo(shard.index, shard.count, shard.suite_digest, shard.suite_size) if shard else None,
         baseline=_baseline(shape.baseline),
         history=None if shape.history is None else [HistoryPoint(p.passed, p.total) for p in shape.history],
+        # A report from before format 8 holds every case whole.
+        details=shape.details,
     )
 
 
@@ -253,9 +302,30 @@ def _baseline(shape: _Baseline | None) -> Baseline | None:
     return Baseline(shape.path, shape.digest, shape.tool_version, shape.fail_on, removed)
 
 
+def _compact_case(shape: _CompactCase) -> CaseReport:
+    return CaseReport(
+        name=shape.name,
+        path=shape.path,
+        model_name=shape.model_name,
+        grades=[passing_check(c.check_id, c.category, c.pointer) for c in shape.checks],
+        duration_ms=shape.duration_ms,
+        id=shape.id,
+        change=shape.change,
+        repeats=_repeats(shape.repeats),
+        summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
+    )
+
+
+def _repeats(repeats: _Repeats | None) -> RepeatStats | None:
+    if repeats is None:
+        return None
+    return RepeatStats(
+        repeats.runs, repeats.passed, dict(repeats.check_passes), repeats.min_pass_rate, repeats.check_runs
+    )
+
+
 def _case(shape: _Case) -> CaseReport:
     record = shape.record
-    repeats = shape.repeats
     return CaseReport(
         name=shape.name,
         path=shape.path,
@@ -295,22 +365,15 @@ def _case(shape: _Case) -> CaseReport:
         source=shape.source,
         id=shape.id,
         change=shape.change,
-        repeats=None
-        if repeats is None
-        else RepeatStats(
-            repeats.runs,
-            repeats.passed,
-            dict(repeats.check_passes),
-            repeats.min_pass_rate,
-            repeats.check_runs,
-        ),
+        repeats=_repeats(shape.repeats),
     )
 
 
-def _check_derived(shape: _Report, report: SuiteReport) -> None:
+def _check_derived(shape: _Report, cases: list[_Case | _CompactCase], report: SuiteReport) -> None:
     """What the report says of its cases must be what its cases say: an edited status
-    or count is refused, never believed."""
-    for index, (written, case) in enumerate(zip(shape.cases, report.cases, strict=True)):
+    or count is refused, never believed. (A compact case is a passing one: its checks
+    all passed, so it says `passed` or is refused here.)"""
+    for index, (written, case) in enumerate(zip(cases, report.cases, strict=True)):
         if written.status != case.status:
             raise ReportShapeError(
                 f"cases[{index}].status",

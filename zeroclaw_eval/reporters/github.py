@@ -230,4 +230,4 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     return within(head, body, limit)
 
 
-REPORTER = Reporter.whole("github", render)
+REPORTER = Reporter.whole("github", render, passing_details=False)  # failures only

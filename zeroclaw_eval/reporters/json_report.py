@@ -34,7 +34,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     yield _safe(head)
     separator = ""
     for case in report.cases:
-        yield _safe(separator + _CASE_LINE + dumps(case_fields(case), _CASE_LINE))
+        yield _safe(separator + _CASE_LINE + dumps(case_fields(case, report.details), _CASE_LINE))
         separator = ","
     yield "\n  ]\n}\n"
 
@@ -43,4 +43,5 @@ def _safe(text: str) -> str:
     return encodable(neutralize_json(text))
 
 
-REPORTER = Reporter.streaming("json", pieces)
+# A passing case's details only with `--details all`, which keeps them anyway.
+REPORTER = Reporter.streaming("json", pieces, passing_details=False)

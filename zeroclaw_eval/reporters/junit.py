@@ -219,4 +219,6 @@ def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
     return pairs
 
 
-REPORTER = Reporter.streaming("junit", pieces)
+REPORTER = Reporter.streaming(
+    "junit", pieces, passing_details=False
+)  # a passing testcase is its name and time

@@ -135,8 +135,8 @@ def _title(head: SuiteReport, base: SuiteReport | None, new_failures: list[CaseR
 
 
 def _tokens(report: SuiteReport) -> tuple[int, int]:
-    records = [case.record for case in report.cases if case.record is not None]
-    return sum(r.input_tokens for r in records), sum(r.output_tokens for r in records)
+    used = [tokens for case in report.cases if (tokens := case.tokens) is not None]
+    return sum(i for i, _ in used), sum(o for _, o in used)
 
 
 def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
@@ -264,9 +264,7 @@ def _flaky_section(head: SuiteReport) -> list[str]:
 
 
 def _calls(case: CaseReport | None) -> list[str] | None:
-    if case is None or case.record is None:
-        return None
-    return [call.name for call in case.record.calls]
+    return None if case is None else case.tool_call_names
 
 
 def _tool_call_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]:
@@ -290,10 +288,12 @@ def _cost_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]
     found = []
     for index, case in enumerate(head.cases):
         then = before.get(index)
-        if then is None or then.record is None or case.record is None:
+        if then is None:
             continue
-        tokens_then = then.record.input_tokens + then.record.output_tokens
-        tokens_now = case.record.input_tokens + case.record.output_tokens
+        used_then, used_now = then.tokens, case.tokens
+        if used_then is None or used_now is None:
+            continue
+        tokens_then, tokens_now = sum(used_then), sum(used_now)
         if tokens_then != tokens_now:
             found.append((abs(tokens_now - tokens_then), case.path, tokens_then, tokens_now, then, case))
     if not found:

@@ -71,22 +71,30 @@ class Reporter:
     #: Meant for a human reading a log: it quotes model text as it is, so printed to a
     #: GitHub Actions log it is fenced off from the runner's command parser.
     for_log: bool = False
+    #: Shows what a passing case's details hold (its checks' words, the record of its
+    #: run) without `-v`: a run that writes no such output keeps passing cases compact
+    #: (`report.compact`). A plugin's format is taken to show them.
+    passing_details: bool = True
 
     @classmethod
-    def streaming(cls, name: str, pieces: Callable[[SuiteReport], Iterable[str]]) -> Reporter:
+    def streaming(
+        cls, name: str, pieces: Callable[[SuiteReport], Iterable[str]], *, passing_details: bool = True
+    ) -> Reporter:
         """A format written a piece at a time: each of `pieces(report)` as it is made."""
 
         def write(report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
             for piece in pieces(report):
                 out.write(piece)
 
-        return cls(name, write, streams=True)
+        return cls(name, write, streams=True, passing_details=passing_details)
 
     @classmethod
-    def whole(cls, name: str, render: Callable[..., str], *, for_log: bool = False) -> Reporter:
+    def whole(
+        cls, name: str, render: Callable[..., str], *, for_log: bool = False, passing_details: bool = True
+    ) -> Reporter:
         """A format made whole, then written: `render(report, *, color)` (given `verbose`
         and `quiet` too when it takes them), as a plugin's format is."""
-        return cls(name, _text_writer(render), for_log=for_log)
+        return cls(name, _text_writer(render), for_log=for_log, passing_details=passing_details)
 
     def __call__(
         self, report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False

@@ -76,7 +76,7 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
         sign = passed_mark(grade.passed, color)
         where = _line(grade.field.where(case.path))
         lines.append(f"    {sign} {_line(grade.check_id)} [{grade.category}]  {where}")
-        if not grade.passed or verbose:
+        if grade.detail and (not grade.passed or verbose):  # a compact case's checks keep no words
             lines.append(f"      {visible(grade.detail)}")
     if not case.passed and case.record is not None:
         for call in case.record.calls:
@@ -191,4 +191,5 @@ def _summary(report: SuiteReport) -> str:
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"
 
 
-REPORTER = Reporter.whole("table", render, for_log=True)
+# Passing checks' words only with -v, which keeps every case whole.
+REPORTER = Reporter.whole("table", render, for_log=True, passing_details=False)

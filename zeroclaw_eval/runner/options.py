@@ -13,7 +13,7 @@ from zeroclaw_eval.collect.collection import Fixture
 from zeroclaw_eval.collect.sharding import Shard
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
-from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.report.model import DETAILS, DETAILS_ALL, DETAILS_FAILING, CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
 from zeroclaw_eval.runner.judging import Judges
 
@@ -65,12 +65,43 @@ class RunOptions(CaseSettings):
     #: The judge models `judge` checks are asked (live mode, `--rejudge`); None: replay
     #: grades them by their recorded verdicts alone.
     judges: Judges | None = None
+    #: What the JSON report keeps of passing cases (`--details`): `failing` writes them
+    #: compact (`report.compact`), `all` whole.
+    details: str = DETAILS_FAILING
+    #: Whether the report keeps each passing case whole in memory. A run whose outputs
+    #: show no passing case's details (the CLI's choice) keeps them compact instead, from
+    #: the moment each is graded, so its memory does not grow with the records.
+    keep_passing: bool = True
 
     def __post_init__(self) -> None:
         refuse_live_agent_cmd(self.live is not None, self.agent_cmd)
         refuse_record_without_live(self.live is not None, self.record_dir)
         super().__post_init__()
         check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
+        if self.details not in DETAILS:
+            raise UsageError(f"details must be one of {', '.join(DETAILS)}, not {self.details!r}")
+        if self.details == DETAILS_ALL and not self.keep_passing:
+            raise UsageError("a report with every case's details must keep passing cases whole")
+
+
+#: From this many selected cases on, a replayed suite with the project's own agent runs in
+#: one worker process per usable CPU when `--jobs` is not given. Below it, forking the
+#: workers and handing their reports back cost about what they save; above it they save
+#: a fifth to a quarter of the run on two CPUs (`benchmarks/targets.py --jobs auto`).
+AUTO_JOBS_FROM = 500
+
+
+def default_jobs(options: RunOptions, cases: int) -> int:
+    """How many cases run at once when `--jobs` is not given: one per usable CPU for a
+    replayed suite of `AUTO_JOBS_FROM` cases or more with the project's own agent (CPU
+    work, which workers share out); otherwise one. Live mode and agent commands wait on
+    a provider or a process: running them at once is the user's call (a provider's rate
+    limit, a service started once)."""
+    if options.live is not None or options.agent_cmd is not None or cases < AUTO_JOBS_FROM:
+        return 1
+    from zeroclaw_eval.runner.workers import usable_cpus  # only a large suite pays for the import
+
+    return usable_cpus()
 
 
 def refuse_live_agent_cmd(live: bool, agent_cmd: ExternalAgent | None) -> None:

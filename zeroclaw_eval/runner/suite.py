@@ -28,6 +28,7 @@ from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.grading.judge import digest
 from zeroclaw_eval.report.codec import scrub_case
+from zeroclaw_eval.report.compact import compact_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.runner.case import rejected, run_one
@@ -80,6 +81,7 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
         not_run=run.stop.not_run,
         interrupted=run.stop.interrupted,
         shard=shard,
+        details=options.details,
     )
 
 
@@ -191,6 +193,8 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
                 # The verdicts are no part of the report's JSON (which the scrub goes through).
                 report = replace(scrub_case(report, secrets), judged=report.judged)
                 _record(fixture, report, options)
+            if not options.keep_passing:
+                report = compact_case(report)  # in a worker too: less to send the parent
         run.stop.count(report)
         settle(index, fixture, report)
 

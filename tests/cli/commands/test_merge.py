@@ -29,7 +29,17 @@ def shards(cli: Runner, suite: Path, count: int) -> list[str]:
     names = []
     for index in range(1, count + 1):
         name = f"shard-{index}.json"
-        result = cli("eval", "run", "--shard", f"{index}/{count}", "--report", f"json={name}", cwd=suite)
+        command = (
+            "eval",
+            "run",
+            "--shard",
+            f"{index}/{count}",
+            "--report",
+            f"json={name}",
+            "--details",
+            "all",
+        )
+        result = cli(*command, cwd=suite)
         assert result.code in (0, 1), result.stderr
         names.append(name)
     return names
@@ -45,7 +55,7 @@ def essence(report: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def test_merged_shards_equal_the_unsharded_run(cli: Runner, suite: Path) -> None:
-    whole = cli("eval", "run", "--report", "json=whole.json", cwd=suite)
+    whole = cli("eval", "run", "--report", "json=whole.json", "--details", "all", cwd=suite)
     names = shards(cli, suite, 4)
     ran = [json.loads((suite / name).read_text(encoding="utf-8")) for name in names]
     assert sorted(c["path"] for r in ran for c in r["cases"]) == sorted(  # each case in one shard

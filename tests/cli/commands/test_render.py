@@ -14,7 +14,20 @@ from tests.support.invoke import invoke
 
 @pytest.mark.parametrize("fmt", ["table", "json", "junit", "html", "github"])
 def test_render_reproduces_what_the_run_wrote(repo: Path, fmt: str) -> None:
-    run = invoke("eval", "run", "--format", fmt, "-o", f"run.{fmt}", "--report", "json=report.json", cwd=repo)
+    # With every detail kept, the report holds all that any output shows.
+    command = (
+        "eval",
+        "run",
+        "--format",
+        fmt,
+        "-o",
+        f"run.{fmt}",
+        "--report",
+        "json=report.json",
+        "--details",
+        "all",
+    )
+    run = invoke(*command, cwd=repo)
     assert run.code == 1
     rendered = invoke("eval", "render", "report.json", "--format", fmt, "-o", f"render.{fmt}", cwd=repo)
     assert rendered.code == 0, rendered.stderr

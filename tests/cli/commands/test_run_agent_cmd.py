@@ -65,7 +65,18 @@ def agent(*flags: str) -> str:
 
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent(*flags), *extra, cwd=project)
+    result = cli(
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--details",
+        "all",
+        "--agent-cmd",
+        agent(*flags),
+        *extra,
+        cwd=project,
+    )
     assert result.code in (0, 1), result.stderr
     case: dict[str, Any] = result.json()["cases"][0]
     return case
@@ -231,6 +242,8 @@ def test_a_oneshot_agent_gets_the_input_as_an_argument(cli: Runner, tmp_path: Pa
         "run",
         "--format",
         "json",
+        "--details",
+        "all",
         "--agent-cmd",
         agent("--oneshot"),
         "--agent-io",
@@ -278,7 +291,17 @@ def test_jobs_run_agent_commands_at_once(cli: Runner, suite: Path) -> None:
     for name in ("second.json", "third.json"):
         (folder / name).write_bytes((folder / "notes.json").read_bytes())
     result = cli(
-        "eval", "run", "--format", "json", "--jobs", "3", "--agent-cmd", agent("--stream"), cwd=suite
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--details",
+        "all",
+        "--jobs",
+        "3",
+        "--agent-cmd",
+        agent("--stream"),
+        cwd=suite,
     )
     assert result.code == 0, result.stdout
     assert [c["name"] for c in result.json()["cases"]] == ["notes.json", "second.json", "third.json"]

@@ -65,7 +65,17 @@ def service(*flags: str) -> str:
 
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    command = ("eval", "run", "--format", "json", "--agent-service", service(*flags), *extra)
+    command = (
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--details",
+        "all",
+        "--agent-service",
+        service(*flags),
+        *extra,
+    )
     result = cli(*command, cwd=project)
     assert result.code in (0, 1), result.stderr
     report: dict[str, Any] = result.json()
@@ -96,7 +106,7 @@ def test_the_service_is_ready_by_its_ready_path(cli: Runner, project: Path) -> N
     (project / "zeroclaw.toml").write_text(
         f'[eval]\nagent_service = "{service()}"\nagent_service_ready_path = "/health"\n', encoding="utf-8"
     )
-    result = cli("eval", "run", "--format", "json", cwd=project)
+    result = cli("eval", "run", "--format", "json", "--details", "all", cwd=project)
     assert result.code == 0, result.stdout + result.stderr
     assert result.json()["counts"]["passed"] == 3
 

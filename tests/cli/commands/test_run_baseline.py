@@ -192,7 +192,16 @@ def test_a_missing_baseline_is_a_usage_error(compared: Path) -> None:
 
 
 def test_render_reproduces_a_compared_run_byte_for_byte(compared: Path) -> None:
-    args = ["--baseline", "previous.json", "--fail-on", "new-failures", "--report", "json=now.json"]
+    args = [
+        "--baseline",
+        "previous.json",
+        "--fail-on",
+        "new-failures",
+        "--report",
+        "json=now.json",
+        "--details",
+        "all",
+    ]
     for fmt in ("table", "junit", "html"):
         run(compared, *args, "--format", fmt, "-o", f"run.{fmt}")
         again = invoke("eval", "render", "now.json", "--format", fmt, "-o", f"again.{fmt}", cwd=compared)

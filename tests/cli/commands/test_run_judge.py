@@ -106,7 +106,7 @@ def test_a_live_run_is_judged_and_record_keeps_the_verdict(
     project: Path, serve: Callable[..., ReplayServer]
 ) -> None:
     _served(project, serve)
-    result = run(project, "--mode", "live", "--record", "recorded", "--format", "json")
+    result = run(project, "--mode", "live", "--record", "recorded", "--format", "json", "--details", "all")
     assert result.code == 0, result.stdout + result.stderr
     assert "the judge (judge) answered yes" in _grade(result)["detail"]
     recorded = json.loads((project / "recorded" / "alpha.json").read_text())
@@ -120,18 +120,18 @@ def test_a_live_run_is_judged_and_record_keeps_the_verdict(
     }
     # Replayed, offline: the recorded verdict grades it.
     (project / "zeroclaw.toml").unlink()
-    replayed = invoke("eval", "run", str(project / "recorded"), "--format", "json")
+    replayed = invoke("eval", "run", str(project / "recorded"), "--format", "json", "--details", "all")
     assert replayed.code == 0, replayed.stdout
     assert _grade(replayed)["passed"] is True
 
 
 def test_a_live_no_fails_and_pass_if_no_passes(project: Path, serve: Callable[..., ReplayServer]) -> None:
     _served(project, serve, verdict="no")
-    failing = run(project, "--mode", "live", "--format", "json")
+    failing = run(project, "--mode", "live", "--format", "json", "--details", "all")
     assert failing.code == 1
     assert _grade(failing)["passed"] is False
     write_fixture(project / "suite", "alpha.json", judged_case(pass_if="no"))
-    passing = run(project, "--mode", "live", "--format", "json")
+    passing = run(project, "--mode", "live", "--format", "json", "--details", "all")
     assert passing.code == 0, passing.stdout
 
 
@@ -163,7 +163,7 @@ def test_an_answer_or_rubric_with_no_verdict_fails_closed_and_says_how_to_rejudg
         data = json.loads(path.read_text())
         data["turns"][0]["steps"][0]["response"]["content"] = "pear"
         path.write_text(json.dumps(data))
-    result = invoke("eval", "run", str(path), "--format", "json")
+    result = invoke("eval", "run", str(path), "--format", "json", "--details", "all")
     assert result.code == 1
     grade = _grade(result)
     assert grade["passed"] is False
@@ -175,9 +175,9 @@ def test_rejudge_writes_the_verdicts_into_the_fixture(
     project: Path, serve: Callable[..., ReplayServer]
 ) -> None:
     _served(project, serve)
-    before = run(project, "--format", "json")  # replay: no verdict yet
+    before = run(project, "--format", "json", "--details", "all")  # replay: no verdict yet
     assert before.code == 1
-    rejudged = run(project, "--rejudge", "--format", "json")
+    rejudged = run(project, "--rejudge", "--format", "json", "--details", "all")
     assert rejudged.code == 0, rejudged.stdout + rejudged.stderr
     data = json.loads((project / "suite" / "alpha.json").read_text())
     assert [v["verdict"] for v in data["expects"]["judge"][0]["verdicts"]] == ["yes"]
@@ -191,7 +191,7 @@ def test_a_judge_that_cannot_be_asked_fails_its_check(
     url = _served(project, serve)
     configure(project, url, judge="missing")
     write_fixture(project / "suite", "alpha.json", {**judged_case()})
-    result = run(project, "--mode", "live", "--format", "json")
+    result = run(project, "--mode", "live", "--format", "json", "--details", "all")
     assert result.code == 1
     assert "the judge could not be asked: no [providers.models.missing] table" in _grade(result)["detail"]
 
@@ -219,7 +219,7 @@ def test_the_judges_key_never_reaches_a_fixture_or_report(
     project: Path, serve: Callable[..., ReplayServer]
 ) -> None:
     _served(project, serve, reason=f"I was called with {API_KEY}")
-    result = run(project, "--rejudge", "--report", "json=r.json")
+    result = run(project, "--rejudge", "--report", "json=r.json", "--details", "all")
     assert result.code == 0, result.stdout + result.stderr
     for written in (project / "suite" / "alpha.json", project / "r.json"):
         text = written.read_text()
@@ -255,7 +255,7 @@ def test_a_fixture_rejudge_cannot_write_is_that_cases_error(
     _served(project, serve)
     (project / "suite").chmod(0o555)
     try:
-        result = run(project, "--rejudge", "--format", "json")
+        result = run(project, "--rejudge", "--format", "json", "--details", "all")
     finally:
         (project / "suite").chmod(0o755)
     assert result.code == 1

@@ -120,7 +120,7 @@ def test_live_suite_passes_over_loopback_with_usage_accounted(
 ) -> None:
     server = serve_suite()
     configure(live_project, server.url)
-    result = live(live_project, "--format", "json")
+    result = live(live_project, "--format", "json", "--details", "all")
     assert result.code == 0, result.stdout + result.stderr
     data = result.json()
     assert data["mode"] == "live"
@@ -153,7 +153,7 @@ def test_a_slow_turn_times_out_that_case_only(
 ) -> None:
     server = serve_suite("delay:2500@2")  # the second request is bravo's (serial, in file order)
     configure(live_project, server.url, timeout=1)
-    result = live(live_project, "--format", "json")
+    result = live(live_project, "--format", "json", "--details", "all")
     assert result.code == 1
     cases = {c["name"]: c for c in result.json()["cases"]}
     assert cases["a_alpha.json"]["status"] == "passed"
@@ -178,7 +178,7 @@ def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
     write_fixture(live_project / "model", "e_echo.json", tool_case("echo", "echo", {"message": "hi"}, []))
     served = load_cases(discover(live_project / "model"))
     configure(live_project, serve(served).url, allowed=[])
-    result = live(live_project, "--format", "json")
+    result = live(live_project, "--format", "json", "--details", "all")
     cases = {c["name"]: c for c in result.json()["cases"]}
     denied = cases["d_write.json"]
     assert denied["status"] == "error"
@@ -186,7 +186,9 @@ def test_a_tool_outside_the_allowlist_is_denied_and_fails_its_case(
     assert denied["record"]["calls"][0]["success"] is False
     assert cases["e_echo.json"]["status"] == "passed"  # echo is always approved
     configure(live_project, serve(served).url, allowed=["file_write"])
-    allowed = {c["name"]: c for c in live(live_project, "--format", "json").json()["cases"]}
+    allowed = {
+        c["name"]: c for c in live(live_project, "--format", "json", "--details", "all").json()["cases"]
+    }
     assert allowed["d_write.json"]["status"] == "passed"
 
 
@@ -194,7 +196,7 @@ def test_jobs_keep_fixture_order(live_project: Path, serve_suite: Callable[..., 
     # With three cases at once, alpha's answer is the slowest to come.
     server = serve_suite("delay:600@a_alpha")
     configure(live_project, server.url)
-    result = live(live_project, "--jobs", "3", "--format", "json")
+    result = live(live_project, "--jobs", "3", "--format", "json", "--details", "all")
     assert result.code == 0, result.stdout
     assert [c["name"] for c in result.json()["cases"]] == ["a_alpha.json", "b_bravo.json", "c_charlie.json"]
     progress = [line for line in result.stderr.splitlines() if line.startswith("[")]
@@ -239,8 +241,8 @@ def test_a_recorded_run_replays_to_the_same_verdict(
     )
     configure(live_project, serve_suite().url)
     recorded = tmp_path / "recorded"
-    live_run = live(live_project, "--record", str(recorded), "--format", "json")
-    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json")
+    live_run = live(live_project, "--record", str(recorded), "--format", "json", "--details", "all")
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", "--details", "all")
     assert [(c["name"], c["status"]) for c in replay.json()["cases"]] == [
         (c["name"], c["status"]) for c in live_run.json()["cases"]
     ]
@@ -256,7 +258,7 @@ def test_an_anthropic_provider_runs_and_records_the_suite_in_messages(
     # The Anthropic SDKs' base URL: the server's root; /v1/messages is added.
     configure(live_project, server.url.removesuffix("/v1"), kind="anthropic")
     recorded = tmp_path / "recorded"
-    live_run = live(live_project, "--record", str(recorded), "--format", "json")
+    live_run = live(live_project, "--record", str(recorded), "--format", "json", "--details", "all")
     assert live_run.code == 0, live_run.stdout + live_run.stderr
     log = server.requests()
     assert {entry["api"] for entry in log} == {"messages"}
@@ -265,7 +267,7 @@ def test_an_anthropic_provider_runs_and_records_the_suite_in_messages(
     echo = live_run.json()["cases"][3]["record"]
     assert [(call["name"], call["result"]) for call in echo["calls"]] == [("echo", "hi")]
     assert [(s["input_tokens"], s["output_tokens"]) for s in echo["steps"]] == [(20, 5), (30, 2)]
-    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json")
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", "--details", "all")
     assert replay.json()["counts"]["passed"] == 4
 
 

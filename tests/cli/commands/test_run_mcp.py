@@ -58,7 +58,9 @@ def project(tmp_path: Path) -> Path:
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ("--mcp",)) -> dict[str, Any]:
     agent = " ".join([sys.executable, str(AGENT), *flags])
-    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent, *extra, cwd=project)
+    result = cli(
+        "eval", "run", "--format", "json", "--details", "all", "--agent-cmd", agent, *extra, cwd=project
+    )
     assert result.code in (0, 1), result.stdout + result.stderr
     case: dict[str, Any] = result.json()["cases"][0]
     return case
@@ -91,7 +93,20 @@ def test_cases_run_at_once_each_get_their_own_tools(cli: Runner, project: Path) 
         fixture["expects"]["tool_arguments_contain"][0]["needle"] = order
         write_fixture(suite, f"order_{order}.json", fixture)
     agent = f"{sys.executable} {AGENT}"
-    result = cli("eval", "run", "--format", "json", "--agent-cmd", agent, "--mcp", "--jobs", "4", cwd=project)
+    result = cli(
+        "eval",
+        "run",
+        "--format",
+        "json",
+        "--details",
+        "all",
+        "--agent-cmd",
+        agent,
+        "--mcp",
+        "--jobs",
+        "4",
+        cwd=project,
+    )
     assert result.code == 0, result.stdout + result.stderr
     report = result.json()
     assert report["counts"]["passed"] == 4
@@ -242,7 +257,7 @@ def test_an_agent_of_this_process_gets_the_url_and_its_mcp_calls_run_in_the_work
             },
         },
     )
-    result = cli("eval", "run", "--format", "json", cwd=tmp_path)
+    result = cli("eval", "run", "--format", "json", "--details", "all", cwd=tmp_path)
     assert result.code == 0, result.stdout + result.stderr
     calls = result.json()["cases"][0]["record"]["calls"]
     # Dispatched over MCP, which carries no call id: the result check matched it by tool

@@ -112,7 +112,7 @@ def test_a_live_run_proxies_the_projects_mcp_tools_and_records_them_as_doubles(
     root = project(tmp_path, provider.url, url)
     recorded = tmp_path / "recorded"
     live = invoke(
-        "eval", "run", "--mode", "live", "--record", str(recorded), "--format", "json",
+        "eval", "run", "--mode", "live", "--record", str(recorded), "--format", "json", "--details", "all",
         cwd=root, env={KEY_ENV: API_KEY},
     )  # fmt: skip
     assert live.code == 0, live.stdout + live.stderr
@@ -124,7 +124,7 @@ def test_a_live_run_proxies_the_projects_mcp_tools_and_records_them_as_doubles(
         "lookup_order": [{"when": {"order_id": "42"}, "result": "order 42: shipped"}]
     }
     # Replayed, the double answers: the project's server is not reached.
-    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", cwd=root)
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", "--details", "all", cwd=root)
     assert replay.code == 0, replay.stdout + replay.stderr
     assert calls == [{"order_id": "42"}]
 

@@ -89,7 +89,7 @@ def test_a_project_tool_and_a_double_pass_as_scripted(cli: Runner, project: Path
         "tools_offered": ["get_weather", "get_time"],
     }
     write_fixture(project / "suite", "paris.json", weather_case("Paris", expects))
-    result = cli("eval", "run", "--format", "json", cwd=project)
+    result = cli("eval", "run", "--format", "json", "--details", "all", cwd=project)
     assert result.code == 0, result.stdout
     calls = result.json()["cases"][0]["record"]["calls"]
     assert [(c["name"], c["result"], c["success"]) for c in calls] == [
@@ -105,7 +105,7 @@ def test_a_project_tool_and_a_double_fail_as_scripted(cli: Runner, project: Path
     }
     write_fixture(project / "suite", "paris.json", weather_case("Paris", {**expects}))
     write_fixture(project / "suite", "rome.json", weather_case("Rome", {"all_tools_succeeded": True}))
-    result = cli("eval", "run", "--format", "json", cwd=project)
+    result = cli("eval", "run", "--format", "json", "--details", "all", cwd=project)
     assert result.code == 1
     cases = {case["name"]: case for case in result.json()["cases"]}
     paris = [g["check_id"] for g in cases["paris.json"]["grades"] if not g["passed"]]

@@ -287,7 +287,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, dict[str, 
     suite = tmp_path_factory.mktemp("families")
     for name, (fixture, _status, _failing) in CASES.items():
         write_fixture(suite, f"{name}.json", fixture)
-    result = invoke("eval", "run", "--suite", str(suite), "--format", "json")
+    result = invoke("eval", "run", "--suite", str(suite), "--format", "json", "--details", "all")
     return result, {c["name"]: c for c in result.json()["cases"]}
 
 

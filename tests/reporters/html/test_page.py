@@ -19,7 +19,8 @@ from tests.support.reports import every_status_report, run_every_status_suite
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
-from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.compact import compact_case
+from zeroclaw_eval.report.model import DETAILS_ALL, DETAILS_FAILING, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
 from zeroclaw_eval.reporters.html.page import REPORTER as render
 
@@ -249,13 +250,20 @@ def test_a_saved_report_renders_byte_identical(
     assert fmt in builtin_names()
     reporter = get_reporter(fmt)
     saved_file = tmp_path / "saved" / "eval.json"
-    for report in (real_report, every_status_report(root=real_report.root)):
-        write_output(get_reporter("json")(report), str(saved_file))  # what `eval run` saves
-        reloaded = report_from_dict(json.loads(saved_file.read_text(encoding="utf-8")))
-        assert reloaded == report
-        assert report_from_dict(report_to_dict(report)) == report
-        assert reporter(reloaded) == reporter(report)
-        assert reporter(reloaded, color=True) == reporter(report, color=True)
+    for whole in (real_report, every_status_report(root=real_report.root)):
+        # With every detail kept, the saved report is the report; by default its passing
+        # cases are kept compact, and the saved report is the report so kept.
+        compact = replace(whole, cases=[compact_case(case) for case in whole.cases], details=DETAILS_FAILING)
+        assert compact.cases != whole.cases  # the suite has passing cases to keep compact
+        for report, details in ((whole, DETAILS_ALL), (whole, DETAILS_FAILING), (compact, DETAILS_FAILING)):
+            report = replace(report, details=details)
+            expected = compact if details == DETAILS_FAILING else report
+            write_output(get_reporter("json")(report), str(saved_file))  # what `eval run` saves
+            reloaded = report_from_dict(json.loads(saved_file.read_text(encoding="utf-8")))
+            assert reloaded == expected
+            assert report_from_dict(report_to_dict(report)) == expected
+            assert reporter(reloaded) == reporter(expected)
+            assert reporter(reloaded, color=True) == reporter(expected, color=True)
 
 
 def test_source_lines_follow_the_positions_even_after_a_unicode_line_separator(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -91,6 +92,15 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     " verdicts into the fixtures (review them like a snapshot update).",
 )
 @click.option(
+    "--details",
+    type=click.Choice(["failing", "all"]),
+    default="failing",
+    show_default=True,
+    help="What the JSON report keeps of passing cases: failing keeps every detail of the cases"
+    " that did not pass and a compact record of the rest (their checks, tool calls and tokens);"
+    " all keeps everything of every case.",
+)
+@click.option(
     "--progress/--no-progress",
     default=None,
     help="Show progress on stderr: a line that redraws on a terminal, a line per case in a log."
@@ -107,12 +117,13 @@ def run_command(
     exitfirst: bool,
     maxfail: int | None,
     mode: str | None,
-    jobs: int,
+    jobs: int | None,
     repeat: int,
     min_pass_rate: float | None,
     shard: str | None,
     record_dir: Path | None,
     rejudge: bool,
+    details: str,
     progress: bool | None,
     agent: AgentChoice,
     outputs: Outputs,
@@ -137,6 +148,7 @@ def run_command(
       zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
       zeroclaw eval run --suite evals/live --rejudge
+      zeroclaw eval run --report json=reports/eval.json --details all
     \b
     Exit codes: 0 all cases passed; 1 a check failed, a run errored, a fixture
     was rejected, or the suite held no fixtures (with --fail-on new-failures: a
@@ -150,7 +162,7 @@ def run_command(
     from zeroclaw_eval.collect.suite import nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.report.words import plural
-    from zeroclaw_eval.runner.options import refuse_record_without_live
+    from zeroclaw_eval.runner.options import default_jobs, refuse_record_without_live
     from zeroclaw_eval.runner.project import run_options
     from zeroclaw_eval.runner.suite import collect, run_collected
 
@@ -172,7 +184,7 @@ def run_command(
             mcp=agent.mcp,
             live=live,
             rejudge=rejudge,
-            jobs=jobs,
+            jobs=jobs or 1,
             keyword=keyword,
             maxfail=_maxfail(exitfirst, maxfail),
             stop_on_signals=True,
@@ -183,10 +195,15 @@ def run_command(
             on_recorded=recorded if record_dir is not None else None,
             on_case_done=shown,
             on_selected=shown.expect if shown is not None else None,
+            details=details,
+            # Nothing shows a passing case's details: each is kept compact once graded.
+            keep_passing=details == "all" or outputs.show_passing_details(),
         )
         targets = resolve_targets(paths, suite, loaded)
         with hint_on_missing_suite(loaded, config):
             collection = collect(targets, options)  # a path that names nothing fails here, before any case
+        if jobs is None:
+            options = replace(options, jobs=default_jobs(options, len(collection.selected)))
         report = run_collected(collection, options)
         comparison.apply(report)
         with held_signals() as held:  # every output written, or none is newer than another

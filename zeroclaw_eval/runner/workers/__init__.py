@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import math
 import os
 import pickle
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.errors import SystemProblem
@@ -50,12 +52,66 @@ def forkable() -> bool:
 
 
 def usable_cpus() -> int:
-    """The CPUs this process may run on (at least 1): its affinity, which a container or
-    `taskset` narrows, rather than every CPU of the machine."""
+    """The CPUs this process may use (at least 1): its affinity, which `taskset` or a
+    container's cpuset narrows, and no more than its cgroup's CPU quota allows (a
+    container run with `--cpus 2` on a 64-core host may use two), rather than every CPU
+    of the machine."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # no affinity on macOS and Windows: every CPU counts
         return max(1, os.cpu_count() or 1)
+    quota = cgroup_cpu_quota()
+    return cpus if quota is None else max(1, min(cpus, math.ceil(quota)))
+
+
+def cgroup_cpu_quota(
+    root: Path = Path("/sys/fs/cgroup"), membership: Path = Path("/proc/self/cgroup")
+) -> float | None:
+    """How many CPUs' worth of time this process's cgroup may use (None: no limit, or no
+    cgroup to read): the smallest quota on the way from its own cgroup up to the root,
+    as the kernel enforces each. Reads cgroup v2 (`cpu.max`: quota and period, or `max`)
+    and v1 (`cpu.cfs_quota_us`, -1 for none, over `cpu.cfs_period_us`)."""
+    try:
+        lines = membership.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    found: list[float] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2) if line.count(":") >= 2 else ("", "", "")
+        if controllers == "" and path:  # v2: one unified hierarchy
+            found.extend(_quotas(root, path, _v2_quota))
+        elif "cpu" in controllers.split(","):  # v1: the cpu controller's hierarchy
+            found.extend(_quotas(root / controllers, path, _v1_quota))
+    return min(found, default=None)
+
+
+def _quotas(root: Path, path: str, read: Callable[[Path], float | None]) -> list[float]:
+    folder = root / path.strip("/") if path.strip("/") else root
+    found = []
+    while True:
+        quota = read(folder)
+        if quota is not None:
+            found.append(quota)
+        if folder == root or root not in folder.parents:
+            return found
+        folder = folder.parent
+
+
+def _v2_quota(folder: Path) -> float | None:
+    try:
+        quota, period = (folder / "cpu.max").read_text(encoding="ascii").split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _v1_quota(folder: Path) -> float | None:
+    try:
+        quota = int((folder / "cpu.cfs_quota_us").read_text(encoding="ascii"))
+        period = int((folder / "cpu.cfs_period_us").read_text(encoding="ascii"))
+        return None if quota <= 0 else quota / period
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
 
 
 def chunks(count: int, jobs: int) -> list[range]:

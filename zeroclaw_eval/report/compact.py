@@ -1,0 +1,60 @@
+"""Compact records: what a report keeps of a passing case unless asked for all of it.
+
+A passing case's details (each check's words, what it expected and what it found, the
+whole record of the run) are what nobody reads of a green suite, and most of a report:
+about nine tenths of a case's record. Kept compact (`--details failing`, the default), a
+passing case keeps its name, path, id, status, score, duration and category totals, each
+check's id, category and field, the tools it called in order, and its tokens: what
+`compare`, `merge`, `--baseline` and every reporter read of a passing case. A case that
+did not pass always keeps everything, its fixture text included.
+
+A run whose outputs show no passing case's details (no HTML page, no `-v` table) keeps
+each passing case compact from the moment it is graded, so a suite's memory grows by
+about a kilobyte a passing case rather than by the whole record.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+
+from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.report.model import PASSED, CaseReport, CaseSummary
+
+#: Passing checks without their words, one object each: a suite's cases mostly declare
+#: the same checks at the same fields, so a compact case holds references to shared
+#: grades. Bounded by the kinds of check times their indices, not by the suite's size.
+_GRADES: dict[tuple[str, str, str], GradeResult] = {}
+
+
+def passing_check(check_id: str, category: str, pointer: str) -> GradeResult:
+    """The grade of a passing check as a compact case keeps it: no words, no values, its
+    field by pointer alone (a passing check's position is never looked up)."""
+    key = (check_id, category, pointer)
+    found = _GRADES.get(key)
+    if found is None:
+        check = sys.intern(check_id)
+        found = _GRADES[key] = GradeResult(
+            check, sys.intern(category), True, "", FieldRef(sys.intern(pointer))
+        )
+    return found
+
+
+def summary_of(case: CaseReport) -> CaseSummary:
+    """What the record of `case`'s run says in sum (nothing, for a case without one)."""
+    if case.summary is not None:
+        return case.summary
+    record = case.record
+    if record is None:
+        return CaseSummary((), 0, 0)
+    names = tuple(sys.intern(call.name) for call in record.calls)
+    return CaseSummary(names, record.input_tokens, record.output_tokens)
+
+
+def compact_case(case: CaseReport) -> CaseReport:
+    """`case` kept compact if it passed (see the module); any other case as it is."""
+    if case.summary is not None or case.status != PASSED:
+        return case
+    grades = [passing_check(g.check_id, g.category, g.field.pointer) for g in case.grades]
+    return replace(case, grades=grades, record=None, summary=summary_of(case), source=None)
