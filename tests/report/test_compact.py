@@ -142,3 +142,32 @@ def test_a_run_showing_passing_details_keeps_them_and_the_json_does_not(tmp_path
     assert "grades" not in case
     assert "expected exactly 1 tool call(s); found 1 (echo)" in page
     assert '<ol class="timeline">' in page
+
+
+def test_a_case_that_does_not_pass_keeps_its_passing_checks_words_in_a_compact_run(tmp_path: Path) -> None:
+    # A run that keeps passing cases compact grades passing checks without words; a case
+    # that turns out not to pass gets them all, as with every detail kept.
+    partly = {
+        **PASSING,
+        "expects": {
+            "response_contains": ["hello", "goodbye"],
+            "tools_used": ["echo"],
+            "exact_tool_calls": 1,
+            "tool_arguments_contain": [{"tool": "echo", "needle": "hello"}],
+            "all_tools_succeeded": True,
+            "budget": {"max_llm_calls": 5},
+        },
+    }
+    write_fixture(tmp_path / "evals" / "regression", "partly.json", partly)
+    write_fixture(tmp_path / "evals" / "regression", "ok.json", PASSING)
+    reports = []
+    for details in ("failing", "all"):
+        result = invoke("eval", "run", "--format", "json", "--details", details, cwd=tmp_path)
+        assert result.code == 1, result.stderr
+        reports.append({case["name"]: case for case in result.json()["cases"]})
+    compact, whole = reports
+    assert "checks" in compact["ok.json"]
+    grades = compact["partly.json"]["grades"]
+    assert [g["passed"] for g in grades].count(True) == 6
+    assert all(g["detail"] for g in grades)
+    assert grades == whole["partly.json"]["grades"]

@@ -16,7 +16,7 @@ from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.model import JudgeVerdict
-from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
@@ -70,7 +70,9 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             if options.judges is not None and expects.judge:
                 response = record.final_response
                 expects, judged, unasked = await judged_expects(expects, response, options.judges)
-            grades = _unasked(grade(expects, record, workspace), unasked)
+            # Passing checks in words only where something shows them (see `grade`).
+            words = options.keep_passing
+            grades = _unasked(grade(expects, record, workspace, words=words), unasked)
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
@@ -99,6 +101,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             message = f"the judges' verdicts could not be written into the fixture: {exc.strerror or exc}"
             report.error = CaseError(message, case.locate("/expects/judge", at_key=True))
     if not report.passed:
+        if not words:  # a case that does not pass keeps every detail
+            report.grades = [_located(case, g) for g in in_words(grades, expects, record)]
         report.source = case.text  # reporters show the fixture around its failing fields
     return report
 
