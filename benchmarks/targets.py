@@ -13,11 +13,14 @@ fresh processes, timed around the process, with their CPU time and peak resident
 (benchmarks/peers.py measures them the same way):
 
 - bare floor, floor+report;
-- table+json: `zeroclaw eval run --suite DIR --report json=FILE` (the table on stdout);
+- table+json: `zeroclaw eval run --suite DIR --report json=FILE --jobs 1` (the table on
+  stdout; one process, as every ratio below is single-process);
 - all outputs: the same plus `--report junit=... --report html=... --report github=...`;
-- with `--jobs N`, both zeroclaw runs again with `--jobs N` (reported apart: never part of
-  a single-process ratio); with `--before CMD`, both runs of another zeroclaw command (the
-  code before a change, say), measured in the same rounds.
+- `-j auto: table+json`: table+json with `--jobs auto`, what a run without `--jobs` does
+  from 500 cases on, and its gain over one process (reported apart: never part of a
+  single-process ratio); with `--jobs N` (N > 1), both zeroclaw runs again with
+  `--jobs N`; with `--before CMD`, both runs of another zeroclaw command (the code before
+  a change, say), measured in the same rounds.
 
 Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts. The
 package's bytecode is compiled first, as pip compiles an installed wheel's.
@@ -49,8 +52,12 @@ from pathlib import Path
 from peer_cases import write_suite
 from peers import compile_bytecode, measured_cpu
 
+from zeroclaw_eval.runner.workers import usable_cpus
+
 HERE = Path(__file__).resolve().parent
 FLOOR, BARE = "floor+report", "bare floor"
+#: table+json with `--jobs auto`: the default of a suite this size, one worker per usable CPU.
+AUTO = "-j auto: table+json"
 #: (what runs, cases) -> the most it may take, as a ratio to floor+report on the same cases.
 RATIO_TARGETS = {("table+json", 1000): 1.6, ("table+json", 10000): 1.3}
 #: All outputs, as a ratio to table+json on the same cases.
@@ -75,7 +82,9 @@ class Timing:
 def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: int) -> dict[str, list[str]]:
     floor = [sys.executable, str(HERE / "peer_floor.py"), str(suite), str(out / "verdict.json")]
     found = {BARE: floor, FLOOR: [*floor, "--report", str(out / "floor.json")]}
-    variants = [("", zeroclaw, []), ("before: ", before, [])]
+    # `--jobs 1` spelled out: without it a suite of 500 cases or more runs in worker
+    # processes, and a ratio against the single-process floor would count them.
+    variants = [("", zeroclaw, ["--jobs", "1"]), ("before: ", before, ["--jobs", "1"])]
     if jobs > 1:
         variants.append((f"-j {jobs}: ", zeroclaw, ["--jobs", str(jobs)]))
     for label, command, extra in variants:
@@ -85,6 +94,7 @@ def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: in
         every = ["--report", f"junit={out / 'eval.xml'}", "--report", f"html={out / 'eval.html'}"]
         found[f"{label}table+json"] = run
         found[f"{label}all outputs"] = [*run, *every, "--report", f"github={out / 'github.txt'}"]
+    found[AUTO] = [*found["table+json"][:-2], "--jobs", "auto"]
     return found
 
 
@@ -196,6 +206,11 @@ def report(sizes: list[int], timings: dict[tuple[str, int], Timing], starts: dic
         cpu = (table.cpu - fixed_cpu) / size
         if cpu > CPU_PER_CASE_TARGET:
             missed.append(f"table+json at {size}: {cpu * 1e6:.0f} µs of CPU a case (target 250)")
+        auto = timings[AUTO, size]
+        lines.append(
+            f"{'':<{width}} --jobs auto ({usable_cpus()} workers): table+json {table.wall / auto.wall:.2f}x"
+            " as fast as one process"
+        )
     if 1000 in sizes and 10000 in sizes:
         small, large = timings["table+json", 1000].peak_mib, timings["table+json", 10000].peak_mib
         lines.append(f"table+json peak memory: {large:.0f} MiB at 10,000, {large / small:.2f}x that at 1,000")
