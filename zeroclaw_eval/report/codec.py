@@ -17,7 +17,6 @@ from zeroclaw_eval.report.model import (
     RepeatStats,
     SuiteReport,
 )
-from zeroclaw_eval.report.schema import typed_case, typed_report
 
 # The JSON report shape. Bump on any change a consumer could notice, and say what
 # the version added:
@@ -145,6 +144,10 @@ def report_from_dict(data: Any) -> SuiteReport:
     """Rebuild a report from its JSON shape (the inverse of `report_to_dict`), read as
     strictly as a saved report from anywhere (`schema.typed_report`); `ReportShapeError`
     (a `ValueError`) naming the field when it is not one."""
+    # Imported here: its models are built at import, and a run that reads no report
+    # (most of them) would pay ~10 ms of its start for nothing.
+    from zeroclaw_eval.report.schema import typed_report
+
     return typed_report(data)
 
 
@@ -157,4 +160,8 @@ def scrub_case(case: CaseReport, secrets: list[str]) -> CaseReport:
     """
     data = case_to_dict(case)
     scrubbed = scrub(data, secrets)
-    return case if scrubbed is data else typed_case(scrubbed)
+    if scrubbed is data:
+        return case
+    from zeroclaw_eval.report.schema import typed_case  # see `report_from_dict`
+
+    return typed_case(scrubbed)
