@@ -110,7 +110,7 @@ class CaseSummary:
     output_tokens: int
 
 
-@dataclass
+@dataclass(slots=True)
 class CaseReport:
     """The outcome of one fixture: admitted and graded, errored, or rejected."""
 
