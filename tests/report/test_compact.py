@@ -130,18 +130,31 @@ def test_a_forged_compact_record_is_refused_naming_the_field(edit: Any, words: s
     assert words in str(refused.value)
 
 
-def test_a_run_showing_passing_details_keeps_them_and_the_json_does_not(tmp_path: Path) -> None:
-    # The HTML page shows each passing check's words and the run; the JSON beside it, by
-    # default, keeps the passing cases compact.
+def test_the_html_page_follows_details_and_is_the_page_render_makes_of_the_json(tmp_path: Path) -> None:
+    # By default the page lists a passing case's checks unworded and without its run,
+    # exactly as `render` draws it from the run's JSON; `--details all` shows the words
+    # and the run.
     write_fixture(tmp_path / "evals" / "regression", "ok.json", PASSING)
-    result = invoke("eval", "run", "--report", "html=out.html", "--report", "json=out.json", cwd=tmp_path)
-    assert result.code == 0, result.stderr
-    page = (tmp_path / "out.html").read_text(encoding="utf-8")
-    (case,) = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["cases"]
+    words, timeline = "expected exactly 1 tool call(s); found 1 (echo)", '<ol class="timeline">'
+    pages = {}
+    for details in ("failing", "all"):
+        result = invoke(
+            "eval", "run", "--details", details, "--report", f"html={details}.html",
+            "--report", f"json={details}.json", cwd=tmp_path,
+        )  # fmt: skip
+        assert result.code == 0, result.stderr
+        pages[details] = (tmp_path / f"{details}.html").read_text(encoding="utf-8")
+        rendered = invoke("eval", "render", f"{details}.json", "--format", "html", cwd=tmp_path)
+        assert rendered.code == 0, rendered.stderr
+        assert rendered.stdout == pages[details]
+    (case,) = json.loads((tmp_path / "failing.json").read_text(encoding="utf-8"))["cases"]
     assert "checks" in case
     assert "grades" not in case
-    assert "expected exactly 1 tool call(s); found 1 (echo)" in page
-    assert '<ol class="timeline">' in page
+    assert "exact_tool_calls" in pages["failing"]
+    assert words not in pages["failing"]
+    assert timeline not in pages["failing"]
+    assert words in pages["all"]
+    assert timeline in pages["all"]
 
 
 def test_a_case_that_does_not_pass_keeps_its_passing_checks_words_in_a_compact_run(tmp_path: Path) -> None:

@@ -61,8 +61,8 @@ class Outputs:
 
     def show_passing_details(self) -> bool:
         """Whether an output shows what a passing case's details hold: `-v`, or a format
-        that shows them (the HTML page, a plugin's). Otherwise the run keeps passing cases
-        compact in memory."""
+        that shows them (a plugin's; every built-in format shows what `--details` keeps).
+        Otherwise the run keeps passing cases compact in memory."""
         return self.verbose or any(get_reporter(target.fmt).passing_details for target in self.targets)
 
 

@@ -96,9 +96,9 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     type=click.Choice(["failing", "all"]),
     default="failing",
     show_default=True,
-    help="What the JSON report keeps of passing cases: failing keeps every detail of the cases"
-    " that did not pass and a compact record of the rest (their checks, tool calls and tokens);"
-    " all keeps everything of every case.",
+    help="What the JSON report and the HTML page keep of passing cases: failing keeps every"
+    " detail of the cases that did not pass and a compact record of the rest (their checks,"
+    " tool calls and tokens); all keeps everything of every case.",
 )
 @click.option(
     "--progress/--no-progress",
