@@ -138,7 +138,9 @@ def contenders(args: argparse.Namespace) -> tuple[list[Contender], list[str]]:
         version = subprocess.run([zeroclaw, "--version"], capture_output=True, text=True, check=False)
 
         def run_zeroclaw(suite: Path, scratch: Scratch, exe: str = zeroclaw) -> list[str]:
-            return [exe, "eval", "run", "--suite", str(suite), "--report", f"json={scratch.verdict}"]
+            # One process, as every peer runs (a suite of 500 cases or more would use workers).
+            run = [exe, "eval", "run", "--suite", str(suite), "--report", f"json={scratch.verdict}"]
+            return [*run, "--jobs", "1"]
 
         # Exit 1 is the gate doing its job when a case must fail; 0 when none must.
         found.append(

@@ -16,11 +16,11 @@ fresh processes, timed around the process, with their CPU time and peak resident
 - table+json: `zeroclaw eval run --suite DIR --report json=FILE --jobs 1` (the table on
   stdout; one process, as every ratio below is single-process);
 - all outputs: the same plus `--report junit=... --report html=... --report github=...`;
-- `-j auto: table+json`: table+json with `--jobs auto`, what a run without `--jobs` does
-  from 500 cases on, and its gain over one process (reported apart: never part of a
-  single-process ratio); with `--jobs N` (N > 1), both zeroclaw runs again with
-  `--jobs N`; with `--before CMD`, both runs of another zeroclaw command (the code before
-  a change, say), measured in the same rounds.
+- `-j auto: table+json`: table+json with `--jobs auto` (what a run without `--jobs`
+  does from 500 cases on; below that, it still measures workers), and its gain over one
+  process (reported apart: never part of a single-process ratio); with `--jobs N`
+  (N > 1), both zeroclaw runs again with `--jobs N`; with `--before CMD`, both runs of
+  another zeroclaw command (the code before a change, say), measured in the same rounds.
 
 Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts. The
 package's bytecode is compiled first, as pip compiles an installed wheel's.

@@ -130,19 +130,23 @@ def test_a_forged_compact_record_is_refused_naming_the_field(edit: Any, words: s
     assert words in str(refused.value)
 
 
-def test_the_html_page_follows_details_and_is_the_page_render_makes_of_the_json(tmp_path: Path) -> None:
+@pytest.mark.parametrize("verbose", [False, True])
+def test_the_html_page_follows_details_and_is_the_page_render_makes_of_the_json(
+    tmp_path: Path, verbose: bool
+) -> None:
     # By default the page lists a passing case's checks unworded and without its run,
-    # exactly as `render` draws it from the run's JSON; `--details all` shows the words
-    # and the run.
+    # exactly as `render` draws it from the run's JSON, even when `-v` keeps the case
+    # whole for the table; `--details all` shows the words and the run.
     write_fixture(tmp_path / "evals" / "regression", "ok.json", PASSING)
     words, timeline = "expected exactly 1 tool call(s); found 1 (echo)", '<ol class="timeline">'
     pages = {}
     for details in ("failing", "all"):
         result = invoke(
             "eval", "run", "--details", details, "--report", f"html={details}.html",
-            "--report", f"json={details}.json", cwd=tmp_path,
+            "--report", f"json={details}.json", *(["-v"] if verbose else []), cwd=tmp_path,
         )  # fmt: skip
         assert result.code == 0, result.stderr
+        assert (words in result.stdout) is verbose  # the table's words, with -v
         pages[details] = (tmp_path / f"{details}.html").read_text(encoding="utf-8")
         rendered = invoke("eval", "render", f"{details}.json", "--format", "html", cwd=tmp_path)
         assert rendered.code == 0, rendered.stderr

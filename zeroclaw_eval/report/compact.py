@@ -8,7 +8,8 @@ check's id, category and field, the tools it called in order, and its tokens: wh
 `compare`, `merge`, `--baseline` and every reporter read of a passing case. A case that
 did not pass always keeps everything, its fixture text included.
 
-A run whose outputs show no passing case's details (no HTML page, no `-v` table) keeps
+The JSON report and the HTML page write a passing case compact unless `--details all`.
+A run whose outputs show no passing case's details (no `-v` table, no plugin format) keeps
 each passing case compact from the moment it is graded, so a suite's memory grows by
 about a kilobyte a passing case rather than by the whole record.
 """

@@ -247,8 +247,8 @@ class SuiteReport:
     baseline: Baseline | None = None
     #: Earlier runs' pass rates, oldest first (`--history`), for the HTML trend chart.
     history: list[HistoryPoint] | None = None
-    #: What the JSON report keeps of passing cases: their details (`all`), or only what
-    #: `report.compact` keeps (`failing`, the default).
+    #: What the JSON report and the HTML page keep of passing cases: their details
+    #: (`all`), or only what `report.compact` keeps (`failing`, the default).
     details: str = DETAILS_FAILING
 
     def exit_code(self) -> ExitCode:

@@ -18,7 +18,8 @@ from typing import Any
 
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
-from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.compact import compact_case
+from zeroclaw_eval.report.model import DETAILS_FAILING, SuiteReport
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
@@ -97,8 +98,12 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     # script goes in untouched, so that it still matches its CSP hash.
     neutral = MarkupNeutralizer()
     yield neutral.feed(head)
+    # A passing case as the JSON report beside the page keeps it (`--details`), even in a
+    # run that kept it whole for another output (`-v`): the page is always the one
+    # `render` draws from that report.
+    compact = report.details == DETAILS_FAILING
     for index, case in enumerate(report.cases):
-        yield neutral.feed(case_html(index, case))
+        yield neutral.feed(case_html(index, compact_case(case) if compact else case))
     yield neutral.feed(middle) + neutral.flush()
     yield script
     yield neutral.feed(tail) + neutral.flush()
