@@ -82,15 +82,7 @@ def case_fields(case: CaseReport, details: str = DETAILS_ALL) -> dict[str, Any]:
     if case.summary is not None or (details == DETAILS_FAILING and case.status == PASSED):
         return _compact_fields(case)
     return {
-        "name": case.name,
-        "path": case.path,
-        "model_name": case.model_name,
-        "id": case.id,
-        "status": case.status,
-        "change": case.change,
-        "score": case.score,
-        "duration_ms": case.duration_ms,
-        "category_totals": case.category_totals,
+        **_identity_fields(case),
         "partial": case.partial,
         "error": case.error,
         "problems": case.problems,
@@ -101,8 +93,8 @@ def case_fields(case: CaseReport, details: str = DETAILS_ALL) -> dict[str, Any]:
     }
 
 
-def _compact_fields(case: CaseReport) -> dict[str, Any]:
-    summary = summary_of(case)
+def _identity_fields(case: CaseReport) -> dict[str, Any]:
+    """The fields a case's record opens with, whole or compact."""
     return {
         "name": case.name,
         "path": case.path,
@@ -113,6 +105,13 @@ def _compact_fields(case: CaseReport) -> dict[str, Any]:
         "score": case.score,
         "duration_ms": case.duration_ms,
         "category_totals": case.category_totals,
+    }
+
+
+def _compact_fields(case: CaseReport) -> dict[str, Any]:
+    summary = summary_of(case)
+    return {
+        **_identity_fields(case),
         "checks": [
             {"check_id": g.check_id, "category": g.category, "pointer": g.field.pointer} for g in case.grades
         ],
