@@ -7,12 +7,10 @@ from typing import Any
 
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.report.baseline import baseline_to_dict, history_to_list
-from zeroclaw_eval.report.compact import summary_of
+from zeroclaw_eval.report.compact import summary_of, written_compact
 from zeroclaw_eval.report.indented_json import plain
 from zeroclaw_eval.report.model import (
     DETAILS_ALL,
-    DETAILS_FAILING,
-    PASSED,
     CaseReport,
     RepeatStats,
     SuiteReport,
@@ -79,7 +77,7 @@ def case_fields(case: CaseReport, details: str = DETAILS_ALL) -> dict[str, Any]:
     """One case in the JSON shape, its grades and record still dataclasses (`plain` and
     `indented_json.dumps` write them as `asdict` would, without its deep copy): a compact
     record for a case kept compact, and, with `details` `failing`, for every passing case."""
-    if case.summary is not None or (details == DETAILS_FAILING and case.status == PASSED):
+    if written_compact(case, details):
         return _compact_fields(case)
     return {
         **_identity_fields(case),

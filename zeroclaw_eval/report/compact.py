@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
-from zeroclaw_eval.report.model import PASSED, CaseReport, CaseSummary
+from zeroclaw_eval.report.model import DETAILS_FAILING, PASSED, CaseReport, CaseSummary
 
 #: Passing checks without their words, one object each: a suite's cases mostly declare
 #: the same checks at the same fields, so a compact case holds references to shared
@@ -51,6 +51,13 @@ def summary_of(case: CaseReport) -> CaseSummary:
         return CaseSummary((), 0, 0)
     names = tuple(sys.intern(call.name) for call in record.calls)
     return CaseSummary(names, record.input_tokens, record.output_tokens)
+
+
+def written_compact(case: CaseReport, details: str) -> bool:
+    """Whether a report of `details` (`--details`) shows `case` as a compact record: a case
+    kept compact, and with `failing` every passing case. The JSON report and the HTML page
+    both ask, so that the page is the one `render` draws from the JSON."""
+    return case.summary is not None or (details == DETAILS_FAILING and case.status == PASSED)
 
 
 def compact_case(case: CaseReport) -> CaseReport:

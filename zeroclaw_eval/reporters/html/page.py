@@ -18,8 +18,8 @@ from typing import Any
 
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
-from zeroclaw_eval.report.compact import compact_case
-from zeroclaw_eval.report.model import DETAILS_FAILING, SuiteReport
+from zeroclaw_eval.report.compact import compact_case, written_compact
+from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
@@ -98,19 +98,18 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     # script goes in untouched, so that it still matches its CSP hash.
     neutral = MarkupNeutralizer()
     yield neutral.feed(head)
-    # A passing case as the JSON report beside the page keeps it (`--details`), even in a
-    # run that kept it whole for another output (`-v`): the page is always the one
-    # `render` draws from that report.
-    compact = report.details == DETAILS_FAILING
+    # A passing case as the JSON report beside the page writes it (`--details`), even in a
+    # run that kept it whole for another output (`-v`).
     for index, case in enumerate(report.cases):
-        yield neutral.feed(case_html(index, compact_case(case) if compact else case))
+        shown = compact_case(case) if written_compact(case, report.details) else case
+        yield neutral.feed(case_html(index, shown))
     yield neutral.feed(middle) + neutral.flush()
     yield script
     yield neutral.feed(tail) + neutral.flush()
 
 
-# A passing case shows what the run kept of it: by default (`--details failing`) its checks
-# unworded and no run, the page `render` makes from the run's JSON report; with
-# `--details all` every word and the whole run. Every passing case's timeline made a page
+# A passing case shows what `--details` keeps of it: by default (`failing`) its checks
+# unworded and no run, the page `render` makes from the run's JSON report; with `all`
+# every word and the whole run. Every passing case's timeline made a page
 # of about 4.6 KB a case (46 MB at 10,000 cases) and kept every record in memory.
 REPORTER = Reporter.streaming("html", pieces, passing_details=False)
