@@ -87,14 +87,19 @@ def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: in
     variants = [("", zeroclaw, ["--jobs", "1"]), ("before: ", before, ["--jobs", "1"])]
     if jobs > 1:
         variants.append((f"-j {jobs}: ", zeroclaw, ["--jobs", str(jobs)]))
+
+    def table_json(command: str, *extra: str) -> list[str]:
+        report = f"json={out / 'eval.json'}"
+        return [command, "eval", "run", "--suite", str(suite), "--report", report, *extra]
+
     for label, command, extra in variants:
         if command is None:
             continue
-        run = [command, "eval", "run", "--suite", str(suite), "--report", f"json={out / 'eval.json'}", *extra]
+        run = table_json(command, *extra)
         every = ["--report", f"junit={out / 'eval.xml'}", "--report", f"html={out / 'eval.html'}"]
         found[f"{label}table+json"] = run
         found[f"{label}all outputs"] = [*run, *every, "--report", f"github={out / 'github.txt'}"]
-    found[AUTO] = [*found["table+json"][:-2], "--jobs", "auto"]
+    found[AUTO] = table_json(zeroclaw, "--jobs", "auto")
     return found
 
 
