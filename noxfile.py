@@ -372,6 +372,18 @@ def benchmark(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def benchmark_instructions(session: nox.Session) -> None:
+    """Opt-in: instructions a case under valgrind's callgrind (benchmarks/instructions.py).
+
+    A count that a busy machine does not skew, to compare two versions of the code (give
+    the other one with `-- --before CMD`); needs valgrind (apt-get install valgrind).
+    Installs zeroclaw-eval as a user would (not editable).
+    """
+    session.install(".")
+    session.run("python", "benchmarks/instructions.py", *session.posargs)
+
+
+@nox.session(default=False)
 def benchmark_peers(session: nox.Session) -> None:
     """Opt-in: zeroclaw-eval against a bare floor, pydantic-evals and inspect_ai on the same cases.
 
