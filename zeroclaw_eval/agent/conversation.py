@@ -134,26 +134,28 @@ class _Walk:
         if role == "tool" and type(role) is str and pending and pending[0].id == message.get("tool_call_id"):
             del pending[0]  # the usual case, the result the first waiting call awaits: as below, sooner
             return
-        where = _where(index, role)
+        # Every branch below names the message (`_where`) only in the divergence it raises:
+        # this runs for every message of every request.
         if role in ("system", "developer"):
             return
         if role == "user":
             if pending:
                 raise Divergence(
-                    f"{where}: a user message came before the results of {_calls(pending)}",
+                    f"{_where(index, role)}: a user message came before the results of {_calls(pending)}",
                     pointer=_calls_at(turn, step - 1),
                 )
             if turn >= 0 and step < _tool_steps(script[turn]):
                 raise Divergence(
-                    f"{where}: the next turn begins without turn {turn + 1}, step {step + 1}'s tool"
-                    f" calls ({_calls(script[turn][step].tool_calls)}); echo them back, with their"
-                    " results, before the next user message",
+                    f"{_where(index, role)}: the next turn begins without turn {turn + 1},"
+                    f" step {step + 1}'s tool calls ({_calls(script[turn][step].tool_calls)});"
+                    " echo them back, with their results, before the next user message",
                     pointer=_calls_at(turn, step),
                 )
             turn += 1
             if turn >= len(trace.turns):
                 raise Divergence(
-                    f"{where}: a user message beyond the script, which has {len(trace.turns)} turn(s)",
+                    f"{_where(index, role)}: a user message beyond the script, which has"
+                    f" {len(trace.turns)} turn(s)",
                     pointer="/turns",
                 )
             expected = trace.turns[turn].user_input
@@ -161,27 +163,30 @@ class _Walk:
             if sent != expected:
                 shown = "no text" if sent is None else quote(sent)
                 raise Divergence(
-                    f"{where}: turn {turn + 1}'s user input is {quote(expected)}; the request has {shown}",
+                    f"{_where(index, role)}: turn {turn + 1}'s user input is {quote(expected)};"
+                    f" the request has {shown}",
                     pointer=f"/turns/{turn}/user_input",
                 )
             self.turn, self.step = turn, 0
         elif role == "assistant":
             if turn < 0:
                 raise Divergence(
-                    f"{where}: an assistant message before any user message", pointer="/turns/0/user_input"
+                    f"{_where(index, role)}: an assistant message before any user message",
+                    pointer="/turns/0/user_input",
                 )
             if pending:
                 raise Divergence(
-                    f"{where}: an assistant message came before the results of {_calls(pending)}",
+                    f"{_where(index, role)}: an assistant message came before the results of"
+                    f" {_calls(pending)}",
                     pointer=_calls_at(turn, step - 1),
                 )
             if step >= len(script[turn]):
                 raise Divergence(
-                    f"{where}: an assistant message beyond the script, whose turn {turn + 1} has"
-                    f" {len(script[turn])} step(s)",
+                    f"{_where(index, role)}: an assistant message beyond the script, whose turn"
+                    f" {turn + 1} has {len(script[turn])} step(s)",
                     pointer=f"/turns/{turn}/steps",
                 )
-            self.pending = _echoed_calls(where, message, script[turn][step], Position(turn, step))
+            self.pending = _echoed_calls(index, message, script[turn][step], turn, step)
             self.step = step + 1
         elif role == "tool":
             call_id = entry(message, "tool_call_id")
@@ -189,14 +194,15 @@ class _Walk:
             if answered is None:
                 waiting = f"; the script waits for the results of {_calls(pending)}" if pending else ""
                 raise Divergence(
-                    f"{where}: a result for {_shown_id(call_id)}, which no scripted call awaits{waiting}",
+                    f"{_where(index, role)}: a result for {_shown_id(call_id)}, which no scripted call"
+                    f" awaits{waiting}",
                     pointer=_calls_at(turn, step - 1) if turn >= 0 and step > 0 else "/turns",
                 )
             pending.remove(answered)
         else:
             shown = quote(role) if isinstance(role, str) else "no role"
             raise Divergence(
-                f"{where}: a message with {shown}; expected user, assistant, tool or system",
+                f"{_where(index, role)}: a message with {shown}; expected user, assistant, tool or system",
                 pointer=f"/turns/{max(turn, 0)}",
             )
 
@@ -258,17 +264,20 @@ def check_choice(step: ModelResponse, choice: ToolChoice) -> None:
     answer with `step`: a scripted model must not do what the real one could not (call a
     tool the request forbids, answer with text when it must call one)."""
     called = [call.name for call in step.tool_calls]
-    said = _choice_words(choice)
+    # The choice is put in words (`_choice_words`) only for a divergence: this runs per request.
     if choice.mode == "none" and called:
-        raise Divergence(f"the script calls {_named(called)}, but {said}: the model may call no tool")
+        raise Divergence(
+            f"the script calls {_named(called)}, but {_choice_words(choice)}: the model may call no tool"
+        )
     if choice.mode in ("required", "function") and not called:
         must = "must call a tool" if choice.mode == "required" else f"must call {choice.function}"
-        raise Divergence(f"the script answers with text, but {said}: the model {must}")
+        raise Divergence(f"the script answers with text, but {_choice_words(choice)}: the model {must}")
     if choice.mode == "function":
         others = [name for name in called if name != choice.function]
         if others:
             raise Divergence(
-                f"the script calls {_named(others)}, but {said}: the model may call no other tool"
+                f"the script calls {_named(others)}, but {_choice_words(choice)}: the model may call"
+                " no other tool"
             )
     if choice.allowed is not None:
         barred = [name for name in called if name not in choice.allowed]
@@ -317,15 +326,19 @@ def check_request(follower: Follower, messages: list[Any], expected: Position) -
 
 
 def _echoed_calls(
-    where: str, message: Any, scripted: ModelResponse, position: Position
+    index: int, message: Any, scripted: ModelResponse, turn: int, step: int
 ) -> list[ToolCallRequest]:
-    """The calls of `scripted` that `message` echoes back, checked by id and name."""
+    """The calls of `scripted` (turn `turn`, step `step`) that `message`, the `index`-th
+    of the request, echoes back, checked by id and name."""
     calls = entry(message, "tool_calls") or []
     if not isinstance(calls, list):
-        raise Divergence(f"{where}: tool_calls must be a list")
+        raise Divergence(f"{_where(index, 'assistant')}: tool_calls must be a list")
     if not scripted.tool_calls:
         if calls:
-            raise Divergence(f"{where}: {position} of the script answers with text, not tool calls")
+            raise Divergence(
+                f"{_where(index, 'assistant')}: {Position(turn, step)} of the script answers with text,"
+                " not tool calls"
+            )
         return []
     sent = [(entry(call, "id"), entry(entry(call, "function"), "name")) for call in calls]
     if sent != [(call.id, call.name) for call in scripted.tool_calls]:
@@ -333,8 +346,8 @@ def _echoed_calls(
             ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
         )
         raise Divergence(
-            f"{where}: {position} of the script calls {_calls(scripted.tool_calls)};"
-            f" the request echoes back {echoed}"
+            f"{_where(index, 'assistant')}: {Position(turn, step)} of the script calls"
+            f" {_calls(scripted.tool_calls)}; the request echoes back {echoed}"
         )
     return list(scripted.tool_calls)
 

@@ -141,11 +141,11 @@ class ResultsChecked:
         unsettled = []
         for index in [*(i for i in self._unsettled if i < unchanged), *range(unchanged, len(messages))]:
             message = messages[index]
-            if entry(message, "role") != "tool":
+            if not isinstance(message, dict) or message.get("role") != "tool":  # `entry`, inlined
                 continue
-            call_id = entry(message, "tool_call_id")
+            call_id = message.get("tool_call_id")
             accepted = sent.get(call_id) if isinstance(call_id, str) else None
-            if accepted is None or content_text(entry(message, "content")) not in accepted:
+            if accepted is None or content_text(message.get("content")) not in accepted:
                 unsettled.append(index)
         self._unsettled = unsettled
 

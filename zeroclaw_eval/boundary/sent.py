@@ -115,11 +115,14 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
             )
     results = []
     for message in messages[last + 1 :]:
-        call_id = entry(message, "tool_call_id")
-        if entry(message, "role") != "tool" or not isinstance(call_id, str) or call_id not in calls:
+        # `entry`, inlined: this and `last_of` read every message a request adds.
+        if not isinstance(message, dict) or message.get("role") != "tool":
             continue
-        shown = content_text(entry(message, "content"))
-        results.append(FedBack(call_id, *calls[call_id], shown, entry(message, "is_error") is True))
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str) or call_id not in calls:
+            continue
+        shown = content_text(message.get("content"))
+        results.append(FedBack(call_id, *calls[call_id], shown, message.get("is_error") is True))
     return results
 
 
@@ -127,7 +130,8 @@ def last_of(messages: list[Any], roles: tuple[str, ...]) -> int | None:
     """The index of the last message with one of `roles`, None when none has: read from
     the end, since a request's last assistant message is near it."""
     for index in range(len(messages) - 1, -1, -1):
-        if entry(messages[index], "role") in roles:
+        message = messages[index]
+        if isinstance(message, dict) and message.get("role") in roles:  # `entry`, inlined
             return index
     return None
 

@@ -16,11 +16,11 @@ from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 
 def discover(suite_dir: Path) -> list[Path]:
     """The fixture files of a suite: direct `*.json` children, sorted by name."""
-    return [path for path, _ in _listing(suite_dir)]
+    return [path for path, _, _ in _listing(suite_dir)]
 
 
-def _listing(suite_dir: Path) -> list[tuple[Path, bool]]:
-    """`discover`'s files, each with whether it is a symbolic link."""
+def _listing(suite_dir: Path) -> list[tuple[Path, str, bool]]:
+    """`discover`'s files, each with its name and whether it is a symbolic link."""
     if not suite_dir.is_dir():
         raise UsageError(f"suite folder not found: {suite_dir} (pass --suite DIR or set [eval].suite_dir)")
     found = []
@@ -39,7 +39,7 @@ def _listing(suite_dir: Path) -> list[tuple[Path, bool]]:
             if Path(entry.path).is_file() if link else entry.is_file(follow_symlinks=False):
                 found.append((name, link))
     found.sort(key=lambda item: (os.path.normcase(item[0]), item[1]))
-    return [(suite_dir / name, link) for name, link in found]
+    return [(suite_dir / name, name, link) for name, link in found]
 
 
 def load_suite(
@@ -72,22 +72,26 @@ def fixture_files(targets: Iterable[Path]) -> list[Path]:
     `*.json` children; in the order given, each file once (however it is spelled: the
     first spelling is kept)."""
     found: list[Path] = []
-    seen: set[Path] = set()
+    # Where each file really is, as text: resolved paths are normal already, so equal text
+    # is the same file, and a suite of thousands needs no `Path` made and hashed for each.
+    seen: set[str] = set()
     for target in targets:
-        # Where each file really is: the folder is resolved once, and a file in it that is
-        # not a link is its child there (resolving each one would stat every folder above).
+        # The folder is resolved once, and a file in it that is not a link is its child
+        # there (resolving each one would stat every folder above).
         if target.is_dir():
-            folder = target.resolve()
+            folder = os.fspath(target.resolve())
             files = [
-                (path, path.resolve() if link else folder / path.name) for path, link in _listing(target)
+                (path, os.fspath(path.resolve()) if link else os.path.join(folder, name))
+                for path, name, link in _listing(target)
             ]
         elif target.is_file() and target.suffix == ".json":
-            files = [(target, target.resolve())]
+            files = [(target, os.fspath(target.resolve()))]
         elif target.is_file():
             raise UsageError(f"{target} is not a fixture: fixtures are .json files")
         else:
             raise TargetNotFound(f"no such fixture file or suite folder: {target}", target)
         for path, real in files:
+            real = os.path.normcase(real)  # one file, however its case is spelled, where case folds
             if real not in seen:
                 seen.add(real)
                 found.append(path)
@@ -138,15 +142,17 @@ def _folders_with_json(folder: Path, depth: int) -> Iterable[Path]:
 
 
 @functools.lru_cache(maxsize=64)
-def _folder_shown(folder: Path, cwd: str) -> str:
-    return display_path(folder)
+def _folder_shown(folder: str, cwd: str) -> str:
+    return display_path(Path(folder))
 
 
 def shown_path(path: Path) -> str:
     """A fixture's path as reports show it (relative to the working directory); the folder
-    is worked out once per working directory, as a suite's fixtures share it."""
-    folder = _folder_shown(path.parent, os.getcwd())
-    return path.name if folder == "." else f"{folder}/{path.name}"
+    is worked out once per working directory, as a suite's fixtures share it (and is
+    split off as text: no `Path` is made for each fixture)."""
+    parent, name = os.path.split(os.fspath(path))
+    folder = _folder_shown(parent, os.getcwd())
+    return name if folder == "." else f"{folder}/{name}"
 
 
 def display_path(path: Path) -> str:
