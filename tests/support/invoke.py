@@ -83,3 +83,12 @@ def run_cli(
         check=False,
     )
     return Result(completed.returncode, completed.stdout, completed.stderr)
+
+
+def full_json_report(cli: Runner, project: Path, *arguments: str) -> dict[str, Any]:
+    """The JSON report of `zeroclaw eval run ARGUMENTS` in `project`, every case whole
+    (`--details all`); the run must have ended with the suite graded (exit 0 or 1)."""
+    result = cli("eval", "run", "--format", "json", "--details", "all", *arguments, cwd=project)
+    assert result.code in (0, 1), result.stdout + result.stderr
+    report: dict[str, Any] = result.json()
+    return report

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
-from tests.support.invoke import Runner
+from tests.support.invoke import Runner, full_json_report
 
 AGENT = Path(__file__).resolve().parents[2] / "support" / "agent_command.py"
 
@@ -65,20 +65,7 @@ def agent(*flags: str) -> str:
 
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    result = cli(
-        "eval",
-        "run",
-        "--format",
-        "json",
-        "--details",
-        "all",
-        "--agent-cmd",
-        agent(*flags),
-        *extra,
-        cwd=project,
-    )
-    assert result.code in (0, 1), result.stderr
-    case: dict[str, Any] = result.json()["cases"][0]
+    case: dict[str, Any] = full_json_report(cli, project, "--agent-cmd", agent(*flags), *extra)["cases"][0]
     return case
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
-from tests.support.invoke import Runner
+from tests.support.invoke import Runner, full_json_report
 
 SERVICE = Path(__file__).resolve().parents[2] / "support" / "agent_service.py"
 
@@ -65,21 +65,7 @@ def service(*flags: str) -> str:
 
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) -> dict[str, Any]:
-    command = (
-        "eval",
-        "run",
-        "--format",
-        "json",
-        "--details",
-        "all",
-        "--agent-service",
-        service(*flags),
-        *extra,
-    )
-    result = cli(*command, cwd=project)
-    assert result.code in (0, 1), result.stderr
-    report: dict[str, Any] = result.json()
-    return report
+    return full_json_report(cli, project, "--agent-service", service(*flags), *extra)
 
 
 def starts(project: Path) -> int:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.builders import text_step as text, tool_call, tools_step, write_fixture
-from tests.support.invoke import Runner
+from tests.support.invoke import Runner, full_json_report
 
 pytest.importorskip("mcp")
 
@@ -58,11 +58,7 @@ def project(tmp_path: Path) -> Path:
 
 def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ("--mcp",)) -> dict[str, Any]:
     agent = " ".join([sys.executable, str(AGENT), *flags])
-    result = cli(
-        "eval", "run", "--format", "json", "--details", "all", "--agent-cmd", agent, *extra, cwd=project
-    )
-    assert result.code in (0, 1), result.stdout + result.stderr
-    case: dict[str, Any] = result.json()["cases"][0]
+    case: dict[str, Any] = full_json_report(cli, project, "--agent-cmd", agent, *extra)["cases"][0]
     return case
 
 
