@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -72,3 +73,41 @@ def rewriting(**overrides: Any) -> Callable[[AgentContext], Rewriting]:
         {key: staticmethod(value) if callable(value) else value for key, value in overrides.items()},
     )
     return lambda context: kind(context)
+
+
+class SyncLoop:
+    """The reference loop written synchronously: every provider and tool call through
+    `context.sync`; `threads` names the thread each turn ran on, and `sent` is what a
+    tool result becomes before it is sent back (the result itself, for an honest agent)."""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+        self.messages: list[Message] = []
+        self.threads: list[str] = []
+
+    def sent(self, content: str) -> str:
+        return content
+
+    def run_turn(self, user_input: str) -> str:
+        """Ask the model, run its calls, send the results back, until it answers."""
+        self.threads.append(threading.current_thread().name)
+        sync, provider, tools = self.context.sync, self.context.provider, self.context.tools
+        self.messages.append({"role": "user", "content": user_input})
+        while True:
+            reply = sync(provider.complete(self.messages, tools.specs()))
+            if not reply.tool_calls:
+                self.messages.append({"role": "assistant", "content": reply.content})
+                return reply.content or ""
+            calls = [call.as_openai() for call in reply.tool_calls]
+            self.messages.append({"role": "assistant", "content": reply.content, "tool_calls": calls})
+            for call in reply.tool_calls:
+                outcome = sync(tools.call(call.name, call.arguments, call.id))
+                self.messages.append(
+                    {"role": "tool", "tool_call_id": call.id, "content": self.sent(outcome.content)}
+                )
+
+
+class InlineSyncLoop(SyncLoop):
+    """`SyncLoop`, allowing the harness to run its turns on the event loop's thread."""
+
+    inline_turns = True

@@ -4,7 +4,8 @@
 A factory that raises, or makes something without a `run_turn`, is a configuration
 error: it would fail every case alike, so it is reported once (exit 2), not as one run
 error per case. A synchronous `run_turn` runs in a worker thread, so that
-`case_timeout_secs` bounds it too.
+`case_timeout_secs` bounds it too (or inline, on the loop's thread under the turn's
+interval timer, where the agent and the case allow it: `agent.inline`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval.agent.inline import allows_inline, inline_turn, run_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.errors import AgentLoadError
 from zeroclaw_eval.threads import in_thread
@@ -43,12 +45,20 @@ def make_agent(factory: AgentFactory, context: AgentContext) -> Agent | SyncAgen
     return agent
 
 
-async def run_turn(agent: Agent | SyncAgent, user_input: str) -> Any:
-    """One turn of `agent`: awaited when `run_turn` is async, else run in a worker thread."""
+async def run_turn(
+    agent: Agent | SyncAgent, user_input: str, *, inline: asyncio.AbstractEventLoop | None = None
+) -> Any:
+    """One turn of `agent`: awaited when `run_turn` is async, else run in a worker thread,
+    or with `inline` (the running loop, where the case allows it: `agent.inline`) on this
+    thread when the agent allows that."""
     method: Callable[[str], Any] = agent.run_turn
     if inspect.iscoroutinefunction(method):
         return await method(user_input)
-    result = await in_thread(method, user_input)
+    if inline is not None and allows_inline(agent):
+        with inline_turn(inline):
+            result = run_inline(method, user_input)
+    else:
+        result = await in_thread(method, user_input)
     # A plain function may still hand back something to await (a coroutine it made).
     return await result if inspect.isawaitable(result) else result
 

@@ -133,6 +133,13 @@ def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
         raise _TurnOverrun
 
 
+def steps_bounded() -> bool:
+    """Whether a turn's steps run under the interval timer here (inside `bounded_blocking`,
+    on the thread that holds it, with the handler still ours): only then can a turn that
+    never suspends be ended."""
+    return _ALARM.owner == threading.get_ident() and _handler_of(signal.SIGALRM) is _on_alarm
+
+
 async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
     """The result of `coroutine`, which must finish within `seconds` of now; raises
     `TimeoutError` (`asyncio.TimeoutError`) at its first suspension past that, or,
@@ -141,7 +148,7 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
         return await asyncio.wait_for(coroutine, seconds)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    step = _BoundedStep(deadline, loop.time) if _ALARM.owner == threading.get_ident() else None
+    step = _BoundedStep(deadline, loop.time) if steps_bounded() else None
     try:
         try:
             waiting = coroutine.send(None) if step is None else step(coroutine.send, None)

@@ -13,7 +13,7 @@ import asyncio
 import time
 
 from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
-from zeroclaw_eval.agent.deadline import within
+from zeroclaw_eval.agent.deadline import steps_bounded, within
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
 from zeroclaw_eval.agent.results import ResultsChecked
@@ -95,7 +95,12 @@ async def drive(
         context = AgentContext(recording, toolbox, settings.max_tool_iterations, loop, mcp_url=url)
         made.append(make_agent(_factory(case, workspace, settings), context))
         watched = _Watched(script, checked)
-        error = await _turns(case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs)
+        # Where nothing a turn calls waits on the loop, a synchronous agent that allows it
+        # runs its turns on the loop's thread (`agent.inline`).
+        inline = loop if script is not None and not external and mcp is None and toolbox.instant else None
+        error = await _turns(
+            case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs, inline
+        )
     finally:
         # The boundaries close first: what the agent does while it winds down (an agent
         # command's last requests) cannot reach a record about to be graded.
@@ -124,8 +129,11 @@ async def _turns(
     toolbox: ToolBox,
     watched: _Watched,
     case_timeout_secs: float,
+    inline: asyncio.AbstractEventLoop | None = None,
 ) -> RunError | None:
-    """Run each turn in order; the run error that stopped them, if any."""
+    """Run each turn in order; the run error that stopped them, if any. With `inline` (the
+    running loop), a synchronous agent that allows it runs each turn on the loop's thread
+    when the turn's time limit can end it there."""
     script = watched.script
     for index, turn in enumerate(case.trace.turns):
         if script is not None:
@@ -134,7 +142,8 @@ async def _turns(
         turn_record = TurnRecord(index, turn.user_input)
         record.turns.append(turn_record)
         try:
-            answer = await within(run_turn(agent, turn.user_input), case_timeout_secs)
+            on_loop = inline if inline is not None and steps_bounded() else None
+            answer = await within(run_turn(agent, turn.user_input, inline=on_loop), case_timeout_secs)
         except asyncio.TimeoutError:
             said, pointer = _timed_out_doing(index, record, toolbox, scripted=script is not None)
             timed_out = RunError(

@@ -9,10 +9,12 @@ harness still wraps the provider and the tools, so every agent is recorded alike
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from zeroclaw_eval.agent.inline import inline_thread, refuse_from_other_thread, run_now
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.errors import IterationCapReached
 from zeroclaw_eval.tools.tool import ToolOutcome
@@ -47,8 +49,14 @@ class AgentContext:
 
     def sync(self, awaitable: Coroutine[Any, Any, T]) -> T:
         """Wait for `awaitable` (a call of `provider` or `tools`) from a synchronous
-        `run_turn`, which the harness runs in a worker thread:
-        `context.sync(context.provider.complete(messages, specs))`."""
+        `run_turn`, which the harness runs in a worker thread (or, for an agent with
+        `inline_turns = True`, on the event loop's own thread where it can: see
+        `agent.inline`): `context.sync(context.provider.complete(messages, specs))`."""
+        inline = inline_thread(self.loop)
+        if inline is not None:
+            if inline != threading.get_ident():
+                refuse_from_other_thread(awaitable)
+            return run_now(awaitable)
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
@@ -71,7 +79,10 @@ class Agent(Protocol):
 
 class SyncAgent(Protocol):
     """An agent whose `run_turn` is a plain method: the harness runs it in a worker thread,
-    where it reaches the provider and the tools through `context.sync`."""
+    where it reaches the provider and the tools through `context.sync`. One that calls
+    `context.sync` only from that thread and runs no event loop of its own may set
+    `inline_turns = True`: where nothing it calls waits, its turns then run on the event
+    loop's thread, without a thread's cost (`agent.inline`)."""
 
     def run_turn(self, user_input: str) -> str:
         """Handle one user message and return the final text answer."""

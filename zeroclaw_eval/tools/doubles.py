@@ -33,7 +33,9 @@ def with_doubles(
     doubled = dict(tools)
     for name, entries in doubles.items():
         if name in doubled:
-            doubled[name] = replace(doubled[name], run=_answer_with(name, entries), blocking=False)
+            doubled[name] = replace(
+                doubled[name], run=_answer_with(name, entries), blocking=False, instant=True
+            )
         elif any_name:
             doubled[name] = Tool(ToolSpec(name, "", {"type": "object"}), _answer_with(name, entries))
     return doubled

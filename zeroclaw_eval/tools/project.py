@@ -40,7 +40,9 @@ class ProjectTool:
             return self.function(**arguments)
 
         blocking = not inspect.iscoroutinefunction(self.function)
-        return Tool(ToolSpec(self.name, self.description, self.parameters), run, blocking=blocking)
+        # A project's tool may block or await: never `instant`, whichever kind it is.
+        spec = ToolSpec(self.name, self.description, self.parameters)
+        return Tool(spec, run, blocking=blocking, instant=False)
 
 
 def tool_names(project: Iterable[ProjectTool]) -> list[str]:

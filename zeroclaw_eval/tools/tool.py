@@ -44,6 +44,9 @@ class Tool:
     needs_workspace: bool = False
     #: A plain function that may block (a project's tool): it runs in a worker thread.
     blocking: bool = False
+    #: It answers at once, never waiting on the event loop (a built-in tool, a double),
+    #: so a synchronous turn running on the loop's thread may call it (`agent.inline`).
+    instant: bool = True
 
     async def invoke(self, arguments: dict[str, Any], workspace: Workspace | None) -> ToolOutcome:
         """Run the tool; a refusal or an exception is a failed outcome, never raised."""

@@ -51,6 +51,11 @@ class ToolBox:
         turn) must not dispatch into a workspace and record already graded."""
         self._closed = True
 
+    @property
+    def instant(self) -> bool:
+        """Whether every tool on offer answers at once (`Tool.instant`)."""
+        return all(tool.instant for tool in self._tools.values())
+
     def specs(self) -> list[ToolSpec]:
         """The specs of the tools on offer, for the provider request."""
         return [tool.spec for tool in self._tools.values()]

@@ -1,0 +1,109 @@
+"""Synchronous turns run on the event loop's own thread, for agents that allow it.
+
+A synchronous `run_turn` normally runs in a thread of its own, and each `context.sync`
+call crosses to the event loop and back: a replayed case costs about three times what
+the same loop written async does (docs/benchmarks.md), most of it threads waking each
+other. An agent that sets `inline_turns = True` lets the harness run its turns on the
+event loop's thread instead, where `context.sync` runs the call to its end at once, as
+an awaited call that never suspends would be.
+
+That is sound only where nothing the turn calls waits on the event loop, so a turn runs
+inline only when all of these hold (otherwise in its thread, as before; the attribute
+permits, it does not demand):
+
+- replay (a live provider waits on the network), with the agent in this process;
+- every tool of the case answers at once: the built-in ones and doubles (a project's
+  tool may block or await; an MCP server answers over the loop);
+- the turn's time limit can interrupt it: inside `deadline.bounded_blocking`, on the
+  main thread, with SIGALRM the harness's (Python 3.11 and later, not Windows).
+
+And the agent keeps its side: it calls `context.sync` only from `run_turn`'s own thread
+and runs no event loop of its own. A call from another thread is refused at once (it
+would wait for a loop busy running the very turn that waits for it) and one that still
+suspends is refused too; either fails the case with a run error that says to remove
+`inline_turns`. Everything the harness checks is the same either way: the calls go
+through the same recorded provider and tool box.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: The agent attribute that allows its synchronous turns to run inline.
+INLINE_ATTRIBUTE = "inline_turns"
+#: Each event loop running an inline turn now, with the thread it runs on.
+_RUNNING: dict[asyncio.AbstractEventLoop, int] = {}
+
+
+def allows_inline(agent: object) -> bool:
+    """Whether `agent` set `inline_turns = True` (exactly True: a truthy accident is not
+    a promise about its threads)."""
+    return getattr(agent, INLINE_ATTRIBUTE, False) is True
+
+
+@contextmanager
+def inline_turn(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """While inside, a `context.sync` call of `loop` runs inline on this thread."""
+    _RUNNING[loop] = threading.get_ident()
+    try:
+        yield
+    finally:
+        del _RUNNING[loop]
+
+
+def run_inline(method: Callable[[str], Any], user_input: str) -> Any:
+    """`method(user_input)`, a synchronous turn, here on the loop's thread. An agent that
+    runs an event loop of its own meets the harness's (asyncio refuses to start or run a
+    loop inside a running one): its error says what to do about it."""
+    try:
+        return method(user_input)
+    except RuntimeError as exc:
+        if "event loop" not in str(exc) or INLINE_ATTRIBUTE in str(exc):
+            raise
+        raise RuntimeError(
+            f"{exc} (the turn runs inline, on the harness's event loop; remove {INLINE_ATTRIBUTE}"
+            " from an agent that runs an event loop of its own)"
+        ) from exc
+
+
+def inline_thread(loop: asyncio.AbstractEventLoop | None) -> int | None:
+    """The thread running an inline turn on `loop`, None when none is."""
+    return None if loop is None else _RUNNING.get(loop)
+
+
+def run_now(awaitable: Coroutine[Any, Any, T]) -> T:
+    """The result of `awaitable`, run to its end here: a `context.sync` call of an inline
+    turn. It must not suspend (nothing can resume it while this thread is busy)."""
+    if not asyncio.iscoroutine(awaitable):
+        raise TypeError(f"context.sync() takes a coroutine (a call of provider or tools), not {awaitable!r}")
+    while True:
+        try:
+            waiting = awaitable.send(None)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        # A bare yield (`asyncio.sleep(0)`, a library's checkpoint) only offers the loop a
+        # turn: going on is what the loop would do. Anything else is a future to wait for.
+        if waiting is not None:
+            break
+    awaitable.close()
+    raise RuntimeError(
+        "an inline turn's context.sync() call waited on the event loop, which is busy running"
+        f" that turn; remove {INLINE_ATTRIBUTE} from the agent (its turns then run in a thread)"
+    )
+
+
+def refuse_from_other_thread(awaitable: Coroutine[Any, Any, Any]) -> None:
+    """Refuse a `context.sync` call made from a thread of the agent's own during an inline
+    turn: the loop it would wait for is running the turn that waits for it."""
+    awaitable.close()  # never to run: closing it spares a "never awaited" warning
+    raise RuntimeError(
+        "context.sync() was called from a thread other than the turn's own while the turn runs"
+        f" inline; call it from run_turn's thread, or remove {INLINE_ATTRIBUTE} from the agent"
+        " (its turns then run in a thread, and any thread may call context.sync)"
+    )
