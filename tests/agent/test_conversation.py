@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import pytest
@@ -147,6 +148,25 @@ def test_tool_calls_where_the_script_answered_with_text_diverge(two_turns: Case)
         Divergence, match=r"messages\[3\] \(assistant\): turn 1, step 2 of the script answers with text"
     ):
         next_step(two_turns.trace, messages)
+
+
+class Role(str, enum.Enum):
+    """Roles as an agent of this process may write them: equal to their text."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+def test_a_divergence_names_the_role_as_the_agent_wrote_it(two_turns: Case) -> None:
+    messages: list[Any] = [
+        {**USER_1, "role": Role.USER},
+        {**CALL_1, "role": Role.ASSISTANT, "tool_calls": [{"id": "zz", "function": {"name": "echo"}}]},
+    ]
+    with pytest.raises(Divergence) as caught:
+        next_step(two_turns.trace, messages)
+    assert str(caught.value).startswith(
+        f"messages[1] ({Role.ASSISTANT}): turn 1, step 1 of the script calls echo"
+    )
 
 
 TWO_CALLS = ModelResponse(

@@ -186,7 +186,7 @@ class _Walk:
                     f" {turn + 1} has {len(script[turn])} step(s)",
                     pointer=f"/turns/{turn}/steps",
                 )
-            self.pending = _echoed_calls(index, message, script[turn][step], turn, step)
+            self.pending = _echoed_calls(index, role, message, script[turn][step], turn, step)
             self.step = step + 1
         elif role == "tool":
             call_id = entry(message, "tool_call_id")
@@ -326,17 +326,17 @@ def check_request(follower: Follower, messages: list[Any], expected: Position) -
 
 
 def _echoed_calls(
-    index: int, message: Any, scripted: ModelResponse, turn: int, step: int
+    index: int, role: Any, message: Any, scripted: ModelResponse, turn: int, step: int
 ) -> list[ToolCallRequest]:
     """The calls of `scripted` (turn `turn`, step `step`) that `message`, the `index`-th
-    of the request, echoes back, checked by id and name."""
+    of the request (`role` as the agent wrote it), echoes back, checked by id and name."""
     calls = entry(message, "tool_calls") or []
     if not isinstance(calls, list):
-        raise Divergence(f"{_where(index, 'assistant')}: tool_calls must be a list")
+        raise Divergence(f"{_where(index, role)}: tool_calls must be a list")
     if not scripted.tool_calls:
         if calls:
             raise Divergence(
-                f"{_where(index, 'assistant')}: {Position(turn, step)} of the script answers with text,"
+                f"{_where(index, role)}: {Position(turn, step)} of the script answers with text,"
                 " not tool calls"
             )
         return []
@@ -346,7 +346,7 @@ def _echoed_calls(
             ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
         )
         raise Divergence(
-            f"{_where(index, 'assistant')}: {Position(turn, step)} of the script calls"
+            f"{_where(index, role)}: {Position(turn, step)} of the script calls"
             f" {_calls(scripted.tool_calls)}; the request echoes back {echoed}"
         )
     return list(scripted.tool_calls)
