@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.agent.inline import allows_inline, inline_turn, run_inline
+from zeroclaw_eval.agent.inline import inline_turn, run_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.errors import AgentLoadError
 from zeroclaw_eval.threads import in_thread
@@ -49,12 +49,12 @@ async def run_turn(
     agent: Agent | SyncAgent, user_input: str, *, inline: asyncio.AbstractEventLoop | None = None
 ) -> Any:
     """One turn of `agent`: awaited when `run_turn` is async, else run in a worker thread,
-    or with `inline` (the running loop, where the case allows it: `agent.inline`) on this
-    thread when the agent allows that."""
+    or with `inline` (the running loop, where the agent and the case allow it, which the
+    caller decides: `agent.inline`) on this thread."""
     method: Callable[[str], Any] = agent.run_turn
     if inspect.iscoroutinefunction(method):
         return await method(user_input)
-    if inline is not None and allows_inline(agent):
+    if inline is not None:
         with inline_turn(inline):
             result = run_inline(method, user_input)
     else:

@@ -14,6 +14,7 @@ import time
 
 from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
 from zeroclaw_eval.agent.deadline import steps_bounded, within
+from zeroclaw_eval.agent.inline import allows_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
 from zeroclaw_eval.agent.results import ResultsChecked
@@ -97,7 +98,8 @@ async def drive(
         watched = _Watched(script, checked)
         # Where nothing a turn calls waits on the loop, a synchronous agent that allows it
         # runs its turns on the loop's thread (`agent.inline`).
-        inline = loop if script is not None and not external and mcp is None and toolbox.instant else None
+        allowed = allows_inline(made[0]) and script is not None and not external and mcp is None
+        inline = loop if allowed and toolbox.instant else None
         error = await _turns(
             case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs, inline
         )
