@@ -5,8 +5,9 @@
 Wall-clock and CPU time on a shared machine swing by a third from one hour to the next
 (other tenants take the CPU), too much to see a change of a few per cent. The number of
 instructions a run executes barely moves: this script counts them with valgrind's
-callgrind (`apt install valgrind`), runs each command once (a run under callgrind is
-~50x slower: about 30 s for 1,000 cases) and prints, for table+json (`--jobs 1`, the
+callgrind (`apt install valgrind`), runs each command once on each of two suites (3
+cases and `--cases`; a run under callgrind is ~50x slower: about 30 s for 1,000 cases)
+and prints, for table+json (`--jobs 1`, the
 single-process command of benchmarks/targets.py) and for the floors of
 benchmarks/peer_floor.py:
 
