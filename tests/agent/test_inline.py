@@ -22,12 +22,14 @@ from tests.support.builders import (
     text_step,
     tool_call,
     tools_step,
+    write_fixture,
 )
 from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.agent.loop import AgentContext
 from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.report.model import CaseReport
+from zeroclaw_eval.runner import RunOptions, run_suite
 from zeroclaw_eval.runner.case import case_run
 
 #: The thread a turn runs on, in each mode.
@@ -266,8 +268,10 @@ def test_once_the_agent_takes_sigalrm_its_next_turns_run_in_a_thread(tmp_path: P
     previous = signal.getsignal(signal.SIGALRM)
     try:
         report, agent = replayed(tmp_path, _TakingTheAlarm)
+        # The harness's repeating timer, armed for the first turn, is stopped with it: left
+        # running, it would fire into the agent's handler every second from then on.
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
     finally:
-        # The timer armed for the first turn is left to the handler that took it over.
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert report.passed
@@ -294,3 +298,96 @@ def test_an_inline_agent_running_its_own_event_loop_is_told_to_drop_inline_turns
     # In a thread of its own, the same agent runs its loop.
     threaded = type("Threaded", (_RunningItsOwnLoop,), {"inline_turns": False})
     assert run_replay(case, agent_factory=threaded).passed
+
+
+class _SwallowingRefusals(InlineSyncLoop):
+    """Makes a call the harness refuses inline, swallows the error and answers as
+    scripted: `how` is a call from a thread of its own, or one that waits on the loop."""
+
+    how = "pool"
+
+    def run_turn(self, user_input: str) -> str:
+        try:
+            if self.how == "pool":
+                with ThreadPoolExecutor(1) as pool:
+                    pool.submit(lambda: self.context.sync(self.context.provider.complete([], []))).result()
+            else:
+                self.context.sync(asyncio.sleep(0.01))
+        except Exception:
+            pass  # what a framework's retry-and-ignore does
+        return super().run_turn(user_input)
+
+
+@pytest.mark.parametrize("how", ["pool", "waiting"])
+def test_a_refused_call_fails_the_case_even_when_the_agent_swallows_it(tmp_path: Path, how: str) -> None:
+    kind = type("Variant", (_SwallowingRefusals,), {"how": how})
+    report, agent = replayed(tmp_path, kind)
+    assert agent.threads[0] == ON_THE_LOOP
+    assert report.error is not None
+    assert not report.passed
+    said = "from a thread other than the turn's own" if how == "pool" else "waited on the event loop"
+    assert said in report.error.message
+    assert report.error.message.startswith("turn 1: ")
+
+
+class _SlowWithItsOwnTimer(InlineSyncLoop):
+    """Switches the interval timer off (as a library's own time limit may), then takes
+    longer than the case allows."""
+
+    def run_turn(self, user_input: str) -> str:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        time.sleep(0.5)
+        return super().run_turn(user_input)
+
+
+def test_an_inline_turn_past_its_limit_times_out_even_when_no_timer_told_it(tmp_path: Path) -> None:
+    report, agent = replayed(tmp_path, _SlowWithItsOwnTimer, case_timeout_secs=0.2)
+    assert agent.threads == [ON_THE_LOOP]
+    assert report.error is not None
+    assert report.error.message.startswith("turn 1 timed out after 0.2s (case_timeout_secs)")
+
+
+class _CancelledInside(InlineSyncLoop):
+    """Hands `context.sync` a coroutine that is cancelled inside, and carries on."""
+
+    def run_turn(self, user_input: str) -> str:
+        async def cancelled() -> None:
+            raise asyncio.CancelledError
+
+        try:
+            self.context.sync(cancelled())
+        except Exception:  # concurrent.futures.CancelledError, as from a thread
+            pass
+        return super().run_turn(user_input)
+
+
+def test_a_cancellation_inside_an_inline_call_reaches_the_agent_as_from_a_thread(tmp_path: Path) -> None:
+    inline, agent = replayed(tmp_path, _CancelledInside)
+    threaded, _ = replayed(tmp_path, type("Threaded", (_CancelledInside,), {"inline_turns": False}))
+    assert agent.threads[0] == ON_THE_LOOP
+    assert inline.passed
+    assert threaded.passed
+
+
+def test_cases_overlapping_in_one_process_run_the_inline_agent_in_its_thread(tmp_path: Path) -> None:
+    # `--jobs 2` in one process (a thread alive: no workers forked): a turn on the loop's
+    # thread would hold the other case, and its calls, until it ended.
+    lookup = ProjectTool("lookup", "Echo the message.", lambda message: message)
+    suite = tmp_path / "suite"
+    write_fixture(suite, "a.json", echo_case(tmp_path, tools=["echo"]))
+    write_fixture(suite, "b.json", echo_case(tmp_path, "lookup", tools=["lookup"]))
+    made: list[SyncLoop] = []
+
+    def factory(context: AgentContext) -> SyncLoop:
+        made.append(InlineSyncLoop(context))
+        return made[-1]
+
+    alive = threading.Event()
+    keeper = threading.Thread(target=alive.wait, daemon=True)
+    keeper.start()
+    try:
+        report = run_suite(suite, RunOptions(agent_factory=factory, tools=(lookup,), jobs=2))
+    finally:
+        alive.set()
+    assert [case.status for case in report.cases] == ["passed", "passed"]
+    assert [agent.threads for agent in made] == [[IN_A_THREAD] * 2] * 2

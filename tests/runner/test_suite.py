@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -340,3 +341,29 @@ def test_a_case_that_has_run_is_not_held_while_the_rest_run(tmp_path: Path) -> N
     report = run_suite(suite, RunOptions(on_case_done=done))
     assert [case.passed for case in report.cases] == [True, True, True]
     assert held_when_done == [0, 0, 0]
+
+
+class _SignalsThenWorks(ReferenceAgent):
+    """The reference loop, never suspending (a replay), each turn a little work; the first
+    case's turn sends the process a SIGINT."""
+
+    async def run_turn(self, user_input: str) -> str:
+        if user_input == "signal":
+            os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)  # work that does not await
+        return await super().run_turn(user_input)
+
+
+def test_sigint_stops_a_serial_replay_whose_turns_never_suspend(tmp_path: Path) -> None:
+    # Such a run never lets the event loop read its wake-up pipe on its own: the runner
+    # gives it a turn every `POLL_SECS`, or the signal would be noticed only at the end.
+    suite = tmp_path / "suite"
+    write_fixture(
+        suite, "a.json", scripted_fixture([("signal", [text_step("x")])], {"response_contains": ["x"]})
+    )
+    for n in range(40):
+        data = scripted_fixture([("later", [text_step("fine")])], {"response_contains": ["fine"]})
+        write_fixture(suite, f"b{n:02d}.json", data)
+    report = run_suite(suite, RunOptions(agent_factory=_SignalsThenWorks, stop_on_signals=True, jobs=1))
+    assert report.interrupted == "SIGINT"
+    assert report.not_run > 20

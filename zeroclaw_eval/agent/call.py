@@ -55,8 +55,8 @@ async def run_turn(
     if inspect.iscoroutinefunction(method):
         return await method(user_input)
     if inline is not None:
-        with inline_turn(inline):
-            result = run_inline(method, user_input)
+        with inline_turn(inline) as turn:
+            result = run_inline(method, user_input, turn)
     else:
         result = await in_thread(method, user_input)
     # A plain function may still hand back something to await (a coroutine it made).

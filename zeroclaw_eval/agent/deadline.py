@@ -21,7 +21,8 @@ the timer fired might be another case's, which must not be the one to fail. A si
 handler can be set only in the main thread, and the timer is left alone when someone
 else uses SIGALRM (pytest-timeout, say, or an agent that installs a handler of its own
 mid-run) or on a system without `setitimer` (Windows); there, as on Python 3.10, a
-blocking async turn is bounded only where it next suspends. There is one real-time
+blocking async turn is bounded only where it next suspends (and one that finishes past
+its deadline without suspending at all is a timeout still). There is one real-time
 timer per process: an agent that sets it itself (`signal.alarm`, a decorator that
 times out by SIGALRM) cancels the harness's until the next step. And with several cases
 in one event loop (live mode with `--jobs`), those waiting while one blocks may pass
@@ -44,6 +45,8 @@ from collections.abc import Callable, Coroutine, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from zeroclaw_eval.agent import inline
 
 T = TypeVar("T")
 
@@ -127,9 +130,10 @@ def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
         return
     _ALARM.fired = True
     # Raised only into the turn's own code. Landing in this module's (a step's first or
-    # last lines, `within`'s clean-up) it would escape where nothing catches it; there the
-    # flag alone is enough, as each step checks it when the turn's code returns.
-    if frame is None or frame.f_code.co_filename != _OWN_FILE:
+    # last lines, `within`'s clean-up) it would escape where nothing catches it, and in
+    # `agent.inline`'s it could leave an inline turn registered; there the flag alone is
+    # enough, as each step checks it when the turn's code returns.
+    if frame is None or frame.f_code.co_filename not in _QUIET_FILES:
         raise _TurnOverrun
 
 
@@ -153,6 +157,10 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
         try:
             waiting = coroutine.send(None) if step is None else step(coroutine.send, None)
         except StopIteration as done:  # finished without suspending: no asyncio timer needed
+            if loop.time() > deadline:
+                # It blocked past its limit and nothing told it (no interval timer here, or
+                # the agent took SIGALRM for itself): it did not finish in time all the same.
+                raise TimeoutError("the turn blocked past its time limit") from None
             return done.value
         async with asyncio.timeout_at(deadline):
             return await _resumed(coroutine, waiting, step)
@@ -220,7 +228,11 @@ class _BoundedStep:
         """Stop the timer if this step armed it (idempotent)."""
         if _ALARM.armed is self:
             _ALARM.armed = None
-            if _handler_of(signal.SIGALRM) is _on_alarm:  # else the timer is the agent's now
+            # Once the agent took SIGALRM's handler, the timer is its own if it set one
+            # (`signal.alarm` and `setitimer` replace ours); one still repeating every
+            # `REPEAT_SECS` is ours, and would go on firing into the agent's handler.
+            ours = _handler_of(signal.SIGALRM) is _on_alarm
+            if ours or signal.getitimer(signal.ITIMER_REAL)[1] == REPEAT_SECS:
                 signal.setitimer(signal.ITIMER_REAL, 0)
 
 
@@ -253,3 +265,5 @@ def _resumed(
 #: The file name this module's code was compiled under (`__file__` may be spelled
 #: otherwise, when its bytecode was compiled from another path).
 _OWN_FILE = within.__code__.co_filename
+#: Where an overrun is never raised (see `_on_alarm`).
+_QUIET_FILES = frozenset({_OWN_FILE, inline.run_now.__code__.co_filename})

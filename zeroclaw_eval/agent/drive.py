@@ -40,6 +40,8 @@ async def drive(
     workspace: Workspace | None,
     settings: CaseSettings,
     live: Provider | None = None,
+    *,
+    alone: bool = False,
 ) -> RunError | None:
     """Run every turn of `case` into `record`, as `settings` say; the run error that
     stopped it, if any.
@@ -51,6 +53,10 @@ async def drive(
     as its working folder) runs its own tools: the tool box only records what it reports,
     and the case's `tools` are what each request must offer. Raises `AgentLoadError` when
     the factory cannot make an agent.
+
+    `alone` says no other case runs in this event loop meanwhile: only then may a
+    synchronous agent that allows it run its turns on the loop's thread (`agent.inline`),
+    which holds every other case of the loop until the turn ends.
     """
     external = settings.agent_cmd is not None
     if external and case.trace.tool_doubles and not settings.mcp:
@@ -98,7 +104,7 @@ async def drive(
         watched = _Watched(script, checked)
         # Where nothing a turn calls waits on the loop, a synchronous agent that allows it
         # runs its turns on the loop's thread (`agent.inline`).
-        allowed = allows_inline(made[0]) and script is not None and not external and mcp is None
+        allowed = alone and allows_inline(made[0]) and script is not None and not external and mcp is None
         inline = loop if allowed and toolbox.instant else None
         error = await _turns(
             case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs, inline

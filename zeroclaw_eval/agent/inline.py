@@ -28,17 +28,40 @@ through the same recorded provider and tool box.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from zeroclaw_eval.errors import RunError
+
 T = TypeVar("T")
 
 #: The agent attribute that allows its synchronous turns to run inline.
 INLINE_ATTRIBUTE = "inline_turns"
-#: Each event loop running an inline turn now, with the thread it runs on.
-_RUNNING: dict[asyncio.AbstractEventLoop, int] = {}
+
+
+class InlineTurn:
+    """An inline turn running now: its thread, and the first call of it the harness
+    refused, which fails the turn even if the agent swallowed the exception."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+        self.refused: RunError | None = None
+
+    def refuse(self, message: str) -> RunError:
+        """The error of a refused call, kept (the first one) for the turn to end in."""
+        error = RunError(
+            f"{message}; remove {INLINE_ATTRIBUTE} from the agent (its turns then run in a thread)"
+        )
+        if self.refused is None:
+            self.refused = error
+        return error
+
+
+#: Each event loop running an inline turn now.
+_RUNNING: dict[asyncio.AbstractEventLoop, InlineTurn] = {}
 
 
 def allows_inline(agent: object) -> bool:
@@ -48,38 +71,52 @@ def allows_inline(agent: object) -> bool:
 
 
 @contextmanager
-def inline_turn(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """While inside, a `context.sync` call of `loop` runs inline on this thread."""
-    _RUNNING[loop] = threading.get_ident()
+def inline_turn(loop: asyncio.AbstractEventLoop) -> Iterator[InlineTurn]:
+    """While inside, a `context.sync` call of `loop` runs inline on this thread. (The
+    turn's overrun is never raised into this module's frames, so the registry is always
+    cleared: `deadline._on_alarm`.)"""
+    turn = _RUNNING[loop] = InlineTurn()
     try:
-        yield
+        yield turn
     finally:
-        del _RUNNING[loop]
+        _RUNNING.pop(loop, None)
 
 
-def run_inline(method: Callable[[str], Any], user_input: str) -> Any:
-    """`method(user_input)`, a synchronous turn, here on the loop's thread. An agent that
-    runs an event loop of its own meets the harness's (asyncio refuses to start or run a
-    loop inside a running one): its error says what to do about it."""
+def run_inline(method: Callable[[str], Any], user_input: str, turn: InlineTurn) -> Any:
+    """`method(user_input)`, a synchronous turn, here on the loop's thread. A call of it
+    the harness refused fails the turn, whatever the agent did with the exception. An
+    agent that runs an event loop of its own meets the harness's (asyncio refuses to
+    start or run a loop inside a running one): its error says what to do about it."""
     try:
-        return method(user_input)
+        result = method(user_input)
     except RuntimeError as exc:
+        if turn.refused is not None:
+            raise turn.refused from None
         if "event loop" not in str(exc) or INLINE_ATTRIBUTE in str(exc):
             raise
         raise RuntimeError(
             f"{exc} (the turn runs inline, on the harness's event loop; remove {INLINE_ATTRIBUTE}"
             " from an agent that runs an event loop of its own)"
         ) from exc
+    except (Exception, SystemExit):  # an overrun, a Ctrl-C or a cancel goes on as it is
+        if turn.refused is not None:
+            raise turn.refused from None
+        raise
+    if turn.refused is not None:
+        raise turn.refused
+    return result
 
 
-def inline_thread(loop: asyncio.AbstractEventLoop | None) -> int | None:
-    """The thread running an inline turn on `loop`, None when none is."""
+def running_inline(loop: asyncio.AbstractEventLoop | None) -> InlineTurn | None:
+    """The inline turn running on `loop`, None when none is."""
     return None if loop is None else _RUNNING.get(loop)
 
 
-def run_now(awaitable: Coroutine[Any, Any, T]) -> T:
+def run_now(turn: InlineTurn, awaitable: Coroutine[Any, Any, T]) -> T:
     """The result of `awaitable`, run to its end here: a `context.sync` call of an inline
-    turn. It must not suspend (nothing can resume it while this thread is busy)."""
+    turn. It must not suspend (nothing can resume it while this thread is busy). A
+    cancellation it raises comes out as `concurrent.futures.CancelledError`, as it does
+    from a call made from a thread."""
     if not asyncio.iscoroutine(awaitable):
         raise TypeError(f"context.sync() takes a coroutine (a call of provider or tools), not {awaitable!r}")
     while True:
@@ -87,23 +124,23 @@ def run_now(awaitable: Coroutine[Any, Any, T]) -> T:
             waiting = awaitable.send(None)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
+        except asyncio.CancelledError as exc:
+            raise concurrent.futures.CancelledError() from exc
         # A bare yield (`asyncio.sleep(0)`, a library's checkpoint) only offers the loop a
         # turn: going on is what the loop would do. Anything else is a future to wait for.
         if waiting is not None:
             break
     awaitable.close()
-    raise RuntimeError(
-        "an inline turn's context.sync() call waited on the event loop, which is busy running"
-        f" that turn; remove {INLINE_ATTRIBUTE} from the agent (its turns then run in a thread)"
+    raise turn.refuse(
+        "an inline turn's context.sync() call waited on the event loop, which is busy running that turn"
     )
 
 
-def refuse_from_other_thread(awaitable: Coroutine[Any, Any, Any]) -> None:
+def refuse_from_other_thread(turn: InlineTurn, awaitable: Coroutine[Any, Any, Any]) -> None:
     """Refuse a `context.sync` call made from a thread of the agent's own during an inline
     turn: the loop it would wait for is running the turn that waits for it."""
     awaitable.close()  # never to run: closing it spares a "never awaited" warning
-    raise RuntimeError(
+    raise turn.refuse(
         "context.sync() was called from a thread other than the turn's own while the turn runs"
-        f" inline; call it from run_turn's thread, or remove {INLINE_ATTRIBUTE} from the agent"
-        " (its turns then run in a thread, and any thread may call context.sync)"
+        " inline; call it from run_turn's thread"
     )

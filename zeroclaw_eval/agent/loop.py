@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from zeroclaw_eval.agent.inline import inline_thread, refuse_from_other_thread, run_now
+from zeroclaw_eval.agent.inline import refuse_from_other_thread, run_now, running_inline
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, Provider, ToolSpec
 from zeroclaw_eval.errors import IterationCapReached
 from zeroclaw_eval.tools.tool import ToolOutcome
@@ -52,11 +52,11 @@ class AgentContext:
         `run_turn`, which the harness runs in a worker thread (or, for an agent with
         `inline_turns = True`, on the event loop's own thread where it can: see
         `agent.inline`): `context.sync(context.provider.complete(messages, specs))`."""
-        inline = inline_thread(self.loop)
+        inline = running_inline(self.loop)
         if inline is not None:
-            if inline != threading.get_ident():
-                refuse_from_other_thread(awaitable)
-            return run_now(awaitable)
+            if inline.thread != threading.get_ident():
+                refuse_from_other_thread(inline, awaitable)
+            return run_now(inline, awaitable)
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:

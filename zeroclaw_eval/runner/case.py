@@ -36,18 +36,19 @@ class CaseRun:
 
 @asynccontextmanager
 async def case_run(
-    case: Case, settings: CaseSettings, live: Provider | None = None
+    case: Case, settings: CaseSettings, live: Provider | None = None, *, alone: bool = False
 ) -> AsyncIterator[CaseRun]:
     """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
     which stays until the block ends and is then removed (what could not be removed is
     `workspace.leftover`): the runner's cases and mutation testing's replays alike.
-    Raises `OSError` when the workspace cannot be made or seeded."""
+    `alone`: no other case runs in this event loop meanwhile (see `drive`). Raises
+    `OSError` when the workspace cannot be made or seeded."""
     # An agent command always runs in a workspace: it is its working directory.
     needed = True if settings.agent_cmd is not None else None
     with case_workspace(case.trace, needed=needed) as workspace:
         record = RunRecord()
         with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
-            error = await drive(case, record, workspace, settings, live)
+            error = await drive(case, record, workspace, settings, live, alone=alone)
         yield CaseRun(record, workspace, error)
 
 
@@ -62,7 +63,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     trace = case.trace
     options = run.options
     try:
-        async with case_run(case, options, run.live) as done:
+        # Cases of one process run one at a time unless `--jobs` overlaps them in it.
+        async with case_run(case, options, run.live, alone=run.jobs <= 1) as done:
             record, workspace, error = done.record, done.workspace, done.error
             expects = trace.expects
             judged: dict[int, JudgeVerdict] = {}

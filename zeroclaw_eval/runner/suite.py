@@ -200,8 +200,14 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
 
     serial = options.agent_cmd is not None and options.agent_cmd.serial  # an agent service
     if run.jobs <= 1 or serial:
+        polled = time.monotonic()
         for index, fixture in enumerate(fixtures):  # no task per case when serial
             await one(index, fixture)
+            if time.monotonic() - polled >= POLL_SECS:
+                # A replay whose turns never suspend never lets the loop run, and the loop
+                # is what reads a signal (Ctrl-C) from its wake-up pipe: give it a turn.
+                await asyncio.sleep(0)
+                polled = time.monotonic()
         return
     slots = asyncio.Semaphore(run.jobs)
 
@@ -210,6 +216,10 @@ async def _each(fixtures: list[Fixture], run: Run, settle: Settle) -> None:
             await one(index, fixture)
 
     await asyncio.gather(*(bounded(index, fixture) for index, fixture in enumerate(fixtures)))
+
+
+#: How long a serial run goes on without letting the event loop see a signal.
+POLL_SECS = 0.05
 
 
 def _forks(run: Run) -> bool:
