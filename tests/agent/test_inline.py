@@ -7,6 +7,7 @@ import asyncio
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -46,13 +47,19 @@ def echo_case(tmp_path: Path, tool: str = "echo", **extra: Any) -> dict[str, Any
     return scripted_fixture([("first", first), ("second", [text_step("done")])], expects, **extra)
 
 
-def replayed(tmp_path: Path, agent: type[SyncLoop], **options: Any) -> tuple[CaseReport, SyncLoop]:
+def making(kind: type[SyncLoop]) -> tuple[Callable[[AgentContext], SyncLoop], list[SyncLoop]]:
+    """A factory of `kind`, and the list of the agents it made."""
     made: list[SyncLoop] = []
 
     def factory(context: AgentContext) -> SyncLoop:
-        made.append(agent(context))
+        made.append(kind(context))
         return made[-1]
 
+    return factory, made
+
+
+def replayed(tmp_path: Path, agent: type[SyncLoop], **options: Any) -> tuple[CaseReport, SyncLoop]:
+    factory, made = making(agent)
     report = run_replay(
         admit_case(tmp_path, echo_case(tmp_path, tools=["echo"])), agent_factory=factory, **options
     )
@@ -103,11 +110,7 @@ def test_an_inline_agent_feeding_the_model_a_changed_result_fails_as_in_a_thread
 def test_a_case_with_a_project_tool_runs_the_inline_agent_in_its_thread(tmp_path: Path) -> None:
     # A project's tool may block or await, which a turn on the loop's thread could not wait for.
     lookup = ProjectTool("lookup", "Echo the message.", lambda message: message)
-    made: list[SyncLoop] = []
-
-    def factory(context: AgentContext) -> SyncLoop:
-        made.append(InlineSyncLoop(context))
-        return made[-1]
+    factory, made = making(InlineSyncLoop)
 
     case = admit_with_project_tools(tmp_path, echo_case(tmp_path, "lookup", tools=["lookup"]))
     report = run_replay(case, agent_factory=factory, tools=(lookup,))
@@ -125,11 +128,7 @@ def test_a_case_with_a_double_of_a_project_tool_runs_inline(tmp_path: Path) -> N
             {"when": {"message": "basil"}, "result": "basil"},
         ]
     }
-    made: list[SyncLoop] = []
-
-    def factory(context: AgentContext) -> SyncLoop:
-        made.append(InlineSyncLoop(context))
-        return made[-1]
+    factory, made = making(InlineSyncLoop)
 
     data = echo_case(tmp_path, "lookup", tools=["lookup"], tool_doubles=doubles)
     report = run_replay(admit_with_project_tools(tmp_path, data), agent_factory=factory, tools=(lookup,))
@@ -149,11 +148,7 @@ class _Waiting:
 
 
 def test_a_live_case_runs_the_inline_agent_in_its_thread(tmp_path: Path) -> None:
-    made: list[SyncLoop] = []
-
-    def factory(context: AgentContext) -> SyncLoop:
-        made.append(InlineSyncLoop(context))
-        return made[-1]
+    factory, made = making(InlineSyncLoop)
 
     case = admit_case(tmp_path, scripted_fixture([("first", [])], {"response_contains": ["live"]}))
 
@@ -180,11 +175,7 @@ class _Spinning(InlineSyncLoop):
 
 
 def test_an_inline_turn_that_never_returns_is_ended_at_the_case_timeout(tmp_path: Path) -> None:
-    made: list[SyncLoop] = []
-
-    def factory(context: AgentContext) -> SyncLoop:
-        made.append(_Spinning(context))
-        return made[-1]
+    factory, made = making(_Spinning)
 
     case = admit_case(tmp_path, scripted_fixture([("first", [])], {"response_contains": ["late"]}))
     started = time.perf_counter()
@@ -376,11 +367,7 @@ def test_cases_overlapping_in_one_process_run_the_inline_agent_in_its_thread(tmp
     suite = tmp_path / "suite"
     write_fixture(suite, "a.json", echo_case(tmp_path, tools=["echo"]))
     write_fixture(suite, "b.json", echo_case(tmp_path, "lookup", tools=["lookup"]))
-    made: list[SyncLoop] = []
-
-    def factory(context: AgentContext) -> SyncLoop:
-        made.append(InlineSyncLoop(context))
-        return made[-1]
+    factory, made = making(InlineSyncLoop)
 
     alive = threading.Event()
     keeper = threading.Thread(target=alive.wait, daemon=True)
