@@ -32,7 +32,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "fixtures": {"errors", "files"},
     "collect": {"errors", "fixtures"},
     "boundary": {"errors", "fixtures"},
-    "tools": {"errors", "threads", "fixtures", "boundary"},
+    "tools": {"errors", "files", "threads", "fixtures", "boundary"},
     "agent": {"errors", "threads", "config", "fixtures", "boundary", "tools"},
     "wire": {"errors", "fixtures", "boundary"},
     "backends": {"errors", "files", "redaction", "config", "fixtures", "boundary", "tools", "agent", "wire"},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from tests.support.builders import dispatch, make_box
 from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, WORKSPACE_TOOLS, tools_for_case
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, MAX_READ_BYTES, WORKSPACE_TOOLS, tools_for_case
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.tools.workspace import Workspace, remove_tree
@@ -186,3 +187,41 @@ def test_tools_for_case_offers_echo_plus_the_listed_builtins() -> None:
     assert set(WORKSPACE_TOOLS) == {"file_read", "file_write", "list_dir"}
     assert "echo" not in WORKSPACE_TOOLS
     assert set(BUILTIN_TOOLS) == {"echo", *WORKSPACE_TOOLS}
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_file_read_and_write_refuse_a_named_pipe_without_waiting_for_the_other_end(
+    workspace: Workspace,
+) -> None:
+    # The built-in tools run on the event loop: opening a pipe would hold it (and every
+    # time limit with it) until a writer or a reader came, which may be never.
+    os.mkfifo(workspace.root / "pipe")
+    box, _ = make_box(workspace)
+    read = dispatch(box, "file_read", {"path": "pipe"})
+    assert not read.success
+    assert read.content == "pipe: it is a named pipe, not a file: give file_read's path as a file"
+    written = dispatch(box, "file_write", {"path": "pipe", "content": "x"})
+    assert not written.success
+    assert written.content.startswith("pipe: cannot write the file")
+
+
+def test_file_read_refuses_a_file_over_its_bound_unread(workspace: Workspace) -> None:
+    with (workspace.root / "huge.txt").open("wb") as stream:
+        stream.truncate(MAX_READ_BYTES + 1)  # sparse: nothing is written
+    box, _ = make_box(workspace)
+    outcome = dispatch(box, "file_read", {"path": "huge.txt"})
+    assert not outcome.success
+    assert "over the 16,777,216-byte limit for file_read's path" in outcome.content
+
+
+def test_file_read_reads_line_ends_as_text_mode_does(workspace: Workspace) -> None:
+    (workspace.root / "crlf.txt").write_bytes(b"one\r\ntwo\rthree\n")
+    box, _ = make_box(workspace)
+    assert dispatch(box, "file_read", {"path": "crlf.txt"}) == ToolOutcome("one\ntwo\nthree\n", True)
+
+
+def test_file_write_replaces_a_longer_file_whole(workspace: Workspace) -> None:
+    (workspace.root / "out.txt").write_text("a much longer earlier text", encoding="utf-8")
+    box, _ = make_box(workspace)
+    assert dispatch(box, "file_write", {"path": "out.txt", "content": "short"}).success
+    assert (workspace.root / "out.txt").read_text(encoding="utf-8") == "short"

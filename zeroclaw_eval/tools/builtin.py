@@ -6,11 +6,14 @@ the model gets back as a failed result.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.errors import OutsideWorkspace, ToolRefused
+from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.workspace import Workspace, make_folders
@@ -46,6 +49,11 @@ def _echo(arguments: dict[str, Any], workspace: Workspace | None) -> str:
     return "(empty)" if message is None else message
 
 
+#: The most `file_read` returns, and what it says of a larger file.
+MAX_READ_BYTES = 16 * 1024 * 1024
+_READ_LIMIT = ("file_read's path", "the tool reads files of up to 16 MiB")
+
+
 def _file_read(arguments: dict[str, Any], workspace: Workspace | None) -> str:
     relative = _string_arg(arguments, "path")
     assert relative is not None
@@ -54,11 +62,18 @@ def _file_read(arguments: dict[str, Any], workspace: Workspace | None) -> str:
         raise ToolRefused(f"no such file: {relative}")
     if target.is_dir():
         raise ToolRefused(f"{relative} is a folder, not a file")
+    # Built-in tools run on the event loop: a named pipe the agent made in its workspace
+    # would block it (and every time limit with it) waiting for a writer, and a device
+    # such as /dev/zero would be read without end. Only a regular file is read, within
+    # a bound.
+    raw = read_bounded(target, MAX_READ_BYTES, limit=_READ_LIMIT, regular_only=True)
+    if isinstance(raw, str):
+        raise ToolRefused(f"{relative}: {raw}")
     try:
-        text: str = target.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolRefused(f"{relative} is not UTF-8 text") from None
-    return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as text mode reads it
 
 
 def _file_write(arguments: dict[str, Any], workspace: Workspace | None) -> str:
@@ -70,7 +85,18 @@ def _file_write(arguments: dict[str, Any], workspace: Workspace | None) -> str:
     if target.is_dir():
         raise ToolRefused(f"{relative} is a folder, not a file")
     make_folders(target.parent)
-    target.write_text(content, encoding="utf-8")
+    # Opened without blocking, as `file_read` reads: a named pipe with no reader would
+    # hold the event loop until one came. Only a regular file is written.
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(target, flags, 0o666)
+    except OSError as exc:
+        raise ToolRefused(f"{relative}: cannot write the file: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "wb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ToolRefused(f"{relative} is not a regular file: file_write writes only files")
+        stream.truncate(0)
+        stream.write(content.encode("utf-8"))
     return f"wrote {len(content)} characters to {relative}"
 
 
