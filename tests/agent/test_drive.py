@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.agents import RaisingAgent
+from tests.support.agents import RaisingAgent, SyncLoop
 from tests.support.builders import (
     admit_case,
     admit_with_project_tools,
@@ -126,27 +126,11 @@ def test_the_run_error_of_a_raising_agent_keeps_the_agents_own_frames(tmp_path: 
     assert "asyncio" not in error.traceback
 
 
-class SyncAgent:
-    """A synchronous agent: asks the model through `context.sync`, in a worker thread."""
-
-    def __init__(self, context: AgentContext) -> None:
-        self.context = context
-        self.threads: list[str] = []
-        self.messages: list[Message] = []
-
-    def run_turn(self, user_input: str) -> str:
-        self.threads.append(threading.current_thread().name)
-        self.messages.append({"role": "user", "content": user_input})
-        reply = self.context.sync(self.context.provider.complete(self.messages, self.context.tools.specs()))
-        self.messages.append({"role": "assistant", "content": reply.content})
-        return reply.content or ""
-
-
 def test_a_synchronous_run_turn_runs_in_a_worker_thread(tmp_path: Path) -> None:
-    made: list[SyncAgent] = []
+    made: list[SyncLoop] = []
 
-    def factory(context: AgentContext) -> SyncAgent:
-        made.append(SyncAgent(context))
+    def factory(context: AgentContext) -> SyncLoop:
+        made.append(SyncLoop(context))
         return made[-1]
 
     data = scripted_fixture([("hi", [text_step("hello")]), ("again", [])], {"response_contains": ["x"]})

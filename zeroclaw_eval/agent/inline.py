@@ -89,19 +89,15 @@ def run_inline(method: Callable[[str], Any], user_input: str, turn: InlineTurn) 
     start or run a loop inside a running one): its error says what to do about it."""
     try:
         result = method(user_input)
-    except RuntimeError as exc:
+    except (Exception, SystemExit) as exc:  # an overrun, a Ctrl-C or a cancel goes on as it is
         if turn.refused is not None:
             raise turn.refused from None
-        if "event loop" not in str(exc) or INLINE_ATTRIBUTE in str(exc):
+        if not isinstance(exc, RuntimeError) or "event loop" not in str(exc):
             raise
         raise RuntimeError(
             f"{exc} (the turn runs inline, on the harness's event loop; remove {INLINE_ATTRIBUTE}"
             " from an agent that runs an event loop of its own)"
         ) from exc
-    except (Exception, SystemExit):  # an overrun, a Ctrl-C or a cancel goes on as it is
-        if turn.refused is not None:
-            raise turn.refused from None
-        raise
     if turn.refused is not None:
         raise turn.refused
     return result

@@ -51,7 +51,7 @@ def _echo(arguments: dict[str, Any], workspace: Workspace | None) -> str:
 
 #: The most `file_read` returns, and what it says of a larger file.
 MAX_READ_BYTES = 16 * 1024 * 1024
-_READ_LIMIT = ("file_read's path", "the tool reads files of up to 16 MiB")
+_READ_LIMIT = ("file_read's path", f"the tool reads files of up to {MAX_READ_BYTES // 2**20} MiB")
 
 
 def _file_read(arguments: dict[str, Any], workspace: Workspace | None) -> str:
