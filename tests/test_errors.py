@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import asyncio
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,9 +35,47 @@ def test_every_error_is_an_eval_error_with_its_exit_code(error: type[errors.Eval
 
 
 def test_every_exception_class_of_the_module_is_in_the_hierarchy() -> None:
+    # An error is an `EvalError`; the one other root is `Halt`, which stops code rather
+    # than reporting a problem (and so is no `Exception`).
     found = [v for v in vars(errors).values() if isinstance(v, type) and issubclass(v, BaseException)]
     assert found
-    assert all(issubclass(cls, errors.EvalError) for cls in found)
+    assert all(issubclass(cls, (errors.EvalError, errors.Halt)) for cls in found)
+    assert not issubclass(errors.Halt, Exception)
+
+
+def test_what_interrupts_code_is_told_from_an_agents_failure() -> None:
+    class OwnBase(BaseException):
+        pass
+
+    for stop in (KeyboardInterrupt(), GeneratorExit(), errors.Halt()):
+        assert errors.is_interruption(stop)
+    for failure in (ValueError("x"), SystemExit(3), OwnBase("x")):
+        assert not errors.is_interruption(failure)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10 has no Task.cancelling: every cancel stops")
+def test_a_cancel_interrupts_only_when_the_task_itself_is_being_cancelled() -> None:
+    seen: dict[str, bool] = {}
+
+    async def main() -> None:
+        # A CancelledError made by the code itself (one of its own tasks', let out).
+        seen["its own"] = errors.is_interruption(asyncio.CancelledError())
+        current = asyncio.current_task()
+        assert current is not None
+        current.cancel()  # the run stopping: this task is cancelled from outside
+        try:
+            await asyncio.sleep(1)
+        except asyncio.CancelledError as exc:
+            seen["the task's"] = errors.is_interruption(exc)
+            current.uncancel()
+
+    asyncio.run(main())
+    assert seen == {"its own": False, "the task's": True}
+
+
+def test_an_exception_is_worded_with_its_class_and_message_if_it_has_one() -> None:
+    assert errors.exception_words(ValueError("bad input")) == "ValueError: bad input"
+    assert errors.exception_words(ValueError()) == "ValueError"
 
 
 def test_no_public_exception_is_defined_outside_the_errors_module() -> None:

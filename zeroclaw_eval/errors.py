@@ -25,11 +25,15 @@ Problems inside a single case (a rejected fixture, a run error, a failed check) 
     ├── JudgeError               a judge model that cannot be asked, or whose reply is no verdict
     └── CommentError             GitHub's API refused or failed the pull request comment
         └── NotAllowed           the token may not comment (a fork's read-only token)
+
+    Halt (a BaseException)       the harness stops code it runs: a turn past its time limit,
+                                 a signal outside the run of the cases
 """
 
 from __future__ import annotations
 
 import enum
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -65,6 +69,40 @@ class ExitCode(enum.IntEnum):
 
 #: The signals that stop a run cleanly, and the exit code each one ends it with.
 STOPPED_BY = {"SIGINT": ExitCode.INTERRUPTED, "SIGTERM": ExitCode.TERMINATED}
+
+
+class Halt(BaseException):
+    """Raised by the harness into code it runs, to stop it. A `BaseException`, as
+    `KeyboardInterrupt` is, so that no `except Exception` on the way swallows it."""
+
+
+def is_interruption(exc: BaseException) -> bool:
+    """Whether `exc` stops the code it reaches rather than failing it: Ctrl-C, the cancel
+    of the running task, a generator's close, the harness's own `Halt`. Every other
+    exception an agent (or its tools) raises, a `BaseException` subclass of its own
+    included, is that agent's failure, and a run error of its case, never a crash of the
+    run. So is a `CancelledError` the agent raised while nobody cancelled its task (one
+    of its own tasks' cancels, let out), where Python can tell (3.11's `cancelling`)."""
+    if isinstance(exc, (KeyboardInterrupt, GeneratorExit, Halt)):
+        return True
+    # Looked up, not imported: this module is on `zeroclaw --help`'s path, which leaves
+    # asyncio out; where asyncio is not imported, no task was cancelled.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None or not isinstance(exc, asyncio.CancelledError):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop running on this thread: nothing here to ask
+        return True
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is None or cancelling() > 0
+
+
+def exception_words(exc: BaseException) -> str:
+    """`exc` as a report says it: its class and message (`ValueError: bad`), or the class
+    alone when the message is empty (a bare `raise CancelledError()`)."""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 class EvalError(Exception):

@@ -417,6 +417,103 @@ def test_an_agent_calling_sys_exit_fails_its_case_not_the_run(
     assert report.error.message == f"turn 1: the agent raised {words}"
 
 
+class GaveUp(BaseException):
+    """An exception class of an agent's own that is no `Exception` (as some frameworks'
+    aborts are)."""
+
+
+class GivingUpAgent:
+    """Raises `GaveUp` from its turn; `on_thread` names the thread the turn ran on."""
+
+    on_thread = ""
+
+    def __init__(self, context: AgentContext) -> None:
+        self.context = context
+
+    async def run_turn(self, user_input: str) -> str:
+        raise GaveUp("no way forward")
+
+
+class SyncGivingUpAgent(GivingUpAgent):
+    def run_turn(self, user_input: str) -> str:  # type: ignore[override]
+        SyncGivingUpAgent.on_thread = threading.current_thread().name
+        raise GaveUp("no way forward")
+
+
+class InlineGivingUpAgent(SyncGivingUpAgent):
+    inline_turns = True
+
+
+class CancellingItselfAgent(GivingUpAgent):
+    """Lets out a `CancelledError` of its own (a cancelled task of its, awaited), while
+    nobody cancelled the turn."""
+
+    async def run_turn(self, user_input: str) -> str:
+        raise asyncio.CancelledError()
+
+
+@pytest.mark.parametrize(
+    ("factory", "words", "thread"),
+    [
+        (GivingUpAgent, "GaveUp: no way forward", ""),
+        (SyncGivingUpAgent, "GaveUp: no way forward", "zeroclaw-"),
+        (InlineGivingUpAgent, "GaveUp: no way forward", "MainThread"),
+        pytest.param(
+            CancellingItselfAgent,
+            "CancelledError",
+            "",
+            marks=pytest.mark.skipif(
+                sys.version_info < (3, 11), reason="3.10 cannot tell whose cancel it is"
+            ),
+        ),
+    ],
+)
+def test_an_agents_own_base_exception_fails_its_case_not_the_run(
+    tmp_path: Path, factory: type[GivingUpAgent], words: str, thread: str
+) -> None:
+    SyncGivingUpAgent.on_thread = ""
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
+    assert report.error is not None
+    assert report.error.message == f"turn 1: the agent raised {words}"
+    assert report.error.field.pointer == "/turns/0"
+    assert SyncGivingUpAgent.on_thread.startswith(thread)
+
+
+def test_a_factory_raising_its_own_base_exception_is_a_configuration_error(tmp_path: Path) -> None:
+    def giving_up(context: AgentContext) -> Agent:
+        raise GaveUp("no model configured")
+
+    case = admit_case(tmp_path, scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]}))
+    with pytest.raises(AgentLoadError, match="giving_up raised GaveUp: no model configured"):
+        run_replay(case, agent_factory=giving_up)
+
+
+class Peculiar(ReferenceAgent):
+    """The reference loop, with a `__getattr__` that raises for every name it lacks (not
+    `AttributeError`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"no {name} here")
+
+
+class ClosingBadly(ReferenceAgent):
+    """The reference loop, with an `aclose` that raises an exception class of its own."""
+
+    async def aclose(self) -> None:
+        raise GaveUp("could not close")
+
+
+@pytest.mark.parametrize("factory", [Peculiar, ClosingBadly])
+def test_an_agents_odd_attributes_or_close_do_not_crash_the_run(tmp_path: Path, factory: Any) -> None:
+    # The harness asks for optional attributes (`inline_turns`, `aclose`, `refused`) and
+    # closes the agent: neither the agent's `__getattr__` nor its `aclose` may crash the run.
+    data = scripted_fixture([("go", [text_step("all fine")])], {"response_contains": ["fine"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
+    assert report.error is None
+    assert report.passed
+
+
 class LingeringAgent:
     """Blocks past the case's time limit, then still tries the provider and the tools."""
 

@@ -321,6 +321,33 @@ def test_a_refused_call_fails_the_case_even_when_the_agent_swallows_it(tmp_path:
     assert report.error.message.startswith("turn 1: ")
 
 
+class _GaveUp(BaseException):
+    """An exception class of an agent's own that is no `Exception`."""
+
+
+class _GivingUpOnARefusal(InlineSyncLoop):
+    """Makes a call the harness refuses inline, and gives up with an exception class of
+    its own."""
+
+    def run_turn(self, user_input: str) -> str:
+        self.threads.append(threading.current_thread().name)
+        try:
+            self.context.sync(asyncio.sleep(0.01))
+        except Exception as exc:
+            raise _GaveUp("the model is gone") from exc
+        return "unreached"
+
+
+def test_a_refused_call_still_names_the_failure_when_the_agent_raises_its_own_base_exception(
+    tmp_path: Path,
+) -> None:
+    report, agent = replayed(tmp_path, _GivingUpOnARefusal)
+    assert agent.threads == [ON_THE_LOOP]
+    assert report.error is not None
+    assert "waited on the event loop" in report.error.message
+    assert "_GaveUp" not in report.error.message
+
+
 class _SlowWithItsOwnTimer(InlineSyncLoop):
     """Switches the interval timer off (as a library's own time limit may), then takes
     longer than the case allows."""

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.agent.inline import inline_turn, run_inline
+from zeroclaw_eval.agent.inline import INLINE_ATTRIBUTE, inline_turn, run_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
-from zeroclaw_eval.errors import AgentLoadError
+from zeroclaw_eval.errors import AgentLoadError, exception_words, is_interruption
 from zeroclaw_eval.threads import in_thread
 
 _SHAPE = "an agent needs a method `async def run_turn(self, user_input: str) -> str` (or a plain def)"
@@ -35,14 +35,35 @@ def make_agent(factory: AgentFactory, context: AgentContext) -> Agent | SyncAgen
     name = getattr(factory, "__qualname__", None) or type(factory).__name__
     try:
         agent = factory(context)
-    except Exception as exc:
+    except BaseException as exc:  # `sys.exit` or an exception class of its own included
+        if is_interruption(exc):
+            raise
         raise AgentLoadError(raised(f"the agent factory {name}", exc)) from None
-    if not callable(getattr(agent, "run_turn", None)):
+    if not callable(agent_attribute(agent, "run_turn")):
         raise AgentLoadError(
             f"the agent factory {name} returned {type(agent).__name__}, which has no run_turn"
             f" method; {_SHAPE}"
         )
     return agent
+
+
+def agent_attribute(agent: object, name: str) -> Any:
+    """`agent`'s attribute `name`, or None. An agent whose `__getattr__` raises for a name
+    it does not have (rather than `AttributeError`) has no such attribute either: the
+    harness asks for optional ones (`aclose`, `inline_turns`), and the agent's slip must
+    not crash the run."""
+    try:
+        return getattr(agent, name, None)
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise
+        return None
+
+
+def allows_inline(agent: object) -> bool:
+    """Whether `agent` set `inline_turns = True` (exactly True: a truthy accident is not
+    a promise about its threads)."""
+    return agent_attribute(agent, INLINE_ATTRIBUTE) is True
 
 
 async def run_turn(
@@ -76,7 +97,7 @@ def user_traceback(exc: BaseException) -> str | None:
 def raised(what: str, exc: BaseException) -> str:
     """`what` raised `exc`: the one-line account, then the user's frames when there are any."""
     found = user_traceback(exc)
-    line = f"{what} raised {type(exc).__name__}: {exc}"
+    line = f"{what} raised {exception_words(exc)}"
     return line if found is None else f"{line}\n{found}"
 
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from zeroclaw_eval.agent import inline
+from zeroclaw_eval.errors import Halt
 
 T = TypeVar("T")
 
@@ -64,10 +65,9 @@ GRACE_SECS = 1.0
 _handler_of: Callable[[int], Any] = getattr(signal, "_signal", signal).getsignal
 
 
-class _TurnOverrun(BaseException):
-    """Raised into a turn that ran past its time limit without suspending. A
-    `BaseException`, as `KeyboardInterrupt` is, so that an agent's `except Exception`
-    lets it through."""
+class _TurnOverrun(Halt):
+    """Raised into a turn that ran past its time limit without suspending (a `Halt`, so
+    that an agent's `except Exception` lets it through)."""
 
 
 @dataclass

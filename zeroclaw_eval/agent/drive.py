@@ -12,9 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from zeroclaw_eval.agent.call import make_agent, run_turn, user_traceback
+from zeroclaw_eval.agent.call import agent_attribute, allows_inline, make_agent, run_turn, user_traceback
 from zeroclaw_eval.agent.deadline import steps_bounded, within
-from zeroclaw_eval.agent.inline import allows_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
 from zeroclaw_eval.agent.results import ResultsChecked
@@ -22,7 +21,7 @@ from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import SentHistory
-from zeroclaw_eval.errors import EvalError, RunError
+from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.tools.doubles import with_doubles
@@ -160,8 +159,11 @@ async def _turns(
                 _diagnostics(agent),
             )
             return _noting_refusal(timed_out, agent)
-        except (Exception, SystemExit) as exc:
-            # sys.exit() inside an agent ends its turn, not the whole run.
+        except BaseException as exc:
+            if is_interruption(exc):  # the run is stopping: not this agent's failure
+                raise
+            # sys.exit() inside an agent ends its turn, not the whole run; so does an
+            # exception class of the agent's own that is no `Exception`.
             # A divergence the script or the result check saw, or a denied approval,
             # explains the exception better than the agent's own wrapping of it.
             return watched.divergence() or _denied(index, toolbox) or _agent_error(index, exc)
@@ -238,19 +240,20 @@ async def _close(agent: object) -> None:
     """Let an agent that holds resources (a process, a server) release them: its
     `aclose()` is awaited when the case ends, however it ended, for at most
     `CLOSE_TIMEOUT_SECS`."""
-    close = getattr(agent, "aclose", None)
+    close = agent_attribute(agent, "aclose")
     if callable(close):
         try:
             await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
-        except Exception:
-            pass
+        except BaseException as exc:  # its failure to close is no failure of the case
+            if is_interruption(exc):
+                raise
 
 
 def _noting_refusal(error: RunError, agent: object) -> RunError:
     """`error`, adding what the endpoint refused an agent command, if it refused anything:
     the agent's client may have taken the refusal quietly (a stream that just ends) and
     gone on without the step, which then looks like a step it never asked for."""
-    refused = getattr(agent, "refused", None)
+    refused = agent_attribute(agent, "refused")
     if not isinstance(refused, str):
         return error
     return RunError(f"{error.message} ({refused})", error.pointer, error.traceback)
@@ -258,7 +261,7 @@ def _noting_refusal(error: RunError, agent: object) -> RunError:
 
 def _diagnostics(agent: object) -> str | None:
     """What an agent can say about itself after a timeout (an agent command: its stderr)."""
-    report = getattr(agent, "diagnostics", None)
+    report = agent_attribute(agent, "diagnostics")
     found = report() if callable(report) else None
     return found if isinstance(found, str) else None
 
@@ -269,5 +272,5 @@ def _agent_error(index: int, exc: BaseException) -> RunError:
         return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}", exc.traceback)
     if isinstance(exc, EvalError):
         return RunError(f"turn {index + 1}: {exc}", f"/turns/{index}")
-    message = f"turn {index + 1}: the agent raised {type(exc).__name__}: {exc}"
+    message = f"turn {index + 1}: the agent raised {exception_words(exc)}"
     return RunError(message, f"/turns/{index}", user_traceback(exc))

@@ -34,7 +34,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import RunError, is_interruption
 
 T = TypeVar("T")
 
@@ -64,12 +64,6 @@ class InlineTurn:
 _RUNNING: dict[asyncio.AbstractEventLoop, InlineTurn] = {}
 
 
-def allows_inline(agent: object) -> bool:
-    """Whether `agent` set `inline_turns = True` (exactly True: a truthy accident is not
-    a promise about its threads)."""
-    return getattr(agent, INLINE_ATTRIBUTE, False) is True
-
-
 @contextmanager
 def inline_turn(loop: asyncio.AbstractEventLoop) -> Iterator[InlineTurn]:
     """While inside, a `context.sync` call of `loop` runs inline on this thread. (The
@@ -89,7 +83,9 @@ def run_inline(method: Callable[[str], Any], user_input: str, turn: InlineTurn) 
     start or run a loop inside a running one): its error says what to do about it."""
     try:
         result = method(user_input)
-    except (Exception, SystemExit) as exc:  # an overrun, a Ctrl-C or a cancel goes on as it is
+    except BaseException as exc:
+        if is_interruption(exc):  # an overrun, a Ctrl-C or a cancel goes on as it is
+            raise
         if turn.refused is not None:
             raise turn.refused from None
         if not isinstance(exc, RuntimeError) or "event loop" not in str(exc):

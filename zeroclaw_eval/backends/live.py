@@ -26,7 +26,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolSpec,
 )
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.errors import ProviderError
+from zeroclaw_eval.errors import ProviderError, exception_words
 from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.wire import anthropic
@@ -113,7 +113,7 @@ class OpenAIProvider:
             except httpx.TransportError as exc:
                 if last:
                     raise self._fail(
-                        f"cannot reach {self._url} after {attempts} attempt(s): {type(exc).__name__}: {exc}"
+                        f"cannot reach {self._url} after {attempts} attempt(s): {exception_words(exc)}"
                     ) from None
                 await self._sleep(self._backoff * 2**attempt)
                 continue
@@ -175,7 +175,7 @@ class OpenAIProvider:
             return self._read(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise self._fail(
-                f"malformed response from {self._url}: {self.shape} ({type(exc).__name__}: {exc})"
+                f"malformed response from {self._url}: {self.shape} ({exception_words(exc)})"
             ) from None
 
     def _read(self, data: Any) -> ModelResponse:

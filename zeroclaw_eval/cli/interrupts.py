@@ -20,12 +20,12 @@ from types import FrameType
 from typing import Any
 
 from zeroclaw_eval.cli.say import say
-from zeroclaw_eval.errors import STOPPED_BY, ExitCode
+from zeroclaw_eval.errors import STOPPED_BY, ExitCode, Halt
 
 
-class _Stopped(BaseException):
-    """SIGINT or SIGTERM arrived outside the run of the cases (a `BaseException`, like
-    `KeyboardInterrupt`, so no `except Exception` on the way swallows it)."""
+class _Stopped(Halt):
+    """SIGINT or SIGTERM arrived outside the run of the cases (a `Halt`, so no `except
+    Exception` on the way swallows it)."""
 
     def __init__(self, name: str) -> None:
         super().__init__(name)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from zeroclaw_eval.errors import ReporterError
+from zeroclaw_eval.errors import ReporterError, exception_words
 from zeroclaw_eval.files import atomic_writer, write_atomic
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import Reporter, TextSink, get_reporter
@@ -184,6 +184,4 @@ def _write(
     except Exception as exc:
         cut = output == "-" and isinstance(out, _Encoded) and out.written  # a file is replaced whole or not
         left = "its output on stdout stops where it failed" if cut else f"nothing was written to {output}"
-        raise ReporterError(
-            f"the {reporter.name} reporter failed, {left}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise ReporterError(f"the {reporter.name} reporter failed, {left}: {exception_words(exc)}") from exc

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from zeroclaw_eval.errors import UsageError, did_you_mean
+from zeroclaw_eval.errors import UsageError, did_you_mean, exception_words
 
 _EXAMPLES = {"agent": "my_project.agents:make_agent", "tools": "my_project.tools:eval_tools"}
 
@@ -93,7 +93,7 @@ def _unimportable(module_name: str, exc: Exception) -> str:
     except Exception:  # its package raised, or is gone: the error says enough
         spec = None
     where = f" ({spec.origin})" if spec is not None and spec.origin else ""
-    return f"cannot import module {module_name!r}{where}: {type(exc).__name__}: {exc}"
+    return f"cannot import module {module_name!r}{where}: {exception_words(exc)}"
 
 
 def _modules_in(folders: Iterable[str]) -> list[str]:

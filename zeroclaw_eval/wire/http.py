@@ -21,6 +21,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from zeroclaw_eval.errors import exception_words
 from zeroclaw_eval.wire.endpoint import Reply, error_reply, route_of, too_large
 from zeroclaw_eval.wire.limits import MAX_BODY
 
@@ -181,7 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a request shaped in a way nothing expected: the client's problem
             reply = error_reply(
                 400,
-                f"malformed request: {type(exc).__name__}: {exc}",
+                f"malformed request: {exception_words(exc)}",
                 "invalid_request_error",
                 api=self._api,
             )
