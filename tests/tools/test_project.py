@@ -66,6 +66,33 @@ def test_a_function_that_raises_is_a_failed_outcome_naming_the_tool() -> None:
     assert "unexpected keyword argument 'town'" in wrong.content
 
 
+class _Abort(BaseException):
+    """An exception class of a library's own that is no `Exception`."""
+
+
+@pytest.mark.parametrize(
+    ("raised", "words"),
+    [(SystemExit(2), "SystemExit: 2"), (_Abort("quota spent"), "_Abort: quota spent")],
+)
+def test_a_function_raising_what_is_no_exception_is_a_failed_outcome_too(
+    raised: BaseException, words: str
+) -> None:
+    # Not an error of the agent that called it: the model is told, as for any tool failure.
+    def weather(city: str) -> str:
+        raise raised
+
+    for function in (weather, _awaited(weather)):
+        outcome = invoke(ProjectTool("get_weather", "Weather.", function, SCHEMA), {"city": "Oslo"})
+        assert outcome == ToolOutcome(f"get_weather raised {words}", False)
+
+
+def _awaited(function: Any) -> Any:
+    async def run(**arguments: Any) -> Any:
+        return function(**arguments)
+
+    return run
+
+
 def test_the_spec_is_what_the_model_is_offered() -> None:
     spec = ProjectTool("get_weather", "Weather by city.", str, SCHEMA).as_tool().spec
     assert (spec.name, spec.description, spec.parameters) == ("get_weather", "Weather by city.", SCHEMA)

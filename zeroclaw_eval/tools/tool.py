@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ToolSpec
-from zeroclaw_eval.errors import ToolRefused
+from zeroclaw_eval.errors import ToolRefused, is_interruption
 from zeroclaw_eval.fixtures.json.text import compact_json
 from zeroclaw_eval.threads import in_thread
 from zeroclaw_eval.tools.workspace import Workspace
@@ -60,7 +60,9 @@ class Tool:
                 result = await result
         except ToolRefused as exc:
             return ToolOutcome(str(exc), False)
-        except Exception as exc:
+        except BaseException as exc:  # `sys.exit` or an exception class of its own too
+            if is_interruption(exc):  # the turn's time is up, or the run is stopping
+                raise
             return ToolOutcome(f"{self.spec.name} raised {type(exc).__name__}: {exc}", False)
         return _outcome(result)
 
