@@ -8,8 +8,9 @@ instructions a run executes barely moves: this script counts them with valgrind'
 callgrind (`apt install valgrind`), runs each command once on each of two suites (3
 cases and `--cases`; a run under callgrind is ~50x slower: about 30 s for 1,000 cases)
 and prints, for table+json (`--jobs 1`, the
-single-process command of benchmarks/targets.py) and for the floors of
-benchmarks/peer_floor.py:
+single-process command of benchmarks/targets.py), for the floors of
+benchmarks/peer_floor.py and for the floor on zeroclaw-eval's stack
+(benchmarks/stack_floor.py):
 
 - instructions a case: the run on `--cases` cases less the same command on 3 cases
   (start-up and imports are no case's cost), divided by the cases between them, for
@@ -103,6 +104,7 @@ def main() -> None:
             suites[size].mkdir()
             write_suite(suites[size], size, args.seed, 0.01)
         floor = [sys.executable, str(HERE / "peer_floor.py")]
+        stack = [sys.executable, str(HERE / "stack_floor.py")]
         verdict, floor_report = str(work / "verdict.json"), str(work / "floor.json")
 
         def table_json(zeroclaw: str) -> Callable[[Path], list[str]]:
@@ -123,6 +125,7 @@ def main() -> None:
         runs: dict[str, Callable[[Path], list[str]]] = {
             "bare floor": lambda suite: [*floor, str(suite), verdict],
             "floor+report": lambda suite: [*floor, str(suite), verdict, "--report", floor_report],
+            "floor on the stack": lambda suite: [*stack, str(suite), verdict, "--report", floor_report],
             "table+json": table_json(zeroclaw),
         }
         if args.before:

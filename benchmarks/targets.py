@@ -13,6 +13,11 @@ fresh processes, timed around the process, with their CPU time and peak resident
 (benchmarks/peers.py measures them the same way):
 
 - bare floor, floor+report;
+- floor on the stack (benchmarks/stack_floor.py): floor+report plus the least of what
+  this design adds on its libraries (a strict pydantic model admits each fixture, an
+  async agent loop on asyncio replays it, each request's new messages are compared with
+  the script): not a target, the yardstick that shows how much of the distance to
+  floor+report any gate of this design on this stack would pay;
 - table+json: `zeroclaw eval run --suite DIR --report json=FILE --jobs 1` (the table on
   stdout; one process, as every ratio below is single-process);
 - all outputs: the same plus `--report junit=... --report html=... --report github=...`;
@@ -22,7 +27,9 @@ fresh processes, timed around the process, with their CPU time and peak resident
   (N > 1), both zeroclaw runs again with `--jobs N`; with `--before CMD`, both runs of
   another zeroclaw command (the code before a change, say), measured in the same rounds.
 
-Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts. The
+Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts, and beside
+them the start-up floor: a Python that imports asyncio, click and pydantic and defines one
+model, which is what any run of this design on these libraries starts with. The
 package's bytecode is compiled first, as pip compiles an installed wheel's.
 
 The targets (medians; ratios are same-run, interleaved):
@@ -55,7 +62,10 @@ from peers import compile_bytecode, measured_cpu
 from zeroclaw_eval.runner.workers import usable_cpus
 
 HERE = Path(__file__).resolve().parent
-FLOOR, BARE = "floor+report", "bare floor"
+FLOOR, BARE, STACK = "floor+report", "bare floor", "floor on the stack"
+#: What a process of this design must import before any of its own work.
+IMPORT_FLOOR = "import asyncio, click\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int\n"
+LIBRARIES = "libraries' import"
 #: table+json with `--jobs auto`: the default of a suite this size, one worker per usable CPU.
 AUTO = "-j auto: table+json"
 #: (what runs, cases) -> the most it may take, as a ratio to floor+report on the same cases.
@@ -82,6 +92,8 @@ class Timing:
 def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: int) -> dict[str, list[str]]:
     floor = [sys.executable, str(HERE / "peer_floor.py"), str(suite), str(out / "verdict.json")]
     found = {BARE: floor, FLOOR: [*floor, "--report", str(out / "floor.json")]}
+    stack = [sys.executable, str(HERE / "stack_floor.py"), str(suite), str(out / "verdict.json")]
+    found[STACK] = [*stack, "--report", str(out / "stack.json")]
     # `--jobs 1` spelled out: without it a suite of 500 cases or more runs in worker
     # processes, and a ratio against the single-process floor would count them.
     variants = [("", zeroclaw, ["--jobs", "1"]), ("before: ", before, ["--jobs", "1"])]
@@ -174,6 +186,7 @@ def main() -> None:
         starts = {
             "zeroclaw --help": median_timing([zeroclaw, "--help"], args.repeat, work),
             "3-case run": median_timing([zeroclaw, "eval", "run", "--suite", str(three)], args.repeat, work),
+            LIBRARIES: median_timing([sys.executable, "-c", IMPORT_FLOOR], args.repeat, work),
         }
     print(report(sizes, timings, starts))
 
@@ -197,7 +210,7 @@ def report(sizes: list[int], timings: dict[tuple[str, int], Timing], starts: dic
             if target and ratio > target:
                 missed.append(f"{name} at {size}: {ratio:.2f}x floor+report (target {target}x)")
             # zeroclaw's start-up (a 3-case run's CPU) is no case's cost; the floors start bare.
-            fixed = 0.0 if name in (FLOOR, BARE) else fixed_cpu
+            fixed = 0.0 if name in (FLOOR, BARE, STACK) else fixed_cpu
             per_case = max(timing.cpu - fixed, 0.0) / size
             shown = f"{target}x" if target else ""
             bare_ratio = timing.wall / bare.wall
@@ -226,6 +239,9 @@ def report(sizes: list[int], timings: dict[tuple[str, int], Timing], starts: dic
                 f"table+json memory grows {large / small:.2f}x from 1,000 to 10,000 (target < 1.3x)"
             )
     for name, timing in starts.items():
+        if name not in START_TARGETS:
+            lines.append(f"{name} (asyncio, click, pydantic and one model; no target): {timing.wall:.3f} s")
+            continue
         lines.append(f"{name}: {timing.wall:.3f} s (target under {START_TARGETS[name]} s)")
         if timing.wall >= START_TARGETS[name]:
             missed.append(f"{name} took {timing.wall:.3f} s")
