@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from zeroclaw_eval.boundary.sent import FedBack, fed_back, message_text, roles_and_system_prompt
 
 CALLS = {
@@ -52,3 +54,20 @@ def test_fields_of_the_wrong_type_are_skipped_not_raised_on() -> None:
         [{"role": "system", "content": 3}, {"role": "developer", "content": "be brief"}]
     ) == (["system", "developer"], "be brief")
     assert message_text([{"type": "image_url"}]) is None
+
+
+@pytest.mark.parametrize("listed", [5, "c1", {"id": "c1"}, None])
+def test_tool_calls_that_are_no_list_answer_no_result_and_raise_nothing(listed: Any) -> None:
+    # What the request got wrong is the conversation check's to say ("tool_calls must be a
+    # list"), not a TypeError raised into the agent as if it were its own.
+    messages: list[Any] = [
+        {"role": "assistant", "tool_calls": listed},
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+    ]
+    assert fed_back(messages) == []
+
+
+def test_tool_calls_given_as_a_tuple_are_read_as_a_list() -> None:
+    messages: list[Any] = [{**CALLS, "tool_calls": tuple(CALLS["tool_calls"])}]
+    messages.append({"role": "tool", "tool_call_id": "c1", "content": "x"})
+    assert fed_back(messages) == [FedBack("c1", "echo", '{"message":"x"}', "x")]

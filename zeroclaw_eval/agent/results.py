@@ -43,7 +43,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolCallRequest,
     ToolChoice,
     ToolSpec,
-    decode_arguments,
+    same_arguments,
 )
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
 from zeroclaw_eval.boundary.sent import (
@@ -162,7 +162,7 @@ class ResultsChecked:
             ran = dispatched.get(call.id)
             if ran is None:
                 return self._error(index, f"{where} was returned by no tool: the agent never ran that call")
-            if ran.name != call.name or not _same_arguments(ran.arguments, call.arguments):
+            if ran.name != call.name or not same_arguments(ran.arguments, call.arguments):
                 return self._error(
                     index,
                     f"{where} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
@@ -201,23 +201,13 @@ def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]
             (
                 i
                 for i, ran in enumerate(anonymous)
-                if ran.name == call.name and _same_arguments(ran.arguments, call.arguments)
+                if ran.name == call.name and same_arguments(ran.arguments, call.arguments)
             ),
             None,
         )
         if match is not None:
             found[call.id] = anonymous.pop(match)
     return found
-
-
-def _same_arguments(received: Any, sent: str) -> bool:
-    """Whether the arguments a dispatch received are the ones the model sent (as text)."""
-    asked = decode_arguments(sent)
-    return (
-        json_equal(received, asked)
-        if isinstance(received, dict) and isinstance(asked, dict)
-        else received == asked
-    )
 
 
 def _shown(arguments: Any) -> str:

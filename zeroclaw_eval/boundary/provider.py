@@ -12,7 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from zeroclaw_eval.fixtures.json.text import loads_strict
+import orjson
+
+from zeroclaw_eval.boundary.sent import PLAIN_ONLY
+from zeroclaw_eval.fixtures.json.text import json_equal, loads_strict
 
 #: One chat message: `{"role": ..., "content": ..., "tool_calls"?: ..., "tool_call_id"?: ...}`.
 Message = dict[str, Any]
@@ -70,6 +73,27 @@ def decode_arguments(arguments: str | dict[str, Any]) -> dict[str, Any] | str:
     except ValueError:
         return arguments
     return parsed if isinstance(parsed, dict) else arguments
+
+
+def same_arguments(received: Any, sent: str) -> bool:
+    """Whether a tool received the arguments the model sent as text: equal as JSON
+    (`json_equal`) to the object the text holds, or, for text that holds none, that very
+    text (what `decode_arguments` hands the tool)."""
+    if type(received) is dict:
+        # The usual case, without parsing: the text is, byte for byte, what orjson writes
+        # of the object (a scripted call's text always is). orjson writes NaN and the
+        # infinities as null, so an object written with a null is compared the long way;
+        # what it cannot write as plain JSON (a subclass, a big int) is too.
+        try:
+            written = orjson.dumps(received, option=PLAIN_ONLY)
+        except orjson.JSONEncodeError:
+            written = b""
+        if written and b"null" not in written and written == sent.encode("utf-8", "surrogatepass"):
+            return True
+    asked = decode_arguments(sent)
+    if isinstance(received, dict) and isinstance(asked, dict):
+        return json_equal(received, asked)
+    return type(received) is type(asked) and bool(received == asked)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def plain_copy(value: Any) -> Any:
 
 #: What orjson must refuse rather than convert: a subclass of a built-in type (whose own
 #: equality could lie), a dataclass, a date; `plain_copy` then says what it is.
-_PLAIN_ONLY = (
+PLAIN_ONLY = (
     orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
 )
 
@@ -77,7 +77,7 @@ def plain_copies(values: list[Any]) -> list[Any]:
     harness itself.
     """
     try:
-        copied: list[Any] = orjson.loads(orjson.dumps(values, option=_PLAIN_ONLY))
+        copied: list[Any] = orjson.loads(orjson.dumps(values, option=PLAIN_ONLY))
     except orjson.JSONEncodeError:  # a lone surrogate, a key that is not a string, a big int, ...
         return [plain_copy(value) for value in values]
     return copied
@@ -104,24 +104,30 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
     last = last_of(messages, ("assistant", "user"))
     if last is None or entry(messages[last], "role") == "user":
         return []
+    # `entry`, inlined here: this and `last_of` read every message a request adds.
+    listed = messages[last].get("tool_calls")
     calls: dict[str, tuple[str, str]] = {}
-    for call in entry(messages[last], "tool_calls") or []:
-        call_id, function = entry(call, "id"), entry(call, "function")
-        name, arguments = entry(function, "name"), entry(function, "arguments")
-        if isinstance(call_id, str):
-            calls[call_id] = (
-                name if isinstance(name, str) else "",
-                arguments if isinstance(arguments, str) else "",
-            )
+    for call in listed if isinstance(listed, (list, tuple)) else ():
+        call_id = call.get("id") if isinstance(call, dict) else None
+        if not isinstance(call_id, str):
+            continue
+        function = call.get("function")
+        name, arguments = (
+            (function.get("name"), function.get("arguments")) if isinstance(function, dict) else ("", "")
+        )
+        calls[call_id] = (
+            name if isinstance(name, str) else "",
+            arguments if isinstance(arguments, str) else "",
+        )
     results = []
     for message in messages[last + 1 :]:
-        # `entry`, inlined: this and `last_of` read every message a request adds.
         if not isinstance(message, dict) or message.get("role") != "tool":
             continue
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or call_id not in calls:
             continue
-        shown = content_text(message.get("content"))
+        content = message.get("content")
+        shown = content if type(content) is str else content_text(content)
         results.append(FedBack(call_id, *calls[call_id], shown, message.get("is_error") is True))
     return results
 

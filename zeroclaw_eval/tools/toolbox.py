@@ -12,9 +12,8 @@ from collections.abc import Set
 from dataclasses import replace
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import ToolSpec, decode_arguments
+from zeroclaw_eval.boundary.provider import ToolSpec, decode_arguments, same_arguments
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.fixtures.json.text import json_equal
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -108,13 +107,12 @@ class ToolBox:
         """The index of the first call of `name` with `arguments` (equal as JSON) this tool
         box ran without a call id (an MCP client's) at or after `since`, not in `taken`
         and not claimed by a call id yet; None if there is none."""
-        received = decode_arguments(arguments)
         calls = self._record.calls
         for index in range(since, len(calls)):
             call = calls[index]
             if call.call_id or index in taken or call.name != name:
                 continue
-            if json_equal(call.arguments, received):
+            if same_arguments(call.arguments, arguments):
                 return index
         return None
 
