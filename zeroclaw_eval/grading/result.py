@@ -36,7 +36,19 @@ def make_grade(
 ) -> GradeResult:
     """The verdict on the check at `pointer`; its line and column are looked up only if a
     report points at it."""
-    return GradeResult(check_id, category, passed, detail, FieldRef(pointer), expected, actual)
+    field = _FIELDS.get(pointer)
+    if field is None:
+        field = FieldRef(pointer)
+        if len(_FIELDS) < _MAX_FIELDS:
+            _FIELDS[pointer] = field
+    return GradeResult(check_id, category, passed, detail, field, expected, actual)
+
+
+#: The field of each check pointer, made once: the checks of a suite's cases point at the
+#: same few fields (`/expects/response_contains/0`), and a `FieldRef` costs more to make
+#: than to look up. Bounded, as pointers a fixture writes (`response_json`) are its own.
+_FIELDS: dict[str, FieldRef] = {}
+_MAX_FIELDS = 4096
 
 
 def located(case: Case, result: GradeResult) -> GradeResult:
