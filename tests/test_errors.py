@@ -47,7 +47,10 @@ def test_what_interrupts_code_is_told_from_an_agents_failure() -> None:
     class OwnBase(BaseException):
         pass
 
-    for stop in (KeyboardInterrupt(), GeneratorExit(), errors.Halt()):
+    # pytest's outcomes end the test that runs the harness (pytest-timeout's signal method).
+    outcomes = (pytest.fail.Exception("timeout"), pytest.skip.Exception())
+    stops = (KeyboardInterrupt(), GeneratorExit(), errors.Halt(), *outcomes)
+    for stop in stops:
         assert errors.is_interruption(stop)
     for failure in (ValueError("x"), SystemExit(3), OwnBase("x")):
         assert not errors.is_interruption(failure)
@@ -76,6 +79,14 @@ def test_a_cancel_interrupts_only_when_the_task_itself_is_being_cancelled() -> N
 def test_an_exception_is_worded_with_its_class_and_message_if_it_has_one() -> None:
     assert errors.exception_words(ValueError("bad input")) == "ValueError: bad input"
     assert errors.exception_words(ValueError()) == "ValueError"
+
+    class Unspeakable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no words")
+
+    assert errors.exception_words(Unspeakable()) == (
+        "Unspeakable: (its message cannot be read: its __str__ fails)"
+    )
 
 
 def test_no_public_exception_is_defined_outside_the_errors_module() -> None:

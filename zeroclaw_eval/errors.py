@@ -78,15 +78,22 @@ class Halt(BaseException):
 
 def is_interruption(exc: BaseException) -> bool:
     """Whether `exc` stops the code it reaches rather than failing it: Ctrl-C, the cancel
-    of the running task, a generator's close, the harness's own `Halt`. Every other
+    of the running task, a generator's close, the harness's own `Halt`, pytest's outcomes
+    (a test that runs the harness failed or skipped from inside it). Every other
     exception an agent (or its tools) raises, a `BaseException` subclass of its own
     included, is that agent's failure, and a run error of its case, never a crash of the
     run. So is a `CancelledError` the agent raised while nobody cancelled its task (one
     of its own tasks' cancels, let out), where Python can tell (3.11's `cancelling`)."""
     if isinstance(exc, (KeyboardInterrupt, GeneratorExit, Halt)):
         return True
-    # Looked up, not imported: this module is on `zeroclaw --help`'s path, which leaves
-    # asyncio out; where asyncio is not imported, no task was cancelled.
+    # pytest's own outcomes (`pytest.fail`, `pytest.skip`, pytest-timeout's signal method)
+    # end the test that runs the harness, wherever they are raised. Looked up, not
+    # imported, as asyncio is below: where pytest is not imported, nothing raised one.
+    outcomes = sys.modules.get("_pytest.outcomes")
+    if outcomes is not None and isinstance(exc, outcomes.OutcomeException):
+        return True
+    # This module is on `zeroclaw --help`'s path, which leaves asyncio out; where asyncio
+    # is not imported, no task was cancelled.
     asyncio = sys.modules.get("asyncio")
     if asyncio is None or not isinstance(exc, asyncio.CancelledError):
         return False
@@ -101,7 +108,10 @@ def is_interruption(exc: BaseException) -> bool:
 def exception_words(exc: BaseException) -> str:
     """`exc` as a report says it: its class and message (`ValueError: bad`), or the class
     alone when the message is empty (a bare `raise CancelledError()`)."""
-    message = str(exc)
+    try:
+        message = str(exc)
+    except Exception:  # an agent's exception whose `__str__` raises, or returns no str
+        message = "(its message cannot be read: its __str__ fails)"
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 

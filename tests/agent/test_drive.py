@@ -29,7 +29,7 @@ from tests.support.builders import (
 from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.boundary.provider import Message
-from zeroclaw_eval.errors import AgentLoadError
+from zeroclaw_eval.errors import AgentLoadError, SystemProblem
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.runner import RunOptions, run_case, run_suite
 
@@ -344,6 +344,25 @@ class SlowAgent:
         return "too late"
 
 
+class SlowAndSpeechless(ReferenceAgent):
+    """Takes longer than the case allows, and its `diagnostics` raises."""
+
+    async def run_turn(self, user_input: str) -> str:
+        await asyncio.sleep(5)
+        return ""
+
+    def diagnostics(self) -> str:
+        raise RuntimeError("nothing to say")
+
+
+def test_a_timeout_of_an_agent_whose_diagnostics_raise_is_still_a_timeout(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    report = run_replay(admit_case(tmp_path, data), agent_factory=SlowAndSpeechless, case_timeout_secs=0.1)
+    assert report.error is not None
+    assert report.error.message.startswith("turn 1 timed out after 0.1s")
+    assert report.error.traceback is None  # what the agent could not say is left out
+
+
 def test_turn_timeout_is_a_run_error(tmp_path: Path) -> None:
     data = scripted_fixture([("first", [])], {"response_contains": ["late"]})
     started = time.perf_counter()
@@ -480,6 +499,20 @@ def test_an_agents_own_base_exception_fails_its_case_not_the_run(
     assert SyncGivingUpAgent.on_thread.startswith(thread)
 
 
+class TimedOutByPytest(GivingUpAgent):
+    """Ends its turn as pytest-timeout's signal method ends a test: `pytest.fail`."""
+
+    async def run_turn(self, user_input: str) -> str:
+        pytest.fail("Timeout >1.0s")
+
+
+def test_pytests_own_outcomes_raised_inside_a_case_end_the_test(tmp_path: Path) -> None:
+    # Not the agent's failure: the test that runs the harness failed (a timeout, say).
+    data = scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]})
+    with pytest.raises(pytest.fail.Exception, match="Timeout"):
+        run_replay(admit_case(tmp_path, data), agent_factory=TimedOutByPytest)
+
+
 def test_a_factory_raising_its_own_base_exception_is_a_configuration_error(tmp_path: Path) -> None:
     def giving_up(context: AgentContext) -> Agent:
         raise GaveUp("no model configured")
@@ -504,7 +537,14 @@ class ClosingBadly(ReferenceAgent):
         raise GaveUp("could not close")
 
 
-@pytest.mark.parametrize("factory", [Peculiar, ClosingBadly])
+class ExitingOnClose(ReferenceAgent):
+    """The reference loop, with an `aclose` that calls `sys.exit(0)`."""
+
+    async def aclose(self) -> None:
+        sys.exit(0)
+
+
+@pytest.mark.parametrize("factory", [Peculiar, ClosingBadly, ExitingOnClose])
 def test_an_agents_odd_attributes_or_close_do_not_crash_the_run(tmp_path: Path, factory: Any) -> None:
     # The harness asks for optional attributes (`inline_turns`, `aclose`, `refused`) and
     # closes the agent: neither the agent's `__getattr__` nor its `aclose` may crash the run.
@@ -512,6 +552,23 @@ def test_an_agents_odd_attributes_or_close_do_not_crash_the_run(tmp_path: Path, 
     report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
     assert report.error is None
     assert report.passed
+
+
+class ExitsFromATaskOfItsOwn(ReferenceAgent):
+    """The reference loop, which also has the event loop call `sys.exit(0)` later."""
+
+    async def run_turn(self, user_input: str) -> str:
+        asyncio.get_running_loop().call_soon(sys.exit, 0)
+        return await super().run_turn(user_input)
+
+
+def test_sys_exit_outside_the_turns_fails_the_run_whatever_its_status(tmp_path: Path) -> None:
+    # asyncio lets a SystemExit raised in a callback or a task out of the event loop; a
+    # status of 0 there must not become the run's.
+    suite = tmp_path / "suite"
+    write_fixture(suite, "a.json", scripted_fixture([("go", [text_step("x")])], {"response_contains": ["x"]}))
+    with pytest.raises(SystemProblem, match=r"called sys.exit\(0\) outside its turns"):
+        run_suite(suite, RunOptions(agent_factory=ExitsFromATaskOfItsOwn))
 
 
 class LingeringAgent:
@@ -616,6 +673,33 @@ def test_sigint_while_a_turn_blocks_in_its_clean_up_still_stops_the_run(tmp_path
     # Stopped where it stood: the case that overran is not a timeout, and no later case ran.
     assert report.interrupted == "SIGINT"
     assert (report.cases, report.not_run) == ([], 4)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10 cannot tell a cancel from the agent's own")
+@pytest.mark.parametrize("wrapper", [SystemExit, RuntimeError])
+def test_sigint_still_stops_the_run_when_the_agent_wraps_the_cancel(
+    tmp_path: Path, wrapper: type[BaseException]
+) -> None:
+    class WrapsTheCancel(ReferenceAgent):
+        async def run_turn(self, user_input: str) -> str:
+            if user_input == "first":
+                asyncio.get_running_loop().call_later(0.1, os.kill, os.getpid(), signal.SIGINT)
+                try:
+                    await asyncio.sleep(30)
+                except BaseException as exc:  # a framework's catch-all, re-raised as its own
+                    raise wrapper("wrapped") from exc
+            return await super().run_turn(user_input)
+
+    suite = tmp_path / "suite"
+    write_fixture(
+        suite, "a.json", scripted_fixture([("first", [text_step("x")])], {"response_contains": ["x"]})
+    )
+    for n in range(3):
+        data = scripted_fixture([("later", [text_step("fine")])], {"response_contains": ["fine"]})
+        write_fixture(suite, f"b{n}.json", data)
+    report = run_suite(suite, RunOptions(agent_factory=WrapsTheCancel, stop_on_signals=True))
+    assert report.interrupted == "SIGINT"
+    assert (report.cases, report.not_run) == ([], 4)  # not one case more
 
 
 ECHO_THEN_ANSWER = scripted_fixture(

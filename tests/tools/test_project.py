@@ -72,7 +72,7 @@ class _Abort(BaseException):
 
 @pytest.mark.parametrize(
     ("raised", "words"),
-    [(SystemExit(2), "SystemExit: 2"), (_Abort("quota spent"), "_Abort: quota spent")],
+    [(SystemExit(2), "SystemExit: 2"), (_Abort("quota spent"), "_Abort: quota spent"), (_Abort(), "_Abort")],
 )
 def test_a_function_raising_what_is_no_exception_is_a_failed_outcome_too(
     raised: BaseException, words: str
@@ -84,6 +84,14 @@ def test_a_function_raising_what_is_no_exception_is_a_failed_outcome_too(
     for function in (weather, _awaited(weather)):
         outcome = invoke(ProjectTool("get_weather", "Weather.", function, SCHEMA), {"city": "Oslo"})
         assert outcome == ToolOutcome(f"get_weather raised {words}", False)
+
+
+def test_pytests_own_outcomes_raised_by_a_tool_go_on_as_they_are() -> None:
+    def weather(city: str) -> str:
+        pytest.skip("no weather service here")
+
+    with pytest.raises(pytest.skip.Exception):
+        invoke(ProjectTool("get_weather", "Weather.", weather, SCHEMA), {"city": "Oslo"})
 
 
 def _awaited(function: Any) -> Any:

@@ -10,6 +10,7 @@ of here. The one exception is an agent factory that cannot make an agent
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 from zeroclaw_eval.agent.call import agent_attribute, allows_inline, make_agent, run_turn, user_traceback
@@ -162,6 +163,11 @@ async def _turns(
         except BaseException as exc:
             if is_interruption(exc):  # the run is stopping: not this agent's failure
                 raise
+            if _cancelled():
+                # The agent caught the run's cancel and raised something else of its own
+                # (a wrapper, `sys.exit`): the cancel goes on, or Ctrl-C would only end
+                # this case and the run would carry on to the next.
+                raise asyncio.CancelledError from exc
             # sys.exit() inside an agent ends its turn, not the whole run; so does an
             # exception class of the agent's own that is no `Exception`.
             # A divergence the script or the result check saw, or a denied approval,
@@ -181,6 +187,14 @@ async def _turns(
         if leftover is not None:
             return _noting_refusal(leftover, agent)
     return None
+
+
+def _cancelled() -> bool:
+    """Whether the task running the case is being cancelled (the run stopping); where
+    Python cannot tell (3.10), no."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and cancelling() > 0
 
 
 def _timed_out_doing(index: int, record: RunRecord, toolbox: ToolBox, *, scripted: bool) -> tuple[str, str]:
@@ -243,7 +257,13 @@ async def _close(agent: object) -> None:
     close = agent_attribute(agent, "aclose")
     if callable(close):
         try:
-            await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
+            if sys.version_info >= (3, 11):
+                # In this task: `wait_for` runs it in a task of its own (before 3.12), and
+                # a `sys.exit` there escapes the event loop instead of coming back here.
+                async with asyncio.timeout(CLOSE_TIMEOUT_SECS):
+                    await close()
+            else:  # pragma: no cover - 3.10 has no asyncio.timeout
+                await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
         except BaseException as exc:  # its failure to close is no failure of the case
             if is_interruption(exc):
                 raise
@@ -262,7 +282,12 @@ def _noting_refusal(error: RunError, agent: object) -> RunError:
 def _diagnostics(agent: object) -> str | None:
     """What an agent can say about itself after a timeout (an agent command: its stderr)."""
     report = agent_attribute(agent, "diagnostics")
-    found = report() if callable(report) else None
+    try:
+        found = report() if callable(report) else None
+    except BaseException as exc:  # an agent's own `diagnostics` that fails says nothing
+        if is_interruption(exc):
+            raise
+        return None
     return found if isinstance(found, str) else None
 
 

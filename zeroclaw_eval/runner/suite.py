@@ -24,6 +24,7 @@ from zeroclaw_eval._version import __version__
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
+from zeroclaw_eval.errors import SystemProblem
 from zeroclaw_eval.fixtures.admission import load_fixture
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.grading.judge import digest
@@ -64,7 +65,17 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
     run = Run.of(options)
     if options.on_selected is not None:
         options.on_selected(len(collection.selected))
-    cases = asyncio.run(_run_all(collection.selected, run))
+    try:
+        cases = asyncio.run(_run_all(collection.selected, run))
+    except SystemExit as exc:
+        # Nothing of the harness exits from inside a run: this is the code of an agent (its
+        # `aclose`, a task of its own) calling `sys.exit`, which asyncio lets out of the
+        # event loop wherever it is raised in a task. Its status (0, say) is no verdict.
+        raise SystemProblem(
+            f"the agent's code called sys.exit({exc.code!r}) outside its turns (in its aclose,"
+            " or in a task of its own), which stops the event loop: the run cannot go on, and"
+            " no report was written"
+        ) from None
     duration = (time.perf_counter() - collection.started) * 1000
     shard = None
     if collection.shard is not None and collection.digest is not None:
@@ -171,6 +182,15 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
                     reports[index] = rejected(loaded)
                 else:
                     run.stop.not_run += 1  # never started, or cancelled before it finished
+    if run.stop.interrupted is None and not all(settled):
+        # Every case is reported or left out on purpose (--maxfail): a case that vanished
+        # (a worker's share that ended early) must not leave a report that passes.
+        first = fixtures[settled.index(False)]
+        where = shown_path(first if isinstance(first, Path) else first.path)
+        raise SystemProblem(
+            f"{settled.count(False)} case(s) ended without a report, the first {where}:"
+            " the run cannot vouch for them"
+        )
     # Fixture order, whatever finished first.
     return [report for report in reports if report is not None]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import ToolSpec
-from zeroclaw_eval.errors import ToolRefused, is_interruption
+from zeroclaw_eval.errors import ToolRefused, exception_words, is_interruption
 from zeroclaw_eval.fixtures.json.text import compact_json
 from zeroclaw_eval.threads import in_thread
 from zeroclaw_eval.tools.workspace import Workspace
@@ -63,7 +63,7 @@ class Tool:
         except BaseException as exc:  # `sys.exit` or an exception class of its own too
             if is_interruption(exc):  # the turn's time is up, or the run is stopping
                 raise
-            return ToolOutcome(f"{self.spec.name} raised {type(exc).__name__}: {exc}", False)
+            return ToolOutcome(f"{self.spec.name} raised {exception_words(exc)}", False)
         return _outcome(result)
 
 

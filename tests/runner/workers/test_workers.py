@@ -326,6 +326,48 @@ def test_an_agent_factory_that_fails_fails_the_run_as_in_one_process(tmp_path: P
     assert "no agent today" in str(shared.value)
 
 
+class CancelsItsOwnTask(ReferenceAgent):
+    """The reference loop, except that it cancels the task running it on its cue."""
+
+    async def run_turn(self, user_input: str) -> str:
+        if "cancel me" in user_input:
+            current = asyncio.current_task()
+            assert current is not None
+            current.cancel()
+            await asyncio.sleep(0)
+        return await super().run_turn(user_input)
+
+
+def test_a_case_that_cancels_its_workers_task_fails_the_run_rather_than_vanish(tmp_path: Path) -> None:
+    # Cancelled by no stop of the parent's, the worker's share would end early and quietly:
+    # the cases after it left out of a report that passes.
+    suite = tmp_path / "suite"
+    for n in range(6):
+        said = "cancel me" if n == 1 else "hi"
+        fixture = scripted_fixture([(said, [text_step("hello")])], {"response_contains": ["hello"]})
+        write_fixture(suite, f"case_{n}.json", fixture)
+    with pytest.raises(SystemProblem, match=r"cancelled the task that ran it .* run with --jobs 1"):
+        run_suite(suite, RunOptions(agent_factory=CancelsItsOwnTask, jobs=2))
+
+
+def test_a_case_a_worker_never_reports_fails_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whatever a worker's share loses on the way (here, a share that drops its last
+    # result), the parent counts every case: none may go missing from a passing report.
+    from zeroclaw_eval.runner import suite as suite_module
+
+    whole = suite_module._chunk
+
+    async def losing(fixtures: Any, run: Any, chunk: range, board: Any, put: Any) -> None:
+        kept: list[Any] = []
+        await whole(fixtures, run, chunk, board, kept.append)
+        for result in kept[:-1]:
+            put(result)
+
+    monkeypatch.setattr(suite_module, "_chunk", losing)
+    with pytest.raises(SystemProblem, match=r"case\(s\) ended without a report, the first .*case_\d+\.json"):
+        run_suite(_suite(tmp_path, cases=6), RunOptions(jobs=2))
+
+
 def test_with_another_thread_running_the_cases_stay_in_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

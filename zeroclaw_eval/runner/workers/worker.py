@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any
 
+from zeroclaw_eval.errors import SystemProblem
+
 #: What a worker runs for one chunk: the indexes, the board it shares with the others,
 #: and where each result goes as it is made. Results already put are kept when the chunk
 #: is cancelled.
@@ -108,9 +110,11 @@ def _watched(loop: asyncio.AbstractEventLoop, work: Awaitable[None], board: Boar
     with what is finished. One timer looks every `POLL` seconds, not a wait per case."""
     task = asyncio.ensure_future(work, loop=loop)
     timer: list[asyncio.TimerHandle] = []
+    asked: list[bool] = []  # whether the cancel is this watch's (the parent's stop)
 
     def look() -> None:
         if board.cancelling or os.getppid() != parent:
+            asked.append(True)
             task.cancel()
         else:
             timer[:] = [loop.call_later(POLL, look)]
@@ -121,6 +125,15 @@ def _watched(loop: asyncio.AbstractEventLoop, work: Awaitable[None], board: Boar
     except asyncio.CancelledError:
         if not task.cancelled():
             raise
+        if not asked:
+            # Cancelled by the code it ran (an agent that cancels its own task), not by
+            # the parent: the chunk's later cases never ran, and ending quietly here
+            # would leave them out of a report that then passes.
+            raise SystemProblem(
+                "a case run in a worker process cancelled the task that ran it (an agent that"
+                " cancels its own task?), so the cases after it in its share were not run;"
+                " run with --jobs 1 to see which case and where"
+            ) from None
     finally:
         timer[0].cancel()
 
