@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -476,7 +476,12 @@ class CancellingItselfAgent(GivingUpAgent):
     [
         (GivingUpAgent, "GaveUp: no way forward", ""),
         (SyncGivingUpAgent, "GaveUp: no way forward", "zeroclaw-"),
-        (InlineGivingUpAgent, "GaveUp: no way forward", "MainThread"),
+        pytest.param(
+            InlineGivingUpAgent,
+            "GaveUp: no way forward",
+            "MainThread",
+            marks=pytest.mark.skipif(sys.version_info < (3, 11), reason="inline needs 3.11's step timer"),
+        ),
         pytest.param(
             CancellingItselfAgent,
             "CancelledError",
@@ -552,6 +557,28 @@ def test_an_agents_odd_attributes_or_close_do_not_crash_the_run(tmp_path: Path, 
     report = run_replay(admit_case(tmp_path, data), agent_factory=factory)
     assert report.error is None
     assert report.passed
+
+
+class ClosesWithAFuture(ReferenceAgent):
+    """The reference loop, whose `aclose` is a plain method handing back a future."""
+
+    closed: ClassVar[list[str]] = []
+
+    def aclose(self) -> asyncio.Future[None]:
+        future = asyncio.get_running_loop().create_future()
+
+        def finish() -> None:
+            self.closed.append("done")
+            future.set_result(None)
+
+        asyncio.get_running_loop().call_later(0.01, finish)
+        return future
+
+
+def test_an_aclose_that_returns_a_future_is_awaited(tmp_path: Path) -> None:
+    data = scripted_fixture([("go", [text_step("all fine")])], {"response_contains": ["fine"]})
+    assert run_replay(admit_case(tmp_path, data), agent_factory=ClosesWithAFuture).passed
+    assert ClosesWithAFuture.closed == ["done"]
 
 
 class ExitsFromATaskOfItsOwn(ReferenceAgent):

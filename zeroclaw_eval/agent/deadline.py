@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from zeroclaw_eval.agent import inline
-from zeroclaw_eval.errors import Halt
+from zeroclaw_eval.errors import Halt, is_interruption
 
 T = TypeVar("T")
 
@@ -149,7 +149,12 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
     `TimeoutError` (`asyncio.TimeoutError`) at its first suspension past that, or,
     inside `bounded_blocking`, when a step of it blocks past that."""
     if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10 has no timeout_at
-        return await asyncio.wait_for(coroutine, seconds)
+        # `wait_for` runs the turn in a task of its own, and asyncio lets a `SystemExit`
+        # raised in a task out of the event loop: the turn's outcome comes back boxed.
+        done, value = await asyncio.wait_for(_boxed(coroutine), seconds)
+        if not done:
+            raise value
+        return value  # type: ignore[no-any-return]
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     step = _BoundedStep(deadline, loop.time) if steps_bounded() else None
@@ -174,6 +179,17 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
             # SIGINT, say): the cancel goes on, or the run would carry on to the next case.
             raise asyncio.CancelledError from None
         raise TimeoutError("the turn blocked past its time limit") from None
+
+
+async def _boxed(coroutine: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:  # pragma: no cover - 3.10
+    """(True, the result) of `coroutine`, or (False, what it raised) for an exception of
+    its own: only an interruption (a cancel, Ctrl-C) is raised through the task."""
+    try:
+        return True, await coroutine
+    except BaseException as exc:
+        if is_interruption(exc):
+            raise
+        return False, exc
 
 
 def _close(coroutine: Coroutine[Any, Any, Any], step: _BoundedStep | None) -> None:

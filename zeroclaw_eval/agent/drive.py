@@ -10,8 +10,8 @@ of here. The one exception is an agent factory that cannot make an agent
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
+from typing import Any
 
 from zeroclaw_eval.agent.call import agent_attribute, allows_inline, make_agent, run_turn, user_traceback
 from zeroclaw_eval.agent.deadline import steps_bounded, within
@@ -257,16 +257,18 @@ async def _close(agent: object) -> None:
     close = agent_attribute(agent, "aclose")
     if callable(close):
         try:
-            if sys.version_info >= (3, 11):
-                # In this task: `wait_for` runs it in a task of its own (before 3.12), and
-                # a `sys.exit` there escapes the event loop instead of coming back here.
-                async with asyncio.timeout(CLOSE_TIMEOUT_SECS):
-                    await close()
-            else:  # pragma: no cover - 3.10 has no asyncio.timeout
-                await asyncio.wait_for(close(), CLOSE_TIMEOUT_SECS)
+            # As a turn is: not under `wait_for`, which runs it in a task of its own (before
+            # 3.12), where a `sys.exit` escapes the event loop instead of coming back here.
+            await within(_awaited(close), CLOSE_TIMEOUT_SECS)
         except BaseException as exc:  # its failure to close is no failure of the case
             if is_interruption(exc):
                 raise
+
+
+async def _awaited(call: Any) -> None:
+    """`await call()`, as a coroutine whatever awaitable the call returns (`within` steps
+    a coroutine; an agent's `aclose` may hand back a future)."""
+    await call()
 
 
 def _noting_refusal(error: RunError, agent: object) -> RunError:

@@ -298,6 +298,7 @@ class BlocksTheLoop(ReferenceAgent):
         return await super().run_turn(user_input)
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11) or not hasattr(signal, "setitimer"), reason="SIGALRM timer")
 def test_a_turn_that_blocks_a_workers_loop_times_out_as_in_one_process(tmp_path: Path) -> None:
     suite = tmp_path / "suite"
     for n in range(4):
