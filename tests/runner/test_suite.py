@@ -24,6 +24,7 @@ from tests.support.builders import (
     write_fixture,
 )
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
+from zeroclaw_eval.errors import SystemProblem
 from zeroclaw_eval.runner import RunOptions, run_suite
 
 
@@ -367,3 +368,27 @@ def test_sigint_stops_a_serial_replay_whose_turns_never_suspend(tmp_path: Path) 
     report = run_suite(suite, RunOptions(agent_factory=_SignalsThenWorks, stop_on_signals=True, jobs=1))
     assert report.interrupted == "SIGINT"
     assert report.not_run > 20
+
+
+class _CancelsItsOwnTask(ReferenceAgent):
+    """The reference loop, except that it cancels the task running it on its cue."""
+
+    async def run_turn(self, user_input: str) -> str:
+        if "cancel me" in user_input:
+            current = asyncio.current_task()
+            assert current is not None
+            current.cancel()
+            await asyncio.sleep(0)
+        return await super().run_turn(user_input)
+
+
+def test_a_case_that_cancels_the_serial_runs_task_fails_the_run_with_an_error(tmp_path: Path) -> None:
+    # As the command runs it (stop_on_signals): no traceback, an error that says why.
+    suite = tmp_path / "suite"
+    for n in range(3):
+        said = "cancel me" if n == 1 else "hi"
+        fixture = scripted_fixture([(said, [text_step("hello")])], {"response_contains": ["hello"]})
+        write_fixture(suite, f"case_{n}.json", fixture)
+    options = RunOptions(agent_factory=_CancelsItsOwnTask, jobs=1, stop_on_signals=True)
+    with pytest.raises(SystemProblem, match="a case cancelled the task that runs the cases"):
+        run_suite(suite, options)

@@ -172,7 +172,13 @@ async def _run_each(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
                 await work
             except asyncio.CancelledError:
                 if caught.signal is None:
-                    raise
+                    # Nothing but the signal handler cancels this task, which runs the
+                    # cases one after another: the code of a case did (an agent that
+                    # cancels its own task), and the cases after it cannot run.
+                    raise SystemProblem(
+                        "a case cancelled the task that runs the cases (an agent that cancels"
+                        " its own task?), so the run cannot go on; no report was written"
+                    ) from None
         if caught.signal is not None:
             run.stop.interrupted = caught.signal
             for index, fixture in enumerate(fixtures):
