@@ -20,6 +20,7 @@ from tests.support.builders import (
     admit_case,
     admit_with_project_tools,
     run_replay,
+    said_suite,
     scripted_fixture,
     text_step,
     tool_call,
@@ -675,18 +676,6 @@ def test_the_traceback_of_a_wrapped_error_keeps_its_cause(tmp_path: Path) -> Non
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11) or not hasattr(signal, "setitimer"), reason="SIGALRM timer")
-def _first_then_three_later(tmp_path: Path) -> Path:
-    """A suite whose first case says "first" (where an agent acts up), then three more."""
-    suite = tmp_path / "suite"
-    write_fixture(
-        suite, "a.json", scripted_fixture([("first", [text_step("x")])], {"response_contains": ["x"]})
-    )
-    for n in range(3):
-        data = scripted_fixture([("later", [text_step("fine")])], {"response_contains": ["fine"]})
-        write_fixture(suite, f"b{n}.json", data)
-    return suite
-
-
 def test_sigint_while_a_turn_blocks_in_its_clean_up_still_stops_the_run(tmp_path: Path) -> None:
     class FlushesWhenCancelled(ReferenceAgent):
         async def run_turn(self, user_input: str) -> str:
@@ -698,7 +687,7 @@ def test_sigint_while_a_turn_blocks_in_its_clean_up_still_stops_the_run(tmp_path
                     time.sleep(30)  # a blocking flush while it is cancelled, past the limit
             return await super().run_turn(user_input)
 
-    suite = _first_then_three_later(tmp_path)
+    suite = said_suite(tmp_path / "suite", ["first", "later", "later", "later"])
     started = time.monotonic()
     options = RunOptions(agent_factory=FlushesWhenCancelled, case_timeout_secs=0.5, stop_on_signals=True)
     report = run_suite(suite, options)
@@ -723,7 +712,7 @@ def test_sigint_still_stops_the_run_when_the_agent_wraps_the_cancel(
                     raise wrapper("wrapped") from exc
             return await super().run_turn(user_input)
 
-    suite = _first_then_three_later(tmp_path)
+    suite = said_suite(tmp_path / "suite", ["first", "later", "later", "later"])
     report = run_suite(suite, RunOptions(agent_factory=WrapsTheCancel, stop_on_signals=True))
     assert report.interrupted == "SIGINT"
     assert (report.cases, report.not_run) == ([], 4)  # not one case more

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.agents import RaisingAgent
+from tests.support.agents import CancelsItsOwnTask, RaisingAgent
 from tests.support.builders import (
     PASSING,
     admit_case,
     echo_fixture,
     line_col,
     run_replay,
+    said_suite,
     scripted_fixture,
     text_step,
     tool_call,
@@ -358,37 +359,15 @@ class _SignalsThenWorks(ReferenceAgent):
 def test_sigint_stops_a_serial_replay_whose_turns_never_suspend(tmp_path: Path) -> None:
     # Such a run never lets the event loop read its wake-up pipe on its own: the runner
     # gives it a turn every `POLL_SECS`, or the signal would be noticed only at the end.
-    suite = tmp_path / "suite"
-    write_fixture(
-        suite, "a.json", scripted_fixture([("signal", [text_step("x")])], {"response_contains": ["x"]})
-    )
-    for n in range(40):
-        data = scripted_fixture([("later", [text_step("fine")])], {"response_contains": ["fine"]})
-        write_fixture(suite, f"b{n:02d}.json", data)
+    suite = said_suite(tmp_path / "suite", ["signal", *["later"] * 40])
     report = run_suite(suite, RunOptions(agent_factory=_SignalsThenWorks, stop_on_signals=True, jobs=1))
     assert report.interrupted == "SIGINT"
     assert report.not_run > 20
 
 
-class _CancelsItsOwnTask(ReferenceAgent):
-    """The reference loop, except that it cancels the task running it on its cue."""
-
-    async def run_turn(self, user_input: str) -> str:
-        if "cancel me" in user_input:
-            current = asyncio.current_task()
-            assert current is not None
-            current.cancel()
-            await asyncio.sleep(0)
-        return await super().run_turn(user_input)
-
-
 def test_a_case_that_cancels_the_serial_runs_task_fails_the_run_with_an_error(tmp_path: Path) -> None:
     # As the command runs it (stop_on_signals): no traceback, an error that says why.
-    suite = tmp_path / "suite"
-    for n in range(3):
-        said = "cancel me" if n == 1 else "hi"
-        fixture = scripted_fixture([(said, [text_step("hello")])], {"response_contains": ["hello"]})
-        write_fixture(suite, f"case_{n}.json", fixture)
-    options = RunOptions(agent_factory=_CancelsItsOwnTask, jobs=1, stop_on_signals=True)
+    suite = said_suite(tmp_path / "suite", ["hi", CancelsItsOwnTask.CUE, "hi"])
+    options = RunOptions(agent_factory=CancelsItsOwnTask, jobs=1, stop_on_signals=True)
     with pytest.raises(SystemProblem, match="a case cancelled the task that runs the cases"):
         run_suite(suite, options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -111,3 +112,18 @@ class InlineSyncLoop(SyncLoop):
     """`SyncLoop`, allowing the harness to run its turns on the event loop's thread."""
 
     inline_turns = True
+
+
+class CancelsItsOwnTask(ReferenceAgent):
+    """The reference loop, except that it cancels the task running it where its user
+    says `CUE`."""
+
+    CUE = "cancel me"
+
+    async def run_turn(self, user_input: str) -> str:
+        if self.CUE in user_input:
+            current = asyncio.current_task()
+            assert current is not None
+            current.cancel()
+            await asyncio.sleep(0)
+        return await super().run_turn(user_input)

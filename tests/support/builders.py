@@ -308,6 +308,15 @@ def scripted_fixture(
     }
 
 
+def said_suite(folder: Path, inputs: list[str]) -> Path:
+    """A suite in `folder` of one-turn cases, in order, whose user says each of `inputs`
+    (an agent's cue, say) and whose scripted answer "done" the case expects."""
+    for number, said in enumerate(inputs):
+        data = scripted_fixture([(said, [text_step("done")])], {"response_contains": ["done"]})
+        write_fixture(folder, f"case_{number:02d}.json", data)
+    return folder
+
+
 def run_replay(case: Case, **options: Any) -> CaseReport:
     """Replay one case to its report, with `RunOptions(**options)`."""
     return asyncio.run(run_case(case, RunOptions(**options)))

@@ -21,7 +21,15 @@ from typing import Any
 
 import pytest
 
-from tests.support.builders import PASSING, echo_fixture, scripted_fixture, text_step, write_fixture
+from tests.support.agents import CancelsItsOwnTask
+from tests.support.builders import (
+    PASSING,
+    echo_fixture,
+    said_suite,
+    scripted_fixture,
+    text_step,
+    write_fixture,
+)
 from tests.support.invoke import run_cli
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.errors import AgentLoadError, SystemProblem
@@ -327,26 +335,10 @@ def test_an_agent_factory_that_fails_fails_the_run_as_in_one_process(tmp_path: P
     assert "no agent today" in str(shared.value)
 
 
-class CancelsItsOwnTask(ReferenceAgent):
-    """The reference loop, except that it cancels the task running it on its cue."""
-
-    async def run_turn(self, user_input: str) -> str:
-        if "cancel me" in user_input:
-            current = asyncio.current_task()
-            assert current is not None
-            current.cancel()
-            await asyncio.sleep(0)
-        return await super().run_turn(user_input)
-
-
 def test_a_case_that_cancels_its_workers_task_fails_the_run_rather_than_vanish(tmp_path: Path) -> None:
     # Cancelled by no stop of the parent's, the worker's share would end early and quietly:
     # the cases after it left out of a report that passes.
-    suite = tmp_path / "suite"
-    for n in range(6):
-        said = "cancel me" if n == 1 else "hi"
-        fixture = scripted_fixture([(said, [text_step("hello")])], {"response_contains": ["hello"]})
-        write_fixture(suite, f"case_{n}.json", fixture)
+    suite = said_suite(tmp_path / "suite", ["hi", CancelsItsOwnTask.CUE, *["hi"] * 4])
     with pytest.raises(SystemProblem, match=r"cancelled the task that ran it .* run with --jobs 1"):
         run_suite(suite, RunOptions(agent_factory=CancelsItsOwnTask, jobs=2))
 
