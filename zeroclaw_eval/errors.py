@@ -97,12 +97,22 @@ def is_interruption(exc: BaseException) -> bool:
     asyncio = sys.modules.get("asyncio")
     if asyncio is None or not isinstance(exc, asyncio.CancelledError):
         return False
+    return task_cancelling() is not False  # where Python cannot tell, a cancel stops
+
+
+def task_cancelling() -> bool | None:
+    """Whether the task running here is being cancelled (a cancel asked of it and not
+    withdrawn); None where Python cannot tell: 3.10 (no `Task.cancelling`), or no task
+    running on this thread."""
+    asyncio = sys.modules.get("asyncio")  # not imported: see `is_interruption`
+    if asyncio is None:
+        return None
     try:
         task = asyncio.current_task()
-    except RuntimeError:  # no loop running on this thread: nothing here to ask
-        return True
+    except RuntimeError:  # no loop running on this thread
+        return None
     cancelling = getattr(task, "cancelling", None)
-    return cancelling is None or cancelling() > 0
+    return None if cancelling is None else cancelling() > 0
 
 
 def exception_words(exc: BaseException) -> str:

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from zeroclaw_eval.agent import inline
-from zeroclaw_eval.errors import Halt, is_interruption
+from zeroclaw_eval.errors import Halt, is_interruption, task_cancelling
 
 T = TypeVar("T")
 
@@ -173,8 +173,7 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
         if step is not None:
             step.disarm()
         _close(coroutine, step)
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
+        if task_cancelling():
             # The turn overran while it handled a cancel from outside (the run stopped by
             # SIGINT, say): the cancel goes on, or the run would carry on to the next case.
             raise asyncio.CancelledError from None

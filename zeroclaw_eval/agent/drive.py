@@ -22,7 +22,7 @@ from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import SentHistory
-from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption
+from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption, task_cancelling
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.tools.doubles import with_doubles
@@ -163,7 +163,7 @@ async def _turns(
         except BaseException as exc:
             if is_interruption(exc):  # the run is stopping: not this agent's failure
                 raise
-            if _cancelled():
+            if task_cancelling():
                 # The agent caught the run's cancel and raised something else of its own
                 # (a wrapper, `sys.exit`): the cancel goes on, or Ctrl-C would only end
                 # this case and the run would carry on to the next.
@@ -187,14 +187,6 @@ async def _turns(
         if leftover is not None:
             return _noting_refusal(leftover, agent)
     return None
-
-
-def _cancelled() -> bool:
-    """Whether the task running the case is being cancelled (the run stopping); where
-    Python cannot tell (3.10), no."""
-    task = asyncio.current_task()
-    cancelling = getattr(task, "cancelling", None)
-    return cancelling is not None and cancelling() > 0
 
 
 def _timed_out_doing(index: int, record: RunRecord, toolbox: ToolBox, *, scripted: bool) -> tuple[str, str]:

@@ -81,9 +81,11 @@ def same_arguments(received: Any, sent: str) -> bool:
     text (what `decode_arguments` hands the tool)."""
     if type(received) is dict:
         # The usual case, without parsing: the text is, byte for byte, what orjson writes
-        # of the object (a scripted call's text always is). orjson writes NaN and the
-        # infinities as null, so an object written with a null is compared the long way;
-        # what it cannot write as plain JSON (a subclass, a big int) is too.
+        # of the object (a scripted call's text is, unless a float in it is spelled
+        # otherwise by the two writers, 1e-07 against 1e-7: then it goes the long way).
+        # orjson writes NaN and the infinities as null, so an object written with a null
+        # is compared the long way; what it cannot write as plain JSON (a subclass, a
+        # big int) is too.
         try:
             written = orjson.dumps(received, option=PLAIN_ONLY)
         except orjson.JSONEncodeError:
