@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import Any
 
-from zeroclaw_eval.errors import SystemProblem
+from zeroclaw_eval.errors import SystemProblem, exception_words
 
 #: What a worker runs for one chunk: the indexes, the board it shares with the others,
 #: and where each result goes as it is made. Results already put are kept when the chunk
@@ -192,7 +192,7 @@ def _pickled_error(exc: Exception) -> bytes:
         pickle.loads(blob)  # one that pickles but cannot be rebuilt from its arguments
         return blob
     except Exception:  # an exception that cannot travel: its words still can
-        return pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"), pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(RuntimeError(exception_words(exc)), pickle.HIGHEST_PROTOCOL)
 
 
 def _read_exact(stream: Any, size: int) -> bytes | None:
