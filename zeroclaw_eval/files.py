@@ -185,11 +185,12 @@ def read_bounded(
             return LINK
         return f"cannot read the file: {exc.strerror or exc}"
     try:
-        mode = os.fstat(descriptor).st_mode
-        kind = next((name for test, name in _KINDS if test(mode)), None)
+        status = os.fstat(descriptor)  # one look for its kind and its size
+        mode = status.st_mode
+        kind = None if stat.S_ISREG(mode) else next((name for test, name in _KINDS if test(mode)), None)
         if kind is not None and (regular_only or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return f"it is {kind}, not a file: give {limit[0]} as a file"
-        size = _size(descriptor)
+        size = _size(status)
         if size is None or size <= max_bytes:
             # Ask for the size known and a byte more, to see the end (not the whole bound,
             # which would allocate it); a file that grew since is read on, to the bound.
@@ -225,6 +226,6 @@ def _read(descriptor: int, count: int) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _size(descriptor: int) -> int | None:
-    size = os.fstat(descriptor).st_size
+def _size(status: os.stat_result) -> int | None:
+    size = status.st_size
     return size if size > 0 else None  # 0 for pipes and special files: read to find out

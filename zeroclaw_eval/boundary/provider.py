@@ -9,13 +9,14 @@ agent is under test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import orjson
 
 from zeroclaw_eval.boundary.sent import PLAIN_ONLY
 from zeroclaw_eval.fixtures.json.text import json_equal, loads_strict
+from zeroclaw_eval.frozen import quick_init
 
 #: One chat message: `{"role": ..., "content": ..., "tool_calls"?: ..., "tool_call_id"?: ...}`.
 Message = dict[str, Any]
@@ -41,6 +42,7 @@ class ToolSpec:
         }
 
 
+@quick_init
 @dataclass(frozen=True)
 class ToolCallRequest:
     """A tool call the model asks for; `arguments` is raw JSON text, as providers send it."""
@@ -98,12 +100,13 @@ def same_arguments(received: Any, sent: str) -> bool:
     return type(received) is type(asked) and bool(received == asked)
 
 
+@quick_init
 @dataclass(frozen=True)
 class ModelResponse:
     """One provider reply: text, or tool calls (optionally with some text beside them)."""
 
     content: str | None = None
-    tool_calls: tuple[ToolCallRequest, ...] = field(default_factory=tuple)
+    tool_calls: tuple[ToolCallRequest, ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
 

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.frozen import quick_init
 
 
 def entry(value: Any, key: str) -> Any:
@@ -83,6 +84,7 @@ def plain_copies(values: list[Any]) -> list[Any]:
     return copied
 
 
+@quick_init
 @dataclass(frozen=True)
 class FedBack:
     """A tool result an agent sent back, with the call it answers as the agent echoed it."""

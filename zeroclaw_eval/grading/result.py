@@ -7,11 +7,13 @@ from typing import Any
 
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.frozen import quick_init
 
 RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET = "response", "tool", "request", "side_effect", "budget"
 CATEGORIES = (RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class GradeResult:
     """The verdict of one declared check, with what was expected and what was found."""

@@ -12,6 +12,7 @@ from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
 from zeroclaw_eval.fixtures.model import JudgeVerdict
+from zeroclaw_eval.frozen import quick_init
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
 
@@ -100,6 +101,7 @@ class RepeatStats:
         return [check for check, n in self.check_passes.items() if 0 < n < graded.get(check, self.runs)]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True)
 class CaseSummary:
     """What the record of a passing case's run says in sum, kept when the record itself is

@@ -16,6 +16,7 @@ from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.fixtures.model import JudgeVerdict
+from zeroclaw_eval.frozen import quick_init
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
@@ -25,6 +26,7 @@ from zeroclaw_eval.tools.sandbox import case_workspace
 from zeroclaw_eval.tools.workspace import Workspace
 
 
+@quick_init
 @dataclass(frozen=True)
 class CaseRun:
     """A finished run: what it recorded, its workspace (open), the run error if any."""

@@ -18,10 +18,12 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.errors import ToolRefused, exception_words, is_interruption
 from zeroclaw_eval.fixtures.json.text import compact_json
+from zeroclaw_eval.frozen import quick_init
 from zeroclaw_eval.threads import in_thread
 from zeroclaw_eval.tools.workspace import Workspace
 
 
+@quick_init
 @dataclass(frozen=True)
 class ToolOutcome:
     """What a dispatch returns to the agent."""
@@ -56,7 +58,8 @@ class Tool:
                 if self.blocking
                 else self.run(arguments, workspace)
             )
-            if inspect.isawaitable(result):
+            # A result text needs no further look (the built-in tools' answer, each call).
+            if type(result) is not str and inspect.isawaitable(result):
                 result = await result
         except ToolRefused as exc:
             return ToolOutcome(str(exc), False)
