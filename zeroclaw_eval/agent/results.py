@@ -153,25 +153,30 @@ class ResultsChecked:
         assert self._last is not None
         calls = self._last.tool_calls
         dispatched = _dispatches(self._record.calls[self._mark :], calls)
+        # Each call's index in the reply, the first of an id given twice (as a search would).
+        indices: dict[str, int] = {}
+        for i, call in enumerate(calls):
+            indices.setdefault(call.id, i)
         for result in results:
-            index = next((i for i, call in enumerate(calls) if call.id == result.call_id), None)
+            index = indices.get(result.call_id)
             if index is None:
                 continue  # a result for no call of the reply: the conversation matcher says so
             call = calls[index]
-            where = f"the result sent to the model for {call.name} (call {call.id})"
             ran = dispatched.get(call.id)
             if ran is None:
-                return self._error(index, f"{where} was returned by no tool: the agent never ran that call")
+                return self._error(
+                    index, f"{_where(call)} was returned by no tool: the agent never ran that call"
+                )
             if ran.name != call.name or not same_arguments(ran.arguments, call.arguments):
                 return self._error(
                     index,
-                    f"{where} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
+                    f"{_where(call)} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
                     f" not of the call the model asked for ({call.name} with {quote(call.arguments)})",
                 )
             if not is_result_of(result, ran):
                 return self._error(
                     index,
-                    f"{where} is not what the tool returned: the tool returned {said(ran)},"
+                    f"{_where(call)} is not what the tool returned: the tool returned {said(ran)},"
                     f" the request sends {said_back(result)}",
                 )
             self._sent.setdefault(call.id, set()).add(result.content)
@@ -208,6 +213,11 @@ def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]
         if match is not None:
             found[call.id] = anonymous.pop(match)
     return found
+
+
+def _where(call: ToolCallRequest) -> str:
+    """How a problem names the result sent back for `call` (put in words only for one)."""
+    return f"the result sent to the model for {call.name} (call {call.id})"
 
 
 def _shown(arguments: Any) -> str:

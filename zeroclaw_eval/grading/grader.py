@@ -8,6 +8,7 @@ calls, the canonical fact of what crossed the tool boundary.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -137,12 +138,8 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall], words: bool) -> It
         yield make_grade(
             f"tools_not_used[{i}]", TOOL, f"/expects/tools_not_used/{i}", ok, detail, tool, names
         )
-    bounds: list[tuple[str, int | None, Callable[[int, int], bool], str]] = [
-        ("min_tool_calls", expects.min_tool_calls, lambda n, b: n >= b, "at least"),
-        ("max_tool_calls", expects.max_tool_calls, lambda n, b: n <= b, "at most"),
-        ("exact_tool_calls", expects.exact_tool_calls, lambda n, b: n == b, "exactly"),
-    ]
-    for key, bound, holds, said in bounds:
+    for key, holds, said in _BOUNDS:
+        bound = getattr(expects, key)
         if bound is not None:
             ok = holds(len(calls), bound)
             detail = (
@@ -176,6 +173,14 @@ def _tool_checks(expects: Expects, calls: list[RecordedCall], words: bool) -> It
             yield _dispatch_check(f"{family}[{i}]", f"/expects/{family}/{i}", check, by_tool, results, words)
     if expects.trajectory is not None:
         yield grade_trajectory(expects.trajectory, calls)
+
+
+#: The bounds on the number of tool calls: the key, whether a count keeps it, and in words.
+_BOUNDS: tuple[tuple[str, Callable[[int, int], bool], str], ...] = (
+    ("min_tool_calls", operator.ge, "at least"),
+    ("max_tool_calls", operator.le, "at most"),
+    ("exact_tool_calls", operator.eq, "exactly"),
+)
 
 
 def _dispatch_check(
