@@ -33,6 +33,7 @@ A result marked `is_error` for a call that succeeded is not the result either.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import (
@@ -108,6 +109,8 @@ class ResultsChecked:
         before its last assistant message (those after it are new, checked by `_problem`).
         Of the first `unchanged` messages, only those not settled are read again."""
         last = last_of(messages, ("assistant",)) or 0
+        if unchanged >= last and not self._unsettled:
+            return None  # the usual request: the conversation before, with what it adds
         unsettled = [i for i in self._unsettled if i < unchanged]
         for index in [*unsettled, *range(unchanged, last)]:
             if index >= last:
@@ -138,8 +141,11 @@ class ResultsChecked:
             self._unsettled = []
             return
         sent = self._sent
-        unsettled = []
-        for index in [*(i for i in self._unsettled if i < unchanged), *range(unchanged, len(messages))]:
+        unsettled: list[int] = []
+        read: Sequence[int] = range(unchanged, len(messages))
+        if self._unsettled:
+            read = [*(i for i in self._unsettled if i < unchanged), *read]
+        for index in read:
             message = messages[index]
             if not isinstance(message, dict) or message.get("role") != "tool":  # `entry`, inlined
                 continue
@@ -198,6 +204,8 @@ def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]
     same tool and arguments, in order among equal ones."""
     ids = {call.id for call in calls}
     found = {call.call_id: call for call in recorded if call.call_id in ids}
+    if len(found) == len(ids):
+        return found  # every call dispatched with its id: the usual case
     anonymous = [call for call in recorded if not call.call_id]
     for call in calls:
         if call.id in found:

@@ -218,16 +218,26 @@ class SentHistory:
         except RecursionError:  # a copy nested near the limit, compared from deeper down
             start = 0
         roles = self.roles[:start]
-        system = [each for each in self._system if each[0] < start] if start else []
+        system = [each for each in self._system if each[0] < start] if start and self._system else []
         for index in range(start, len(messages)):
-            role, text = _role_and_system_text(messages[index])
+            message = messages[index]
+            role = message.get("role") if type(message) is dict else None
+            if type(role) is str and role != "system" and role != "developer":
+                roles.append(role)  # the usual message, read as `_role_and_system_text` would
+                continue
+            role, text = _role_and_system_text(message)
             roles.append(role)
             if text is not None:
                 system.append((index, text))
         try:
-            self._seen = self._seen[:start] + plain_copies(messages[start:])
+            added = plain_copies(messages[start:])
         except (ValueError, RecursionError):  # no faithful copy to compare: read the next one whole
             self._seen = []
+        else:
+            if start == done:
+                self._seen.extend(added)  # the list is this history's own: no other holds it
+            else:
+                self._seen = self._seen[:start] + added
         self.unchanged, self.roles, self._system = start, roles, system
 
 

@@ -220,6 +220,8 @@ def _dispatch_check(
 
 def _request_checks(expects: Expects, steps: list[ModelStep], words: bool) -> Iterator[GradeResult]:
     """What every request the agent sent held (a run that sent none holds anything)."""
+    if not expects.system_prompt_contains and not expects.tools_offered:
+        return  # most cases: nothing of the requests to read
     prompts = [step.system_prompt for step in steps]
     for i, needle in enumerate(expects.system_prompt_contains):
         lacking = [n for n, prompt in enumerate(prompts) if needle not in (prompt or "")]

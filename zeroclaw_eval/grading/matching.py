@@ -37,7 +37,15 @@ def arguments_contain(arguments: Any, needle: str) -> bool:
     the arguments' compact JSON text; raw (unparsed) argument text is searched as is."""
     if isinstance(arguments, str):
         return needle in arguments
-    if any(needle in text for text in _strings(arguments)):
+    if isinstance(arguments, dict):
+        # Arguments are mostly an object of strings: read those without a generator each.
+        for item in arguments.values():
+            if isinstance(item, str):
+                if needle in item:
+                    return True
+            elif any(needle in text for text in _strings(item)):
+                return True
+    elif any(needle in text for text in _strings(arguments)):
         return True
     return needle in compact_json(arguments)
 
