@@ -125,11 +125,12 @@ class _Walk:
 
     def take(self, index: int, message: Any) -> None:
         """Walk one more message, the `index`-th of the request."""
-        trace, script, turn, step, pending = self.trace, self.script, self.turn, self.step, self.pending
         role = message.get("role") if isinstance(message, dict) else None  # `entry`, inlined: per message
+        pending = self.pending
         if role == "tool" and type(role) is str and pending and pending[0].id == message.get("tool_call_id"):
             del pending[0]  # the usual case, the result the first waiting call awaits: as below, sooner
             return
+        trace, script, turn, step = self.trace, self.script, self.turn, self.step
         # Every branch below names the message (`_where`) only in the divergence it raises:
         # this runs for every message of every request.
         if role in ("system", "developer"):
