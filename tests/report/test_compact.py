@@ -5,7 +5,7 @@ back as the case it was, and a forged one is refused."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,21 @@ def test_a_passing_case_kept_compact_keeps_what_its_readers_read() -> None:
     assert compact.tool_call_names == whole.tool_call_names
     assert compact.tokens == whole.tokens
     assert compact_case(compact) is compact
+
+
+def test_a_compact_case_carries_over_every_field_it_does_not_drop() -> None:
+    dropped = {"grades", "record", "source", "summary"}
+    verdict = {"problems", "error"}  # what makes the case pass: empty, and carried over
+    # A value of its own in every other field, a field added to CaseReport later included:
+    # compact_case names each field it keeps, and must not leave a new one at its default.
+    marks = {each.name: object() for each in fields(CaseReport) if each.name not in dropped | verdict}
+    whole = replace(_ran(passing_case()), **marks)
+    compact = compact_case(whole)
+    assert compact is not whole
+    for name, mark in marks.items():
+        assert getattr(compact, name) is mark, name
+    assert (compact.problems, compact.error) == ([], None)
+    assert compact.summary is not None
 
 
 def test_a_case_that_did_not_pass_is_never_compacted() -> None:

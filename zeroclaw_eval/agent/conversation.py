@@ -27,6 +27,8 @@ Script = list[list[ModelResponse]]
 
 
 def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
+    if not response.tool_calls:  # a text answer: half the steps
+        return ModelResponse(response.content, (), response.input_tokens, response.output_tokens)
     calls = []
     for index, call in enumerate(response.tool_calls):
         arguments = call.arguments

@@ -194,7 +194,7 @@ class CaseReport:
     @property
     def score(self) -> float:
         """Fraction of checks passed (0.0 for a rejected or errored case)."""
-        if self.status in (REJECTED, ERROR) or not self.grades:
+        if self.problems or self.error is not None or not self.grades:  # rejected, errored, no checks
             return 0.0
         return sum(g.passed for g in self.grades) / len(self.grades)
 
