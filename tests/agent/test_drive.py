@@ -788,3 +788,33 @@ def test_a_timeout_names_the_tool_call_still_running(tmp_path: Path) -> None:
         "turn 1 timed out after 0.2s (case_timeout_secs); the last step served was step 1, and the"
         " tool call lookup_order (call c9) was still running"
     )
+
+
+def test_each_turn_is_run_as_its_run_turn_is_async_or_not_whatever_ran_before() -> None:
+    # Whether a run_turn is async is remembered per function: agents of both kinds, in
+    # turn, and a run_turn that is an object no table can hold, are each run their way.
+    from types import SimpleNamespace
+
+    from zeroclaw_eval.agent.call import run_turn
+
+    class Async:
+        async def run_turn(self, text: str) -> str:
+            return "async " + text
+
+    class Sync:
+        def run_turn(self, text: str) -> str:
+            return "sync " + text
+
+    class Unhashable:
+        __hash__ = None  # type: ignore[assignment]
+
+        def __call__(self, text: str) -> str:
+            return "object " + text
+
+    held = SimpleNamespace(run_turn=Unhashable())
+
+    async def turns() -> list[Any]:
+        agents: list[Any] = [Async(), Sync(), Async(), Sync(), held, held]
+        return [await run_turn(agent, "x") for agent in agents]
+
+    assert asyncio.run(turns()) == ["async x", "sync x", "async x", "sync x", "object x", "object x"]

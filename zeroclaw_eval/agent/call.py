@@ -73,7 +73,7 @@ async def run_turn(
     or with `inline` (the running loop, where the agent and the case allow it, which the
     caller decides: `agent.inline`) on this thread."""
     method: Callable[[str], Any] = agent.run_turn
-    if inspect.iscoroutinefunction(method):
+    if _is_async(method):
         return await method(user_input)
     if inline is not None:
         with inline_turn(inline) as turn:
@@ -82,6 +82,26 @@ async def run_turn(
         result = await in_thread(method, user_input)
     # A plain function may still hand back something to await (a coroutine it made).
     return await result if inspect.isawaitable(result) else result
+
+
+#: Whether each `run_turn` function met so far is async: asked at every turn, and
+#: `inspect` answers by unwrapping and reading flags (a microsecond a turn); a function's
+#: answer never changes. Bounded, should a program make agent classes without end.
+_ASYNC: dict[Any, bool] = {}
+
+
+def _is_async(method: Callable[..., Any]) -> bool:
+    key = getattr(method, "__func__", method)  # a bound method: its class's function
+    try:
+        found = _ASYNC.get(key)
+    except TypeError:  # a callable object that cannot be hashed: asked every time
+        return inspect.iscoroutinefunction(method)
+    if found is None:
+        found = inspect.iscoroutinefunction(method)
+        if len(_ASYNC) >= 256:
+            _ASYNC.clear()
+        _ASYNC[key] = found
+    return found
 
 
 def user_traceback(exc: BaseException) -> str | None:
