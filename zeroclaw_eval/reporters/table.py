@@ -45,14 +45,21 @@ MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"
 _RECAP_WIDTH = 160
 
 
+#: How a case's line names a verdict that is not a count of checks.
+_STATUS_WORDS = {REJECTED: "rejected", ERROR: "run error"}
+
+
 def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     """One case's lines: its status line, then why it did not pass (the pytest plugin
     shows these for a failing item)."""
-    mark, colour = MARKS[case.status]
+    verdict = case.status
+    mark, colour = MARKS[verdict]
     label = f"  {paint(_line(case.model_name), 'dim', color)}" if case.model_name else ""
     tracked = f"  [{_line(case.id)}]" if case.id else ""
-    status = {REJECTED: "rejected", ERROR: "run error"}.get(case.status, plural(len(case.grades), "check"))
+    status = _STATUS_WORDS.get(verdict) or plural(len(case.grades), "check")
     lines = [f"{paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
+    if verdict == PASSED and not verbose and case.repeats is None:
+        return lines  # a passing case is its one line (every check passed: none is listed)
     if case.repeats is not None:
         lines.append(f"    {repeat_summary(case.repeats)}")
     for problem in case.problems:

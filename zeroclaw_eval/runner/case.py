@@ -3,9 +3,10 @@ graded, reported."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import sys
+from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, replace
+from types import TracebackType
 
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.agent.drive import drive
@@ -22,7 +23,7 @@ from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
 from zeroclaw_eval.runner.options import Run
-from zeroclaw_eval.tools.sandbox import case_workspace
+from zeroclaw_eval.tools.sandbox import case_workspace, needs_workspace
 from zeroclaw_eval.tools.workspace import Workspace
 
 
@@ -36,22 +37,49 @@ class CaseRun:
     error: RunError | None
 
 
-@asynccontextmanager
-async def case_run(
+def case_run(
     case: Case, settings: CaseSettings, live: Provider | None = None, *, alone: bool = False
-) -> AsyncIterator[CaseRun]:
+) -> AbstractAsyncContextManager[CaseRun]:
     """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
     which stays until the block ends and is then removed (what could not be removed is
     `workspace.leftover`): the runner's cases and mutation testing's replays alike.
     `alone`: no other case runs in this event loop meanwhile (see `drive`). Raises
     `OSError` when the workspace cannot be made or seeded."""
-    # An agent command always runs in a workspace: it is its working directory.
-    needed = True if settings.agent_cmd is not None else None
-    with case_workspace(case.trace, needed=needed) as workspace:
-        record = RunRecord()
-        with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
-            error = await drive(case, record, workspace, settings, live, alone=alone)
-        yield CaseRun(record, workspace, error)
+    return _CaseRun(case, settings, live, alone)
+
+
+class _CaseRun:
+    """`case_run`'s block, written out rather than made by `asynccontextmanager`, whose
+    generator costs a microsecond or two to enter and leave for every case (most of which
+    need no workspace either)."""
+
+    def __init__(self, case: Case, settings: CaseSettings, live: Provider | None, alone: bool) -> None:
+        self._case, self._settings, self._live, self._alone = case, settings, live, alone
+        self._workspace: AbstractContextManager[Workspace | None] | None = None
+
+    async def __aenter__(self) -> CaseRun:
+        case, settings = self._case, self._settings
+        workspace = None
+        # An agent command always runs in a workspace: it is its working directory.
+        if settings.agent_cmd is not None or needs_workspace(case.trace):
+            self._workspace = case_workspace(case.trace, needed=True)
+            workspace = self._workspace.__enter__()
+        try:
+            record = RunRecord()
+            with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
+                error = await drive(case, record, workspace, settings, self._live, alone=self._alone)
+        except BaseException:
+            if self._workspace is not None:  # removed, as the block's end would have
+                self._workspace.__exit__(*sys.exc_info())
+            raise
+        return CaseRun(record, workspace, error)
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> bool:
+        if self._workspace is None:
+            return False
+        return bool(self._workspace.__exit__(kind, value, trace))
 
 
 def rejected(fixture: RejectedFixture) -> CaseReport:
