@@ -19,7 +19,9 @@ benchmarks/peer_floor.py and for the floor on zeroclaw-eval's stack
 
 With `--before CMD` another zeroclaw command (the code before a change, say, from a
 `git worktree`, run as `PYTHONPATH=WORKTREE python -m zeroclaw_eval` from a wrapper
-script) is counted too, and the change between them printed. Python's string hashing is
+script) is counted too, and the change between them printed. Every command runs in a
+scratch folder: from the project's own folder, such a wrapper would import the
+project's package instead, which `-m` puts ahead of PYTHONPATH. Python's string hashing is
 seeded (`PYTHONHASHSEED=0`): two runs of one command then differ by about 0.01%, and the
 same code run as two commands (a console script, a wrapper) by up to 0.2% a case, so a
 change smaller than that is noise.
@@ -42,7 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from peer_cases import write_suite
-from peers import compile_bytecode
+from peers import absolute_command, compile_bytecode
 
 HERE = Path(__file__).resolve().parent
 #: callgrind's summary line of a process, one per process it followed.
@@ -59,7 +61,9 @@ def counted(command: list[str], scratch: Path) -> int:
         f"--callgrind-out-file={scratch / 'callgrind.%p'}",
     ]
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run([*valgrind, *command], env=environment, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [*valgrind, *command], env=environment, capture_output=True, text=True, check=False, cwd=scratch
+    )
     if done.returncode not in (0, 1):  # 1: the suite's broken cases failed, as they must
         sys.exit(f"{' '.join(command[:3])} ... exited {done.returncode}: {done.stderr[-800:]}")
     found = [int(count) for count in _COLLECTED.findall(done.stderr)]
@@ -95,6 +99,9 @@ def main() -> None:
     zeroclaw = zeroclaw or shutil.which("zeroclaw")
     if zeroclaw is None:
         sys.exit("no zeroclaw command: pip install -e . or give --zeroclaw")
+    # Every command runs in a scratch folder (see `peers.absolute_command`).
+    zeroclaw = absolute_command(zeroclaw)
+    args.before = args.before and absolute_command(args.before)
     print(compile_bytecode(zeroclaw))  # as an installed copy starts; compile --before's code yourself
     with tempfile.TemporaryDirectory(prefix="zeroclaw-instructions-") as folder:
         work = Path(folder)

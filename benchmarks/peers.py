@@ -184,6 +184,19 @@ with open(sys.argv[1], "w") as out:
 """
 
 
+def absolute_command(command: str) -> str:
+    """`command` as it runs from any folder: a path made absolute (a symlink kept, so a
+    venv's `bin/python` stays the venv's), a bare name left to PATH.
+
+    The measured commands run in a scratch folder. In the folder they were started from,
+    a `python -m zeroclaw_eval` wrapper of older code (`PYTHONPATH=WORKTREE`) would import
+    the package of that folder first when it is the project's own: Python puts the
+    current folder ahead of PYTHONPATH for `-m`, and `before` would measure the code of
+    now.
+    """
+    return os.path.abspath(command) if os.sep in command else command
+
+
 def compile_bytecode(command: str) -> str:
     """Compile the bytecode of the zeroclaw_eval package that the console script `command`
     runs, as pip does when it installs a wheel; a line saying what was compiled.
@@ -217,9 +230,11 @@ def measured(command: list[str], timeout: float, errors: Path) -> tuple[int, flo
     return code, wall, kib
 
 
-def measured_cpu(command: list[str], timeout: float, errors: Path) -> tuple[int, float, int, float]:
-    """Run `command` once: its exit code, wall seconds, peak resident memory in KiB and
-    CPU seconds (user and system).
+def measured_cpu(
+    command: list[str], timeout: float, errors: Path, cwd: Path | None = None
+) -> tuple[int, float, int, float]:
+    """Run `command` once (in `cwd`, else here): its exit code, wall seconds, peak
+    resident memory in KiB and CPU seconds (user and system).
 
     `os.wait4` (in the launcher) reaps this one child and returns its own resource
     usage, so each run's ru_maxrss is its own; RUSAGE_CHILDREN would be the maximum over
@@ -232,6 +247,7 @@ def measured_cpu(command: list[str], timeout: float, errors: Path) -> tuple[int,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             start_new_session=True,  # its own process group, which a timeout kills whole
+            cwd=cwd,
         )
         try:
             launcher.wait(timeout)

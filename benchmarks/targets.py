@@ -26,6 +26,8 @@ fresh processes, timed around the process, with their CPU time and peak resident
   process (reported apart: never part of a single-process ratio); with `--jobs N`
   (N > 1), both zeroclaw runs again with `--jobs N`; with `--before CMD`, both runs of
   another zeroclaw command (the code before a change, say), measured in the same rounds.
+  Every command runs in a scratch folder, so a `PYTHONPATH=WORKTREE python -m
+  zeroclaw_eval` wrapper measures the worktree's code wherever this is started from.
 
 Then `zeroclaw --help` and a 3-case run, each the median of `--repeat` starts, and beside
 them the start-up floor: a Python that imports asyncio, click and pydantic and defines one
@@ -57,7 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from peer_cases import write_suite
-from peers import compile_bytecode, measured_cpu
+from peers import absolute_command, compile_bytecode, measured_cpu
 
 from zeroclaw_eval.runner.workers import usable_cpus
 
@@ -116,8 +118,9 @@ def commands(zeroclaw: str, suite: Path, out: Path, before: str | None, jobs: in
 
 
 def run_once(command: list[str], scratch: Path) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak MiB of one run of `command`."""
-    code, wall, kib, cpu = measured_cpu(command, 3600.0, scratch / "stderr.txt")
+    """Wall seconds, CPU seconds and peak MiB of one run of `command`, run in `scratch`
+    (see `peers.absolute_command`)."""
+    code, wall, kib, cpu = measured_cpu(command, 3600.0, scratch / "stderr.txt", cwd=scratch)
     if code not in (0, 1):  # 1: the suite's broken cases failed, as they must
         errors = (scratch / "stderr.txt").read_text(encoding="utf-8", errors="replace")
         sys.exit(f"{' '.join(command[:3])} ... exited {code}: {errors[-500:]}")
@@ -171,6 +174,9 @@ def main() -> None:
     zeroclaw = zeroclaw or shutil.which("zeroclaw")
     if zeroclaw is None:
         sys.exit("no zeroclaw command: pip install -e . or give --zeroclaw")
+    # Every command runs in a scratch folder (see `peers.absolute_command`).
+    zeroclaw = absolute_command(zeroclaw)
+    args.before = args.before and absolute_command(args.before)
     sizes = [int(size.replace("_", "")) for size in args.sizes.split(",")]
     print(compile_bytecode(zeroclaw))  # as an installed copy starts; compile --before's code yourself
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
