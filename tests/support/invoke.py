@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,14 +55,20 @@ def invoke(*args: str, cwd: Path | None = None, env: dict[str, str] | None = Non
 
 
 def console_script(name: str = "zeroclaw") -> str:
-    """An installed console script beside this interpreter (else on PATH)."""
-    beside = Path(sys.executable).parent / (f"{name}.exe" if os.name == "nt" else name)
-    if beside.exists():
-        return str(beside)
-    found = shutil.which(name)
-    if found is None:
-        raise RuntimeError(f"the {name} console script is not installed; run pip install -e '.[test]'")
-    return found
+    """The console script installed for this interpreter: beside it (a virtual
+    environment's), or in its installation's scripts folder (a system Python's
+    /usr/local/bin). Never one found on PATH: that may be another installation's (another
+    virtual environment or Python version, another checkout, upstream ZeroClaw's own
+    `zeroclaw`), and a test run through it would pass or fail on that one's code."""
+    file = f"{name}.exe" if os.name == "nt" else name
+    folders = dict.fromkeys([Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))])
+    for folder in folders:
+        if (folder / file).is_file():
+            return str(folder / file)
+    raise RuntimeError(
+        f"the {name} console script is not installed for {sys.executable} (looked in"
+        f" {', '.join(map(str, folders))}); run {sys.executable} -m pip install -e '.[test]'"
+    )
 
 
 def run_cli(

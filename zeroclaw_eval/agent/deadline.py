@@ -149,9 +149,9 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
     `TimeoutError` (`asyncio.TimeoutError`) at its first suspension past that, or,
     inside `bounded_blocking`, when a step of it blocks past that."""
     if sys.version_info < (3, 11):  # pragma: no cover - Python 3.10 has no timeout_at
-        # `wait_for` runs the turn in a task of its own, and asyncio lets a `SystemExit`
-        # raised in a task out of the event loop: the turn's outcome comes back boxed.
-        done, value = await asyncio.wait_for(_boxed(coroutine), seconds)
+        # The turn runs in a task of its own, and asyncio lets a `SystemExit` raised in a
+        # task out of the event loop: the turn's outcome comes back boxed.
+        done, value = await _waited_for(_boxed(coroutine), seconds)
         if not done:
             raise value
         return value  # type: ignore[no-any-return]
@@ -178,6 +178,31 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
             # SIGINT, say): the cancel goes on, or the run would carry on to the next case.
             raise asyncio.CancelledError from None
         raise TimeoutError("the turn blocked past its time limit") from None
+
+
+async def _waited_for(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:  # pragma: no cover - 3.10
+    """`asyncio.wait_for(coroutine, seconds)` as 3.12 has it: a cancel of the caller always
+    goes on. 3.10's returns the result instead when the task running `coroutine` finished
+    just as the cancel came (python/cpython#86296), and a turn that never suspends
+    finishes in the first step of its task, before the caller can be woken: SIGINT's
+    cancel of the run was all but always lost, and the next case ran."""
+    task = asyncio.ensure_future(coroutine)
+    try:
+        finished, _ = await asyncio.wait((task,), timeout=seconds)
+    except asyncio.CancelledError:
+        await _cancelled(task)  # the turn must not run on past its caller
+        raise
+    if not finished:
+        await _cancelled(task)
+        if task.cancelled():
+            raise asyncio.TimeoutError from None
+    return task.result()  # a result it still gave when told to stop is the turn's, as wait_for's
+
+
+async def _cancelled(task: asyncio.Task[Any]) -> None:  # pragma: no cover - 3.10
+    """Cancel `task` and wait for it to end (which a cancel of the caller cuts short)."""
+    task.cancel()
+    await asyncio.wait((task,))
 
 
 async def _boxed(coroutine: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:  # pragma: no cover - 3.10

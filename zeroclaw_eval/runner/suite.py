@@ -34,7 +34,7 @@ from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteRep
 from zeroclaw_eval.report.repeats import combine
 from zeroclaw_eval.runner.case import rejected, run_one
 from zeroclaw_eval.runner.options import Run, RunOptions, Settle, Stop
-from zeroclaw_eval.runner.signals import cancel_on_signals
+from zeroclaw_eval.runner.signals import cancel_on_signals, run_main
 
 if TYPE_CHECKING:
     from zeroclaw_eval.runner.workers import Board
@@ -66,7 +66,7 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
     if options.on_selected is not None:
         options.on_selected(len(collection.selected))
     try:
-        cases = asyncio.run(_run_all(collection.selected, run))
+        cases = run_main(_run_all(collection.selected, run))
     except SystemExit as exc:
         # Nothing of the harness exits from inside a run: this is the code of an agent (its
         # `aclose`, a task of its own) calling `sys.exit`, which asyncio lets out of the
