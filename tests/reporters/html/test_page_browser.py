@@ -43,6 +43,15 @@ def chromium_executable() -> str:
     return found
 
 
+def wait_until_open(page: Any, case_id: str) -> None:
+    """Wait for the case `case_id` to open. Not by `page.wait_for_function`: Playwright runs
+    its text through the page's own `eval`, which the page's policy (no 'unsafe-eval') may
+    refuse; such a wait failed with an EvalError, every time when its test ran alone."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(f"#{case_id}")).to_have_js_property("open", True)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Any:
     """A headless system Chromium for the whole module."""
@@ -106,7 +115,7 @@ def test_page_works_in_chromium_and_runs_no_model_script(browser: Any, tmp_path:
     assert page.eval_on_selector_all("details.case", "items => items.map(item => item.open)") == [False] * 4
     line = report.cases[1].failed_grades[0].field.line
     page.evaluate(f"window.location.hash = 'case-1-L{line}'")
-    page.wait_for_function("document.getElementById('case-1').open")
+    wait_until_open(page, "case-1")
     assert page.locator(f"#case-1-L{line}").is_visible()
 
     screenshot = tmp_path / "report.png"
@@ -151,6 +160,6 @@ def test_the_baseline_section_and_trend_chart_show_and_link_in_chromium(browser:
     # A change links to its case, which opens even when collapsed (the page script runs).
     page.click("#collapse-all")
     page.click('#baseline a[href="#case-1"]')
-    page.wait_for_function("document.getElementById('case-1').open")
+    wait_until_open(page, "case-1")
     page.close()
     assert [text for text in console if "Refused to" in text or "Content Security Policy" in text] == []

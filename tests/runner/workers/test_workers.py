@@ -30,7 +30,7 @@ from tests.support.builders import (
     text_step,
     write_fixture,
 )
-from tests.support.invoke import run_cli
+from tests.support.invoke import Result, run_cli
 from zeroclaw_eval.agent.loop import Agent, AgentContext, ReferenceAgent
 from zeroclaw_eval.errors import AgentLoadError, SystemProblem
 from zeroclaw_eval.report.model import CaseReport
@@ -394,10 +394,40 @@ def _timeless(report: dict[str, Any]) -> dict[str, Any]:
     return json.loads(re.sub(r'"duration_ms": [0-9.e+-]+', '"duration_ms": 0', text))  # type: ignore[no-any-return]
 
 
+#: A project's agent module: the reference loop, noting in $PIDS which process ran each case.
+_PID_NOTING_AGENT = """\
+import os
+from pathlib import Path
+
+from zeroclaw_eval.agent.loop import ReferenceAgent
+
+
+class PidNoting(ReferenceAgent):
+    def __init__(self, context):
+        super().__init__(context)
+        (Path(os.environ["PIDS"]) / f"{os.getpid()}-{id(self)}").touch()
+"""
+
+
 def test_the_installed_command_reports_the_same_with_workers(tmp_path: Path) -> None:
     _suite(tmp_path)
-    alone = run_cli("eval", "run", "suite", "--format", "json", cwd=tmp_path)
-    shared = run_cli("eval", "run", "suite", "--format", "json", "--jobs", "2", cwd=tmp_path)
+    (tmp_path / "pid_noting.py").write_text(_PID_NOTING_AGENT, encoding="utf-8")
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nagent = "pid_noting:PidNoting"\n', encoding="utf-8")
+
+    def run(name: str, *extra: str) -> tuple[Result, set[str]]:
+        noted = tmp_path / name
+        noted.mkdir()
+        result = run_cli(
+            "eval", "run", "suite", "--format", "json", *extra, cwd=tmp_path, env={"PIDS": str(noted)}
+        )
+        return result, {entry.split("-")[0] for entry in os.listdir(noted)}
+
+    alone, one = run("alone")
+    shared, workers = run("shared", "--jobs", "2")
     assert (alone.code, shared.code) == (1, 1), shared.stderr
+    # The cases really ran in two worker processes (a run that could not fork them would
+    # have run them in one, and reported the same).
+    assert len(one) == 1, one
+    assert len(workers) == 2, workers
     assert _timeless(shared.json()) == _timeless(alone.json())
     assert len(shared.json()["cases"]) == 12
