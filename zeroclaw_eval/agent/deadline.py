@@ -41,7 +41,7 @@ import signal
 import sys
 import threading
 import types
-from collections.abc import Callable, Coroutine, Generator, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -180,26 +180,36 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
         raise TimeoutError("the turn blocked past its time limit") from None
 
 
-async def _waited_for(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:  # pragma: no cover - 3.10
-    """`asyncio.wait_for(coroutine, seconds)` as 3.12 has it: a cancel of the caller always
-    goes on. 3.10's returns the result instead when the task running `coroutine` finished
+async def wait_for(awaitable: Awaitable[T], seconds: float) -> T:
+    """`asyncio.wait_for(awaitable, seconds)`; on 3.10 `_waited_for`, which never loses a
+    cancel of its caller. For a wait in an agent's turn, where a lost cancel (SIGINT
+    stopping the run) lets the turn go on: a service's start-up polled to its deadline,
+    then a turn sent, before the run could stop."""
+    if sys.version_info >= (3, 11):
+        return await asyncio.wait_for(awaitable, seconds)
+    return await _waited_for(awaitable, seconds)  # pragma: no cover - 3.10
+
+
+async def _waited_for(awaitable: Awaitable[T], seconds: float) -> T:  # pragma: no cover - 3.10
+    """`asyncio.wait_for(awaitable, seconds)` as 3.12 has it: a cancel of the caller always
+    goes on. 3.10's returns the result instead when the task running `awaitable` finished
     just as the cancel came (python/cpython#86296), and a turn that never suspends
     finishes in the first step of its task, before the caller can be woken: SIGINT's
     cancel of the run was all but always lost, and the next case ran."""
-    task = asyncio.ensure_future(coroutine)
+    task = asyncio.ensure_future(awaitable)
     try:
         finished, _ = await asyncio.wait((task,), timeout=seconds)
     except asyncio.CancelledError:
-        await _cancelled(task)  # the turn must not run on past its caller
+        await _cancelled(task)  # what it waits for must not run on past its caller
         raise
     if not finished:
         await _cancelled(task)
         if task.cancelled():
             raise asyncio.TimeoutError from None
-    return task.result()  # a result it still gave when told to stop is the turn's, as wait_for's
+    return task.result()  # a result it still gave when told to stop is its result, as wait_for's
 
 
-async def _cancelled(task: asyncio.Task[Any]) -> None:  # pragma: no cover - 3.10
+async def _cancelled(task: asyncio.Future[Any]) -> None:  # pragma: no cover - 3.10
     """Cancel `task` and wait for it to end (which a cancel of the caller cuts short)."""
     task.cancel()
     await asyncio.wait((task,))

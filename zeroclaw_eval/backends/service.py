@@ -47,6 +47,7 @@ from threading import Thread
 from typing import Any
 from urllib.parse import quote
 
+from zeroclaw_eval.agent import deadline
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.backends.front import CaseFront
@@ -246,7 +247,7 @@ class ServiceHost:
 
     async def _accepting(self) -> bool:
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
+            _, writer = await deadline.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1.0)
         except (OSError, asyncio.TimeoutError):
             return False
         writer.close()
@@ -270,7 +271,7 @@ class ServiceHost:
         try:
             # Only the status is read, and the whole probe is bounded: a ready path that
             # answers slowly, or forever, is not ready.
-            status, where = await asyncio.wait_for(probe(), 1.0)
+            status, where = await deadline.wait_for(probe(), 1.0)
         except httpx.ConnectError:
             return False, seen
         except (httpx.HTTPError, asyncio.TimeoutError):
