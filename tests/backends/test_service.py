@@ -39,18 +39,14 @@ def test_a_path_without_its_slash_is_refused_with_the_fix(tmp_path: Path, path: 
         AgentService.parse(f"{sys.executable} -c pass", ready_path=path, project_dir=tmp_path)
 
 
-@pytest.mark.xfail(
-    sys.version_info[:2] == (3, 11),
-    reason="3.11's asyncio.wait_for loses this cancel too (python/cpython#86296); kept there for now",
-    strict=True,
-)
 def test_a_cancel_as_a_start_up_probe_ends_stops_the_start_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Ctrl-C cancels the run just as a probe of the service's port ends: here the probe
-    # cancels it and is refused in one step, as a probe refused at once ends. 3.10's
-    # asyncio.wait_for returned the probe's outcome then and dropped the cancel: the
-    # start-up was polled on to its deadline (and a ready service sent the turn) first.
+    # cancels it and is refused in one step, as a probe refused at once ends. The
+    # asyncio.wait_for of 3.10 and 3.11 returned the probe's outcome then and dropped the
+    # cancel: the start-up was polled on to its deadline (and a ready service sent the
+    # turn) first.
     service = AgentService.parse(
         f"{sys.executable} -c 'import time; time.sleep(30)'", project_dir=tmp_path, startup_secs=1.0
     )

@@ -181,21 +181,21 @@ async def within(coroutine: Coroutine[Any, Any, T], seconds: float) -> T:
 
 
 async def wait_for(awaitable: Awaitable[T], seconds: float) -> T:
-    """`asyncio.wait_for(awaitable, seconds)`; on 3.10 `_waited_for`, which never loses a
-    cancel of its caller. For a wait in an agent's turn, where a lost cancel (SIGINT
-    stopping the run) lets the turn go on: a service's start-up polled to its deadline,
-    then a turn sent, before the run could stop."""
-    if sys.version_info >= (3, 11):
+    """`asyncio.wait_for(awaitable, seconds)`, which before 3.12 may lose a cancel of its
+    caller; there `_waited_for`, which never does. For a wait in an agent's turn, where a
+    lost cancel (SIGINT stopping the run) lets the turn go on: a service's start-up polled
+    to its deadline, then a turn sent, before the run could stop."""
+    if sys.version_info >= (3, 12):
         return await asyncio.wait_for(awaitable, seconds)
-    return await _waited_for(awaitable, seconds)  # pragma: no cover - 3.10
+    return await _waited_for(awaitable, seconds)
 
 
-async def _waited_for(awaitable: Awaitable[T], seconds: float) -> T:  # pragma: no cover - 3.10
+async def _waited_for(awaitable: Awaitable[T], seconds: float) -> T:
     """`asyncio.wait_for(awaitable, seconds)` as 3.12 has it: a cancel of the caller always
-    goes on. 3.10's returns the result instead when the task running `awaitable` finished
-    just as the cancel came (python/cpython#86296), and a turn that never suspends
-    finishes in the first step of its task, before the caller can be woken: SIGINT's
-    cancel of the run was all but always lost, and the next case ran."""
+    goes on. 3.10's and 3.11's return the result instead when the task running `awaitable`
+    finished just as the cancel came (python/cpython#86296); on 3.10 a turn, which never
+    suspends in a replay, finishes in the first step of its task, before the caller can be
+    woken: SIGINT's cancel of the run was all but always lost, and the next case ran."""
     task = asyncio.ensure_future(awaitable)
     try:
         finished, _ = await asyncio.wait((task,), timeout=seconds)
@@ -209,7 +209,7 @@ async def _waited_for(awaitable: Awaitable[T], seconds: float) -> T:  # pragma: 
     return task.result()  # a result it still gave when told to stop is its result, as wait_for's
 
 
-async def _cancelled(task: asyncio.Future[Any]) -> None:  # pragma: no cover - 3.10
+async def _cancelled(task: asyncio.Future[Any]) -> None:
     """Cancel `task` and wait for it to end (which a cancel of the caller cuts short)."""
     task.cancel()
     await asyncio.wait((task,))
