@@ -75,9 +75,10 @@ def lint(session: nox.Session) -> None:
     Arguments after -- go to `ruff check` (for example `-- --fix`).
     """
     # mypy reads the package's dependencies (pydantic, click) to type-check it, the
-    # openai SDK, which zeroclaw_eval.backends.in_process imports when it is installed, and
-    # pytest, which the pytest plugin subclasses.
-    session.install("-e", ".", "ruff", "mypy", "openai", "pytest")
+    # openai SDK, which zeroclaw_eval.backends.in_process imports when it is installed,
+    # pytest, which the pytest plugin subclasses, and the OpenTelemetry SDK, whose
+    # exporters the trace file writers subclass.
+    session.install("-e", ".[otel]", "ruff", "mypy", "openai", "pytest")
     session.run("ruff", "check", *session.posargs, *LINTED)
     session.run("ruff", "format", "--check", *LINTED)
     session.run("mypy")  # what to check: [tool.mypy] in pyproject.toml

@@ -59,7 +59,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "mutate": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "grading", "runner"},
     # Traces in, fixtures out: read, scrubbed, made turns and a recorded run, graded.
     # Anthropic-shaped messages in a trace are read as the wire reads them.
-    "importing": {"errors", "files", "redaction", "fixtures", "boundary", "wire", "grading"},
+    "importing": {"errors", "files", "redaction", "fixtures", "boundary", "tools", "wire", "grading"},
     # A rendered report sent where people read it (the pull request's comment).
     "publish": {"errors"},
     # A finished report (or mutation or vacuity verdict) in, text out.

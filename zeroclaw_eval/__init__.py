@@ -83,6 +83,9 @@ _EXPORTS = {
     "anthropic_http_client": "zeroclaw_eval.backends.in_process",
     "ToolChoice": "zeroclaw_eval.boundary.provider",
     "ProjectTool": "zeroclaw_eval.tools.project",
+    # Writing the trace file `zeroclaw eval import` reads, from an agent's own process.
+    "SpanFileExporter": "zeroclaw_eval.importing.otlp_file",
+    "LogFileExporter": "zeroclaw_eval.importing.otlp_file",
     # Serving fixtures to an agent in any language.
     "ReplayServer": "zeroclaw_eval.serve.server",
     # Errors.
@@ -137,6 +140,10 @@ if TYPE_CHECKING:
         VacuityReport as VacuityReport,
         VacuousCase as VacuousCase,
         check_vacuity as check_vacuity,
+    )
+    from zeroclaw_eval.importing.otlp_file import (
+        LogFileExporter as LogFileExporter,
+        SpanFileExporter as SpanFileExporter,
     )
     from zeroclaw_eval.mutate.engine import mutate_suite as mutate_suite
     from zeroclaw_eval.mutate.report import MutationReport as MutationReport

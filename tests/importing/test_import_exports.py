@@ -217,3 +217,50 @@ def test_anthropic_messages_recorded_by_langsmith_map_onto_the_same_fixture(tmp_
     assert call == {"id": "toolu_1", "name": "get_weather", "arguments": {"city": "Paris"}}
     assert fixture["expects"]["tool_results_contain"][0]["needle"] == "sunny"
     assert fixture["expects"]["tools_offered"] == ["get_weather"]
+
+
+def _statuses(fixture: dict[str, Any]) -> list[str | None]:
+    return [call.get("status") for call in fixture["expects"]["trajectory"]["calls"]]
+
+
+def test_a_langsmith_tool_run_with_an_error_is_a_failed_call_even_when_the_agent_fed_back_text(
+    tmp_path: Path,
+) -> None:
+    """The result the agent fed back reads as a success; the tool run's `error` says it failed."""
+    assert _import(tmp_path, _langsmith_runs(tool_error="URLError: <urlopen error refused>")).code == 0
+    fixture = _fixture(tmp_path)
+    assert _statuses(fixture) == ["error"]
+    assert "all_tools_succeeded" not in fixture["expects"]
+    assert fixture["tool_doubles"]["get_weather"][0]["success"] is False
+
+
+def test_a_langsmith_tool_run_whose_status_says_error_is_a_failed_call(tmp_path: Path) -> None:
+    runs = _langsmith_runs()
+    runs[2]["status"] = "error"
+    assert _import(tmp_path, runs).code == 0
+    assert _statuses(_fixture(tmp_path)) == ["error"]
+
+
+def test_a_langsmith_tool_run_that_ended_cleanly_proves_the_call_succeeded(tmp_path: Path) -> None:
+    assert _import(tmp_path, _langsmith_runs()).code == 0
+    fixture = _fixture(tmp_path)
+    assert _statuses(fixture) == ["ok"]
+    assert fixture["expects"]["all_tools_succeeded"] is True
+
+
+def test_a_langfuse_tool_observation_at_level_error_is_a_failed_call(tmp_path: Path) -> None:
+    error = {"level": "ERROR", "statusMessage": "URLError: <urlopen error refused>"}
+    assert _import(tmp_path, _langfuse_trace(o1=error)).code == 0
+    fixture = _fixture(tmp_path)
+    assert _statuses(fixture) == ["error"]
+    assert "all_tools_succeeded" not in fixture["expects"]
+
+
+def test_langfuse_without_a_tool_observation_claims_no_outcome(tmp_path: Path) -> None:
+    trace = _langfuse_trace()
+    del trace["observations"][1]
+    assert _import(tmp_path, trace).code == 0
+    fixture = _fixture(tmp_path)
+    assert _statuses(fixture) == [None]
+    assert "all_tools_succeeded" not in fixture["expects"]
+    assert fixture["tool_doubles"] == {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]}

@@ -71,6 +71,8 @@ def test_an_agent_run_becomes_a_fixture_with_the_checks_it_proves(tmp_path: Path
         {"tool": "get_weather", "needle": "sunny, 21C", "call_index": 0}
     ]
     assert expects["all_tools_succeeded"] is True
+    # The recorded result is the tool's double: a replay answers the call as it was answered.
+    assert fixture["tool_doubles"] == {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]}
     assert fixture["provenance"] == {
         "format": "otel-genai",
         "source": str(tmp_path / "traces.json"),
@@ -347,6 +349,102 @@ def test_a_failed_tool_call_is_an_error_in_the_trajectory(tmp_path: Path) -> Non
     (fixture,) = _fixtures(tmp_path)
     assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
     assert "all_tools_succeeded" not in fixture["expects"]
+
+
+def _with_tool_span(spans: list[dict[str, Any]], **changes: Any) -> list[dict[str, Any]]:
+    """The weather run, its tool span changed: the result reads as a success."""
+    spans[2] = {**spans[2], **changes}
+    return spans
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"status": {"code": "STATUS_CODE_ERROR", "message": "connection refused"}},  # the code by its name
+        {"status": {"code": 2}},
+        {"attributes": [*weather_spans()[2]["attributes"], *key_values({"error.type": "URLError"})]},
+        {
+            "events": [
+                {
+                    "name": "exception",
+                    "timeUnixNano": "1",
+                    "attributes": key_values({"exception.type": "URLError"}),
+                }
+            ]
+        },
+    ],
+    ids=["status-by-name", "status-by-number", "error-type", "exception-event"],
+)
+def test_a_tool_span_that_says_it_failed_makes_the_call_an_error_whatever_the_text(
+    tmp_path: Path, changes: dict[str, Any]
+) -> None:
+    assert _import(tmp_path, document(_with_tool_span(weather_spans(), **changes))).code == 0
+    (fixture,) = _fixtures(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
+    # The double answers as the tool did: with its text, as a failure.
+    assert fixture["tool_doubles"]["get_weather"] == [
+        {"when": {"city": "Paris"}, "result": "sunny, 21C", "success": False}
+    ]
+
+
+def test_without_a_tool_span_nothing_is_claimed_of_the_outcome(tmp_path: Path) -> None:
+    """A result the agent fed back proves nothing of success: `URLError: ...` reads like
+    any other text. The call gets no status, the case no all_tools_succeeded."""
+    refused = message(
+        "tool", tool_response("call_1", "URLError: <urlopen error [Errno 111] Connection refused>")
+    )
+    spans = weather_spans()
+    spans[3] = chat("d4d4d4d4d4d4d4d4", 40, [QUESTION, CALL, refused], [ANSWER], tools=["get_weather"])
+    del spans[2]
+    assert _import(tmp_path, document(spans)).code == 0
+    (fixture,) = _fixtures(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"] == [{"tool": "get_weather", "args": {"city": "Paris"}}]
+    assert "all_tools_succeeded" not in fixture["expects"]
+    assert fixture["tool_doubles"]["get_weather"][0]["result"].startswith("URLError:")
+    # A result in the known words of a failure is one, span or no span.
+    failed = message("tool", tool_response("call_1", "Error: the weather service is down"))
+    spans[2] = chat("d4d4d4d4d4d4d4d4", 40, [QUESTION, CALL, failed], [ANSWER], tools=["get_weather"])
+    (tmp_path / "again").mkdir()
+    assert _import(tmp_path / "again", document(spans)).code == 0
+    (fixture,) = _fixtures(tmp_path / "again")
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+
+
+def test_a_call_that_failed_then_worked_with_the_same_arguments_is_doubled_in_that_order(
+    tmp_path: Path,
+) -> None:
+    retry = message("assistant", tool_call("call_2", "get_weather", {"city": "Paris"}))
+    down = message("tool", tool_response("call_1", "the weather service is down"))
+    up = message("tool", tool_response("call_2", "sunny, 21C"))
+    first = execute_tool(
+        "c3c3c3c3c3c3c3c3", 20, "call_1", "get_weather", {"city": "Paris"}, "the weather service is down"
+    )
+    second = execute_tool("e5e5e5e5e5e5e5e5", 50, "call_2", "get_weather", {"city": "Paris"}, "sunny, 21C")
+    spans = [
+        weather_spans()[0],
+        chat("b2b2b2b2b2b2b2b2", 1, [QUESTION], [CALL], tools=["get_weather"]),
+        {**first, "status": {"code": 2}},
+        chat("d4d4d4d4d4d4d4d4", 40, [QUESTION, CALL, down], [retry], tools=["get_weather"]),
+        second,
+        chat("f6f6f6f6f6f6f6f6", 60, [QUESTION, CALL, down, retry, up], [ANSWER], tools=["get_weather"]),
+    ]
+    result = _import(tmp_path, document(spans))
+    assert result.code == 0, result.stderr
+    (fixture,) = _fixtures(tmp_path)
+    assert [call["status"] for call in fixture["expects"]["trajectory"]["calls"]] == ["error", "ok"]
+    assert fixture["tool_doubles"]["get_weather"] == [
+        {"when": {"city": "Paris"}, "result": "the weather service is down", "success": False, "times": 1},
+        {"when": {"city": "Paris"}, "result": "sunny, 21C"},
+    ]
+
+
+def test_live_tools_writes_no_doubles(tmp_path: Path) -> None:
+    result = _import(tmp_path, document(weather_spans()), "--live-tools")
+    assert result.code == 0, result.stderr
+    (fixture,) = _fixtures(tmp_path)
+    assert "tool_doubles" not in fixture
+    assert "doubles" not in result.stderr
 
 
 def test_traces_that_are_not_agent_runs_are_passed_over(tmp_path: Path) -> None:

@@ -75,3 +75,33 @@ def test_a_doubled_tool_keeps_its_spec_and_the_others_are_untouched() -> None:
     plain = toolset([ProjectTool("get_weather", "Weather.", never_called)])
     assert TOOLS["get_weather"].spec == plain["get_weather"].spec
     assert TOOLS["echo"] is plain["echo"]
+
+
+def test_a_double_with_times_answers_that_many_calls_then_the_next_one_answers() -> None:
+    retried = [
+        ToolDouble(when={"order": "A-1"}, result="URLError: timed out", success=False, times=2),
+        ToolDouble(when={"order": "A-1"}, result="refunded"),
+    ]
+    tools = with_doubles(toolset([]), {"echo": retried})
+    outcomes = [asyncio.run(tools["echo"].invoke({"order": "A-1"}, None)) for _ in range(4)]
+    assert outcomes == [
+        ToolOutcome("URLError: timed out", False),
+        ToolOutcome("URLError: timed out", False),
+        ToolOutcome("refunded", True),
+        ToolOutcome("refunded", True),  # the last double, with no times, answers every call after
+    ]
+
+
+def test_doubles_used_up_say_so_and_each_case_counts_afresh() -> None:
+    once = {"echo": [ToolDouble(when={"order": "A-1"}, result="refunded", times=1)]}
+    tools = with_doubles(toolset([]), once)
+    assert asyncio.run(tools["echo"].invoke({"order": "A-1"}, None)) == ToolOutcome("refunded", True)
+    again = asyncio.run(tools["echo"].invoke({"order": "A-1"}, None))
+    assert again == ToolOutcome(
+        'echo was called with {"order":"A-1"} more often than its doubles answer such a call'
+        " (their times are used up)",
+        False,
+    )
+    # Another case's tools (another call of with_doubles) start with every answer left.
+    fresh = with_doubles(toolset([]), once)
+    assert asyncio.run(fresh["echo"].invoke({"order": "A-1"}, None)) == ToolOutcome("refunded", True)

@@ -61,8 +61,10 @@ async def drive(
     external = settings.agent_cmd is not None
     if external and case.trace.tool_doubles and not settings.mcp:
         return RunError(
-            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools"
-            " (with [eval].mcp they answer the calls it makes to the MCP server)",
+            "tool_doubles cannot answer an agent command's tool calls: it runs its own tools, so"
+            " the harness cannot stand in for them. Serve the doubled tools over MCP ([eval].mcp),"
+            " or, for an imported case, import it again with --live-tools to replay against the"
+            " agent's real tools",
             "/tool_doubles",
         )
     if external and settings.mcp:

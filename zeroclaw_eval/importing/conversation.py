@@ -62,6 +62,9 @@ class Conversation:
     offered_every: frozenset[str] | None
     #: The spans the steps and results came from, in order.
     span_ids: list[str]
+    #: What the trace proves of each recorded call's outcome (`results.proven_outcome`),
+    #: in the order of `record.calls`: True succeeded, False failed, None unknown.
+    proven: list[bool | None]
 
 
 def conversation(trace: ImportedTrace) -> Conversation:
@@ -208,6 +211,7 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
     written: list[dict[str, Any]] = []
     tools: dict[str, None] = {}
     span_ids: list[str] = []
+    proven: list[bool | None] = []
     ordinal = -1
     for index, turn in enumerate(turns):
         if not turn.answered():
@@ -230,16 +234,17 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
             for position, request in enumerate(step.reply.tool_calls):
                 tools[request.name] = None
                 after = step.call.start if step.call is not None else 0
-                recorded, run = results.dispatch(index, ordinal, position, request, after)
-                _check_dispatch(trace, step, request, recorded, run)
-                assert recorded is not None  # _check_dispatch
-                record.calls.append(recorded)
-                if run is not None:
-                    span_ids.append(run.span_id)
+                found = results.dispatch(index, ordinal, position, request, after)
+                _check_dispatch(trace, step, request, found.recorded, found.run)
+                assert found.recorded is not None  # _check_dispatch
+                record.calls.append(found.recorded)
+                proven.append(found.proven)
+                if found.run is not None:
+                    span_ids.append(found.run.span_id)
         response = turn.steps[-1].reply.content or ""
         record.turns.append(TurnRecord(index, turn.user_input, response))
         written.append({"user_input": turn.user_input, "steps": steps})
-    return Conversation(written, record, list(tools), _offered_every(turns), span_ids)
+    return Conversation(written, record, list(tools), _offered_every(turns), span_ids, proven)
 
 
 def _offered_every(turns: list[_Turn]) -> frozenset[str] | None:

@@ -4,10 +4,17 @@ the checks its recorded run proves, proven before the fixture is written.
 The checks pin down what the agent did in the traced run, at the boundaries a replay
 grades: which tools it dispatched, in which order and with which arguments and outcome
 (a strict `trajectory`), what each tool answered (`tool_results_contain`), the final
-answer (`response_contains`), and the tools every request offered. Each is graded
-against the recorded run before the file is written (a check the run fails is a bug
-here, and the trace is refused rather than the check dropped), and the fixture must
-fail an empty run, as every fixture of a gate must.
+answer (`response_contains`), and the tools every request offered. A call's outcome is
+stated only where the trace proves it (`results.proven_outcome`): a call nothing proves
+has no `status`, and `all_tools_succeeded` is written only when every call is proven to
+have succeeded. Each check is graded against the recorded run before the file is written
+(a check the run fails is a bug here, and the trace is refused rather than the check
+dropped), and the fixture must fail an empty run, as every fixture of a gate must.
+
+Each recorded result is scripted as a double of its tool (`tool_doubles`, matched by
+the recorded arguments), so that replaying the case answers every call as the trace
+recorded it and never reaches a real system (a refund, a payment API) unless the import
+is asked for live tools.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.admission import admit_bytes
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.scan import encodes
-from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted, pretty_json
+from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, loads_untrusted, pretty_json
 from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.fixtures.scaffold import argument_needle
 from zeroclaw_eval.grading.grader import grade
@@ -31,22 +38,61 @@ from zeroclaw_eval.importing.conversation import Conversation
 from zeroclaw_eval.importing.scrub import PLACEHOLDER_EMAIL
 from zeroclaw_eval.importing.trace import ImportedTrace
 from zeroclaw_eval.redaction import REDACTED
+from zeroclaw_eval.tools.doubles import with_doubles
+from zeroclaw_eval.tools.tool import ToolOutcome
 
 #: The longest needle taken from a tool's result or the final answer: long enough to
 #: pin it down, short enough to read in a report.
 NEEDLE_CHARS = 120
 
 
-def fixture_of(trace: ImportedTrace, talk: Conversation, name: str) -> dict[str, Any]:
-    """The fixture data of `trace` (as `talk`), named `name`."""
+def fixture_of(
+    trace: ImportedTrace, talk: Conversation, name: str, *, live_tools: bool = False
+) -> dict[str, Any]:
+    """The fixture data of `trace` (as `talk`), named `name`; its recorded results as
+    doubles unless `live_tools`."""
     fixture: dict[str, Any] = {"model_name": name}
     tools = [tool for tool in talk.tools if tool != ALWAYS_OFFERED]
     if tools:
         fixture["tools"] = tools
     fixture["turns"] = talk.turns
     fixture["expects"] = suggested_expects(talk)
+    doubles = {} if live_tools else recorded_doubles(talk)
+    if doubles:
+        fixture["tool_doubles"] = doubles
     fixture["provenance"] = _provenance(trace, talk)
     return fixture
+
+
+def recorded_doubles(talk: Conversation) -> dict[str, list[dict[str, Any]]]:
+    """Each recorded call's result as a double of its tool, `when` its arguments (every
+    key: a call with other arguments finds no answer and fails): the answers of one tool
+    to the same arguments in the order they were given, each but the last for as many
+    calls in a row as it answered (`times`), and doubles with more keys first, so that a
+    call's own arguments are matched before a double that asks for fewer of them."""
+    # Per tool and arguments (equal as JSON), the answers given in a row: [answer, count].
+    groups: list[tuple[str, Any, list[list[Any]]]] = []
+    for call, proven in zip(talk.record.calls, talk.proven, strict=True):
+        when = call.arguments if isinstance(call.arguments, dict) else {}
+        answer: dict[str, Any] = {"when": when, "result": call.result}
+        if proven is False:
+            answer["success"] = False
+        runs = next(
+            (runs for tool, asked, runs in groups if tool == call.name and json_equal(asked, when)), None
+        )
+        if runs is None:
+            groups.append((call.name, when, [[answer, 1]]))
+        elif json_equal(runs[-1][0], answer):
+            runs[-1][1] += 1
+        else:
+            runs.append([answer, 1])
+    doubles: dict[str, list[dict[str, Any]]] = {}
+    for tool, _, runs in groups:
+        for number, (answer, count) in enumerate(runs, 1):
+            doubles.setdefault(tool, []).append(answer if number == len(runs) else {**answer, "times": count})
+    for entries in doubles.values():
+        entries.sort(key=lambda double: -len(double["when"]))
+    return doubles
 
 
 def _provenance(trace: ImportedTrace, talk: Conversation) -> dict[str, Any]:
@@ -116,23 +162,25 @@ def suggested_expects(talk: Conversation) -> dict[str, Any]:
     expects["tools_used"] = list(dict.fromkeys(call.name for call in calls))
     if talk.offered_every:
         expects["tools_offered"] = sorted(talk.offered_every - {ALWAYS_OFFERED})
-    expects["trajectory"] = {"mode": "strict", "calls": [_trajectory_call(call) for call in calls]}
+    trajectory = [_trajectory_call(call, proven) for call, proven in zip(calls, talk.proven, strict=True)]
+    expects["trajectory"] = {"mode": "strict", "calls": trajectory}
     raw = _raw_argument_checks(calls)
     if raw:
         expects["tool_arguments_contain"] = raw
     results = _result_checks(calls)
     if results:
         expects["tool_results_contain"] = results
-    if all(call.success for call in calls):
+    if all(proven is True for proven in talk.proven):
         expects["all_tools_succeeded"] = True
     return {key: value for key, value in expects.items() if value != []}
 
 
-def _trajectory_call(call: RecordedCall) -> dict[str, Any]:
+def _trajectory_call(call: RecordedCall, proven: bool | None) -> dict[str, Any]:
     expected: dict[str, Any] = {"tool": call.name}
     if isinstance(call.arguments, dict):
         expected["args"] = call.arguments
-    expected["status"] = "ok" if call.success else "error"
+    if proven is not None:  # an outcome nothing proves is left to either
+        expected["status"] = "ok" if proven else "error"
     return expected
 
 
@@ -181,6 +229,7 @@ def proven_case(trace: ImportedTrace, talk: Conversation, fixture: dict[str, Any
         raise UnfaithfulTrace(
             trace.trace_id, None, None, f"the fixture made of it is not admitted: {problems}"
         )
+    _check_doubles(trace, admitted, talk)
     failed = [result for result in grade(admitted.trace.expects, talk.record) if not result.passed]
     if failed:
         shown = "; ".join(f"{result.check_id}: {result.detail}" for result in failed)
@@ -196,3 +245,25 @@ def proven_case(trace: ImportedTrace, talk: Conversation, fixture: dict[str, Any
             f" (the final answer was {compact_json(talk.record.final_response)})",
         )
     return admitted
+
+
+def _check_doubles(trace: ImportedTrace, case: Case, talk: Conversation) -> None:
+    """Each recorded call, asked of the case's doubles in order, gets the answer it got
+    in the trace: a replay through them is the recorded run."""
+    if not case.trace.tool_doubles:
+        return
+    doubled = with_doubles({}, case.trace.tool_doubles, any_name=True)
+    for index, call in enumerate(talk.record.calls):
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        outcome = doubled[call.name].run(arguments, None)
+        if not isinstance(outcome, ToolOutcome) or (outcome.content, outcome.success) != (
+            call.result,
+            call.success,
+        ):
+            raise UnfaithfulTrace(
+                trace.trace_id,
+                None,
+                None,
+                f"the doubles written for it answer call {index + 1} ({call.name}) otherwise than the trace"
+                " recorded (a bug of the import: please report it)",
+            )

@@ -28,7 +28,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.messages import arguments_text, assistant_reply, listed
-from zeroclaw_eval.importing.otlp import STATUS_ERROR, Event, Span
+from zeroclaw_eval.importing.otlp import Event, Span, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -99,7 +99,7 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     details = next((event for event in span.events if event.name == _DETAILS_EVENT), None)
     if details is not None:
         attributes.update({k: v for k, v in details.attributes.items() if k not in attributes})
-    call = ModelCall(span.span_id, span.start, [], None, label=span.name, failed=span.status == STATUS_ERROR)
+    call = ModelCall(span.span_id, span.start, [], None, label=span.name, failed=span_failed(span))
     if INPUT in attributes or OUTPUT in attributes:
         system = json_attribute(trace_id, span, SYSTEM, attributes.get(SYSTEM))
         if isinstance(system, list) and system:
@@ -251,5 +251,5 @@ def _tool_run(trace_id: str, span: Span) -> ToolRun:
         call_id if isinstance(call_id, str) else "",
         arguments,
         None if result is None else _result_text(result),
-        span.status != STATUS_ERROR,
+        not span_failed(span),
     )

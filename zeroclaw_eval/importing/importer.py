@@ -35,6 +35,8 @@ class Written:
     steps: int
     calls: int
     checks: tuple[str, ...]
+    #: The tools whose recorded results it scripts as doubles.
+    doubled: tuple[str, ...] = ()
 
 
 @dataclass
@@ -51,9 +53,15 @@ class ImportOutcome:
 
 
 def import_traces(
-    sources: list[tuple[Path, str]], out: Path, selection: Selection, scrubber: Scrubber
+    sources: list[tuple[Path, str]],
+    out: Path,
+    selection: Selection,
+    scrubber: Scrubber,
+    *,
+    live_tools: bool = False,
 ) -> ImportOutcome:
-    """Each selected trace of `sources` (a path, and its name as given) as a fixture in `out`."""
+    """Each selected trace of `sources` (a path, and its name as given) as a fixture in
+    `out`, its recorded tool results scripted as doubles unless `live_tools`."""
     outcome = ImportOutcome()
     found = SourceTraces()
     otlp = OtlpTraces()
@@ -79,7 +87,7 @@ def import_traces(
             outcome.continued.append((trace.trace_id, by))
             continue
         try:
-            outcome.written.append(_import_one(trace, out, names))
+            outcome.written.append(_import_one(trace, out, names, live_tools))
             written.add(trace.trace_id)
         except UnfaithfulTrace as refused:
             outcome.refused.append(refused)
@@ -145,7 +153,7 @@ def _digest(trace: ImportedTrace) -> str:
     return hashlib.sha256(trace.trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def _import_one(trace: ImportedTrace, out: Path, names: set[str]) -> Written:
+def _import_one(trace: ImportedTrace, out: Path, names: set[str], live_tools: bool) -> Written:
     talk = conversation(trace)
     name = case_name(trace)
     # Two traces whose ids begin alike, here or in a file written before: the digest of
@@ -154,7 +162,7 @@ def _import_one(trace: ImportedTrace, out: Path, names: set[str]) -> Written:
         name = f"{name}_{_digest(trace)}"
     names.add(name)
     path = out / f"{name}.json"
-    fixture = fixture_of(trace, talk, name)
+    fixture = fixture_of(trace, talk, name, live_tools=live_tools)
     case = proven_case(trace, talk, fixture, path)
     try:
         create_new(path, case.text.encode("utf-8"))
@@ -173,4 +181,5 @@ def _import_one(trace: ImportedTrace, out: Path, names: set[str]) -> Written:
         raise UnfaithfulTrace(trace.trace_id, None, None, f"cannot write {path}: {exc}") from None
     checks = tuple(key for key in fixture["expects"])
     steps = sum(len(turn["steps"]) for turn in talk.turns)
-    return Written(path, trace, steps, len(talk.record.calls), checks)
+    doubled = tuple(fixture.get("tool_doubles", {}))
+    return Written(path, trace, steps, len(talk.record.calls), checks, doubled)

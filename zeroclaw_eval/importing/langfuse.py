@@ -23,7 +23,7 @@ from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.importing.genai import tool_names
 from zeroclaw_eval.importing.messages import chat_messages, reply_of
-from zeroclaw_eval.importing.otlp import Span
+from zeroclaw_eval.importing.otlp import Span, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 
 
@@ -83,7 +83,8 @@ def read_langfuse_spans(trace_id: str, spans: list[Span], source: str) -> Import
             "startTime": span.start,
             "endTime": span.end or None,
             "type": str(attributes.get(f"{_PREFIX}type", "span")).upper(),
-            "level": attributes.get(f"{_PREFIX}level", "DEFAULT"),
+            # The SDK marks a failure on the level; an error status says it as well.
+            "level": "ERROR" if span_failed(span) else attributes.get(f"{_PREFIX}level", "DEFAULT"),
             "metadata": {},
         }
         for key, value in attributes.items():
@@ -142,7 +143,7 @@ def _model_call(span_id: str, start: int, observation: dict[str, Any]) -> ModelC
     sent = observation.get("input")
     call = ModelCall(span_id, start, chat_messages(sent), None, label=str(observation.get("name") or ""))
     call.reply_attribute = "output"
-    call.failed = observation.get("level") == "ERROR"
+    call.failed = _failed(observation)
     reply = reply_of(observation.get("output"))
     if reply is not None:
         usage = observation.get("usageDetails") or observation.get("usage") or {}
@@ -170,5 +171,11 @@ def _tool_run(span_id: str, start: int, observation: dict[str, Any]) -> ToolRun:
         call_id if isinstance(call_id, str) else "",
         observation.get("input"),
         output,
-        observation.get("level") != "ERROR",
+        not _failed(observation),
     )
+
+
+def _failed(observation: dict[str, Any]) -> bool:
+    """Whether Langfuse says an observation failed: its level is ERROR (the SDKs set it,
+    with the error as `statusMessage`, when the wrapped code raised)."""
+    return str(observation.get("level") or "").upper() == "ERROR"

@@ -79,7 +79,7 @@ def _model_call(run_id: str, start: int, run: dict[str, Any]) -> ModelCall:
     inputs = run.get("inputs")
     call = ModelCall(run_id, start, chat_messages(inputs), None, label=str(run.get("name") or ""))
     call.reply_attribute = "outputs"
-    call.failed = run.get("error") is not None
+    call.failed = _failed(run)
     reply = reply_of(run.get("outputs"))
     if reply is not None:
         call.reply = ModelResponse(
@@ -101,12 +101,18 @@ def _tool_run(run_id: str, start: int, run: dict[str, Any]) -> ToolRun:
     inputs = run.get("inputs")
     # A LangChain tool records its one argument as `input`; a traced function, its keywords.
     arguments = inputs.get("input") if isinstance(inputs, dict) and set(inputs) == {"input"} else inputs
+    failed = _failed(run)
     return ToolRun(
         run_id,
         start,
         str(run.get("name") or ""),
         "",
         arguments,
-        result if run.get("error") is None else str(run.get("error")),
-        run.get("error") is None,
+        str(run.get("error")) if failed and run.get("error") is not None else result,
+        not failed,
     )
+
+
+def _failed(run: dict[str, Any]) -> bool:
+    """Whether LangSmith says a run failed: its `error` is set, or its `status` says so."""
+    return run.get("error") is not None or run.get("status") == "error"

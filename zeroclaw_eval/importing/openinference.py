@@ -19,7 +19,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.genai import tool_names
-from zeroclaw_eval.importing.otlp import STATUS_ERROR, Span
+from zeroclaw_eval.importing.otlp import Span, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 KIND = "openinference.span.kind"
@@ -95,7 +95,7 @@ def _model_call(span: Span) -> ModelCall:
     call = ModelCall(
         span.span_id, span.start, [], None, label=span.name, reply_attribute=f"{OUTPUT}.0.message"
     )
-    call.failed = span.status == STATUS_ERROR
+    call.failed = span_failed(span)
     call.messages = [_message(flat) for flat in unflattened(attributes, INPUT)]
     outputs = unflattened(attributes, OUTPUT)
     if outputs:
@@ -138,5 +138,5 @@ def _tool_run(span: Span) -> ToolRun:
         call_id if isinstance(call_id, str) else "",
         attributes.get("input.value", attributes.get("tool.parameters")),
         None if result is None else str(result),
-        span.status != STATUS_ERROR,
+        not span_failed(span),
     )

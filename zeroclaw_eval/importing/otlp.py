@@ -190,6 +190,15 @@ def _span(raw: Any, service: str | None) -> Span:
     )
 
 
+def span_failed(span: Span) -> bool:
+    """Whether a span says the work it wraps failed: an error status (by number or by
+    name), an `error.type` attribute (the semantic conventions' error class), or an
+    `exception` event (what `record_exception` writes)."""
+    if span.status == STATUS_ERROR or span.attributes.get("error.type"):
+        return True
+    return any(event.name == "exception" for event in span.events)
+
+
 def _log(raw: Any) -> Event:
     attrs = attributes(_get(raw, "attributes"))
     # The event's name: the record's own field (OTLP 1.5), else the attribute older SDKs set.

@@ -11,8 +11,13 @@ id alone. Failing that, the result is the one a tool span recorded: the span wit
 call's id, else the next one of that tool with the same arguments, else the next one of
 that tool.
 
-Whether a call failed is read from the result as a replay of an agent command reads it
-(`boundary.sent.inferred_success`), so the statuses a fixture checks hold in replay.
+Whether a call succeeded is what the trace proves, never a hope (`proven_outcome`): it
+failed where anything says so (its tool run's error status, error type or exception; a
+result the agent marked as an error; a result in the words the common frameworks use
+for a failure, as a replay of an agent command reads them, `boundary.sent.inferred_success`);
+it succeeded where its tool run ended with none of those; else nothing is known, and a
+fixture claims nothing of it. A result text alone never proves success: an agent that
+feeds a tool's exception back as text (`URLError: ...`) says nothing a reader can trust.
 """
 
 from __future__ import annotations
@@ -70,21 +75,22 @@ class Results:
 
     def dispatch(
         self, turn: int, ordinal: int, position: int, request: ToolCallRequest, after: int
-    ) -> tuple[RecordedCall | None, ToolRun | None]:
+    ) -> Dispatch:
         """The recorded dispatch of `request`, the `position`-th call of step `ordinal`
-        (whose request started at `after`), and the tool run it claimed; None for the
-        dispatch when no result was recorded anywhere."""
+        (whose request started at `after`), the tool run it claimed, and what the trace
+        proves of its outcome."""
         arguments = decode_arguments(request.arguments)
         run = self._run_for(request, arguments, after)
         fed = self.by_place.get((ordinal, position))
         if fed is None and request.id:
             fed = self.by_id.get(request.id)
-        if fed is not None:
-            success = not fed.failed and inferred_success(fed.content)
-            return RecordedCall(turn, request.id, request.name, arguments, fed.content, success), run
-        if run is not None and run.result is not None:
-            return RecordedCall(turn, request.id, request.name, arguments, run.result, run.success), run
-        return None, run
+        content = fed.content if fed is not None else run.result if run is not None else None
+        if content is None:
+            return Dispatch(None, run, None)
+        proven = proven_outcome(content, fed is not None and fed.failed, run)
+        # Unproven reads as a success in the record: no check the fixture writes claims it.
+        recorded = RecordedCall(turn, request.id, request.name, arguments, content, proven is not False)
+        return Dispatch(recorded, run, proven)
 
     def _run_for(self, request: ToolCallRequest, arguments: Any, after: int) -> ToolRun | None:
         def by_id(run: ToolRun) -> bool:
@@ -102,6 +108,27 @@ class Results:
                     self.used.add(index)
                     return run
         return None
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """A tool call of the trace: its recorded dispatch (None: no result was recorded
+    anywhere), the tool run it claimed, and what the trace proves of its outcome (see
+    `proven_outcome`)."""
+
+    recorded: RecordedCall | None
+    run: ToolRun | None
+    proven: bool | None
+
+
+def proven_outcome(result: str, marked_failed: bool, run: ToolRun | None) -> bool | None:
+    """What a trace proves of a call's outcome: False where anything says it failed (the
+    agent marked its result as an error, the result reads as a failure in the words the
+    common frameworks use, its tool run failed); True where its tool run ended with no
+    sign of failure; None where nothing says either."""
+    if marked_failed or not inferred_success(result):
+        return False
+    return run.success if run is not None else None
 
 
 def _decoded(arguments: Any) -> Any:

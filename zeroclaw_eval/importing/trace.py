@@ -90,7 +90,10 @@ class ToolRun:
     arguments: Any = None
     #: What it returned, as text (None: not recorded).
     result: str | None = None
-    success: bool = True
+    #: What the trace proves of its outcome: False, the run failed (an error status,
+    #: an error type, an exception, the source's error field); True, it ended with none
+    #: of those; None, the source cannot say.
+    success: bool | None = None
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """Tool doubles: a fixture's scripted answers for a tool a case must not really run.
 
 The first double whose `when` is a subset of the call's arguments (each key there, its
-value equal as JSON) answers; a call no double matches is a failed dispatch that says so.
+value equal as JSON) and that has answers left (`times`) answers; a call no double
+matches is a failed dispatch that says so. The counts are the case's own: each call of
+`with_doubles` starts them afresh.
 A double keeps the tool's spec, so the model is offered the real tool, and its calls go
 through the recording tool box like any other.
 """
@@ -42,10 +44,21 @@ def with_doubles(
 
 
 def _answer_with(name: str, doubles: Sequence[ToolDouble]) -> Any:
+    left: list[int | None] = [double.times for double in doubles]
+
     def answer(arguments: dict[str, Any], workspace: Workspace | None) -> ToolOutcome:
-        for double in doubles:
-            if answers(double, arguments):
+        for index, double in enumerate(doubles):
+            remaining = left[index]
+            if remaining != 0 and answers(double, arguments):
+                if remaining is not None:
+                    left[index] = remaining - 1
                 return ToolOutcome(double.result, double.success)
+        if any(answers(double, arguments) for double in doubles):
+            message = (
+                f"{name} was called with {compact_json(arguments)} more often than its doubles"
+                " answer such a call (their times are used up)"
+            )
+            return ToolOutcome(message, False)
         wanted = "; ".join(compact_json(double.when) for double in doubles)
         message = f"no double of {name} matched the arguments {compact_json(arguments)}"
         return ToolOutcome(f"{message} (the doubles want: {wanted})", False)

@@ -135,7 +135,7 @@ def test_without_mcp_doubles_cannot_answer_an_agent_command(cli: Runner, project
     case = run(cli, project, extra=())
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == "/tool_doubles"
-    assert "with [eval].mcp they answer" in case["error"]["message"]
+    assert "Serve the doubled tools over MCP ([eval].mcp)" in case["error"]["message"]
 
 
 @pytest.mark.parametrize(

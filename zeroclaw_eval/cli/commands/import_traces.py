@@ -55,8 +55,18 @@ def _line(text: str) -> str:
     help="Replace what this RE2 pattern matches with [REDACTED] in every text of the trace"
     " (repeatable), besides secrets, credentials and emails, which are always replaced.",
 )
+@click.option(
+    "--live-tools",
+    is_flag=True,
+    help="Script no tool doubles: a replay runs the agent's real tools (by default each"
+    " recorded result is a double, so a replay never reaches a real system).",
+)
 def import_command(
-    sources: tuple[Path, ...], out: Path, selects: tuple[str, ...], patterns: tuple[str, ...]
+    sources: tuple[Path, ...],
+    out: Path,
+    selects: tuple[str, ...],
+    patterns: tuple[str, ...],
+    live_tools: bool,
 ) -> None:
     """Turn recorded agent runs (traces) into regression fixtures.
 
@@ -66,11 +76,13 @@ def import_command(
     LangSmith run export (with its child runs). Each trace of an agent run becomes
     one fixture in DIR: its user inputs as turns, the model's replies as scripted
     steps, the tools it offered, and the checks the recorded run proves: the
-    tools used, a strict trajectory of the calls with their arguments and
-    outcome, what each tool answered, and the final answer. Each fixture is
-    admitted, graded against the recorded run (it passes) and against an empty
-    run (it fails) before it is written, with its provenance (format, file, trace
-    and span ids). Replay it against your agent with `zeroclaw eval run`.
+    tools used, a strict trajectory of the calls with their arguments (and
+    outcome, where the trace proves it), what each tool answered, and the final
+    answer. Each recorded tool result is scripted as a double, so a replay never
+    runs a real tool (--live-tools: it does). Each fixture is admitted, graded
+    against the recorded run (it passes) and against an empty run (it fails)
+    before it is written, with its provenance (format, file, trace and span
+    ids). Replay it against your agent with `zeroclaw eval run`.
 
     Every text is scrubbed first: the values of environment variables named like
     secrets (*_API_KEY, *_TOKEN, ...), credential-shaped text, emails (made
@@ -96,14 +108,23 @@ def import_command(
     with exit_on_error():
         selection = Selection.parse(selects)
         scrubber = Scrubber.make(patterns, environment_secrets())
-        outcome = import_traces([(path, str(path)) for path in sources], out, selection, scrubber)
+        sources_named = [(path, str(path)) for path in sources]
+        outcome = import_traces(sources_named, out, selection, scrubber, live_tools=live_tools)
     for written in outcome.written:
         calls = f"{written.calls} tool call{'s' * (written.calls != 1)}"
+        doubles = f"; doubles: {', '.join(written.doubled)}" if written.doubled else ""
         say(
             _line(
                 f"Wrote {display_path(written.path)}: trace {written.trace.trace_id}, {written.steps} steps,"
-                f" {calls}; checks: {', '.join(written.checks)}"
+                f" {calls}; checks: {', '.join(written.checks)}{doubles}"
             )
+        )
+    if any(written.doubled for written in outcome.written):
+        say(
+            "The recorded tool results are scripted as doubles: a replay answers each call as"
+            " recorded and runs no real tool. An agent command or service runs its own tools,"
+            " which doubles cannot stand in for (unless served over MCP, [eval].mcp): import"
+            " with --live-tools to replay against its real tools."
         )
     for trace_id, by in outcome.continued:
         say(_line(f"trace {trace_id} is the start of trace {by}'s run, imported with it"))
