@@ -39,9 +39,39 @@ FIRST: Message = {"role": "user", "content": "first"}
 ECHOED: Message = {
     "role": "assistant",
     "content": None,
-    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "echo", "arguments": "{}"}}],
+    "tool_calls": [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "echo", "arguments": '{"message":"東京","n":1}'},
+        }
+    ],
 }
 RESULT: Message = {"role": "tool", "tool_call_id": "c1", "content": "東京"}
+
+
+def _echoed(arguments: str | None) -> Message:
+    """ECHOED, with the call's arguments echoed as `arguments` (None: left out)."""
+    function = {"name": "echo"} if arguments is None else {"name": "echo", "arguments": arguments}
+    return {**ECHOED, "tool_calls": [{"id": "c1", "type": "function", "function": function}]}
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"message":"東京","n":1}',
+        '{"n": 1.0, "message": "\\u6771\\u4eac"}',
+        '  {"message": "東京", "n": 1}\n',
+    ],
+    ids=["as-sent", "same-json-written-otherwise", "whitespace"],
+)
+def test_echoed_arguments_equal_as_json_to_the_scripted_ones_are_the_call(arguments: str) -> None:
+    provider = ReplayProvider(trace_of(TWO_TURNS), ["echo"])
+    provider.begin_turn(0)
+    ask(provider, [FIRST])
+    assert ask(provider, [FIRST, _echoed(arguments), RESULT]).content == "answer one"
+
+
 ANSWER: Message = {"role": "assistant", "content": "answer one"}
 SECOND: Message = {"role": "user", "content": "second"}
 
@@ -92,8 +122,37 @@ def test_system_messages_may_stand_anywhere() -> None:
             " calls of step 1 (echo (id c1)) echoed back and a result for each",
         ),
         (1, [FIRST, ECHOED], "the request does not carry the results of echo (id c1)"),
+        (
+            1,
+            [FIRST, _echoed("{}"), RESULT],
+            "messages[1] (assistant): turn 1, step 1 of the script calls echo (id c1) with the arguments"
+            ' "{\\"message\\":\\"東京\\",\\"n\\":1}"; the request echoes that call back with "{}", as if the'
+            " model had asked for them",
+        ),
+        (
+            1,
+            [FIRST, _echoed('{"message": "京都", "n": 1}'), RESULT],
+            "messages[1] (assistant): turn 1, step 1 of the script calls echo (id c1) with the arguments"
+            ' "{\\"message\\":\\"東京\\",\\"n\\":1}"; the request echoes that call back with'
+            ' "{\\"message\\": \\"京都\\", \\"n\\": 1}", as if the model had asked for them',
+        ),
+        (
+            1,
+            [FIRST, _echoed(None), RESULT],
+            "messages[1] (assistant): turn 1, step 1 of the script calls echo (id c1) with the arguments"
+            ' "{\\"message\\":\\"東京\\",\\"n\\":1}"; the request echoes that call back with no arguments,'
+            " as if the model had asked for them",
+        ),
     ],
-    ids=["no-user-input", "another-user-input", "no-echo-no-result", "no-result"],
+    ids=[
+        "no-user-input",
+        "another-user-input",
+        "no-echo-no-result",
+        "no-result",
+        "echoed-empty-arguments",
+        "echoed-other-arguments",
+        "echoed-no-arguments",
+    ],
 )
 def test_a_request_that_leaves_the_script_is_a_run_error_at_the_step(
     served: int, messages: list[Message], words: str

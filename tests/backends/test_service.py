@@ -24,10 +24,12 @@ def test_a_model_request_with_no_case_running_fails_the_next_case(tmp_path: Path
     body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "summarise"}]}).encode()
     reply = host._answer("POST", "/v1/chat/completions", body)
     assert reply.status == 409
-    with pytest.raises(
-        RunError, match=r"called the model while no case was running: POST /v1/chat/completions"
-    ):
+    with pytest.raises(RunError) as raised:
         asyncio.run(host.begin(service, None))  # type: ignore[arg-type]
+    assert raised.value.message.startswith(
+        "the agent service called the model while no case was running: POST /v1/chat/completions"
+        ' after case_0.json ended (its last message is user: "summarise")'
+    )
     assert host.strays == []  # said once
 
 

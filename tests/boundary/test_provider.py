@@ -10,7 +10,13 @@ import orjson
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from zeroclaw_eval.boundary.provider import ToolCallRequest, ToolSpec, decode_arguments, same_arguments
+from zeroclaw_eval.boundary.provider import (
+    ToolCallRequest,
+    ToolSpec,
+    decode_arguments,
+    echoed_as_sent,
+    same_arguments,
+)
 from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
 
 
@@ -135,3 +141,27 @@ def test_a_call_and_a_tool_in_the_openai_shapes() -> None:
         "type": "function",
         "function": {"name": "echo", "description": "Echo.", "parameters": {"type": "object"}},
     }
+
+
+@pytest.mark.parametrize(
+    ("echoed", "sent", "same"),
+    [
+        ('{"city":"Paris"}', '{"city":"Paris"}', True),
+        ('{ "city": "Paris" }', '{"city":"Paris"}', True),  # the same object, written otherwise
+        ({"city": "Paris"}, '{"city":"Paris"}', True),  # an object, as an SDK may keep it
+        ("", "{}", True),  # blank text is no arguments, as providers send it
+        (None, "{}", True),
+        ("{}", '{"city":"Paris"}', False),  # the echo drops the arguments
+        ("", '{"city":"Paris"}', False),
+        (None, '{"city":"Paris"}', False),
+        ('{"city":"Lyon"}', '{"city":"Paris"}', False),
+        ('{"city":"Paris","units":"C"}', '{"city":"Paris"}', False),  # an argument added
+        ('{"n":1}', '{"n":true}', False),  # true is not 1
+        ("not json", "not json", True),  # malformed arguments, as the model sent them
+        ('"not json"', "not json", True),  # ... or as a tool_use input holding that text
+        ("{}", "not json", False),
+        ('"other"', "not json", False),
+    ],
+)
+def test_echoed_arguments_are_the_models_when_equal_as_json(echoed: Any, sent: str, same: bool) -> None:
+    assert echoed_as_sent(echoed, sent) is same

@@ -79,6 +79,7 @@ def test_an_agent_run_becomes_a_fixture_with_the_checks_it_proves(tmp_path: Path
         "trace_id": TRACE,
         "span_ids": ["b2b2b2b2b2b2b2b2", "c3c3c3c3c3c3c3c3", "d4d4d4d4d4d4d4d4"],
         "service": "weather-service",
+        "provider": "openai",
         "started": "2026-12-01T09:00:00.000Z",
     }
     assert f"trace {TRACE}, 2 steps, 1 tool call" in result.stderr
@@ -203,6 +204,15 @@ def test_an_attribute_cut_by_a_length_limit_is_refused_naming_it(tmp_path: Path)
 def test_a_trace_without_content_says_how_to_capture_it(tmp_path: Path) -> None:
     bare = span("b2b2b2b2b2b2b2b2", "chat gpt-4o", 1, {"gen_ai.operation.name": "chat"})
     _refused(_import(tmp_path, document([bare])), tmp_path, "gen_ai.output.messages")
+
+
+def test_a_trace_with_content_in_a_shape_not_read_says_so_not_that_capture_is_off(tmp_path: Path) -> None:
+    attributes = {"gen_ai.operation.name": "chat", "acme.llm.prompt": "[...]", "acme.llm.completion": "{}"}
+    odd = span("b2b2b2b2b2b2b2b2", "chat gpt-4o", 1, attributes)
+    result = _import(tmp_path, document([odd]))
+    assert result.code == 1
+    assert "holds acme.llm.completion, acme.llm.prompt: a format not read yet" in result.stderr
+    assert "content capture" not in result.stderr
 
 
 def test_a_single_model_call_trace_says_to_wrap_the_run_in_a_span(tmp_path: Path) -> None:
@@ -483,3 +493,30 @@ def test_admission_knows_provenance_and_rejects_a_misspelt_key() -> None:
     assert isinstance(rejected, RejectedFixture)
     assert rejected.problems[0].field.pointer == "/provenance/trace"
     assert isinstance(_admitted({**good, "format": "jaeger"}), RejectedFixture)
+
+
+def test_a_call_read_from_the_history_never_takes_a_later_calls_tool_span(tmp_path: Path) -> None:
+    """The second turn's trace of a two-turn run (each turn its own trace, as MLflow and
+    LlamaIndex make them): its first request carries turn 1 with its Paris call; its one
+    tool span, with no call id, ran the Rome call. The Paris call proves nothing."""
+    rome_question = message("user", text("And in Rome?"))
+    rome_call = message("assistant", tool_call("call_2", "get_weather", {"city": "Rome"}))
+    rome_result = message("tool", tool_response("call_2", "rain, 14C"))
+    history = [QUESTION, CALL, RESULT, ANSWER, rome_question]
+    tool = execute_tool("c3c3c3c3c3c3c3c3", 20, "", "get_weather", {"city": "Rome"}, "rain, 14C")
+    spans = [
+        weather_spans()[0],
+        chat("b2b2b2b2b2b2b2b2", 1, history, [rome_call], tools=["get_weather"]),
+        tool,
+        chat(
+            "d4d4d4d4d4d4d4d4", 40, [*history, rome_call, rome_result], [message("assistant", text("Rainy."))]
+        ),
+    ]
+    result = _import(tmp_path, document(spans))
+    assert result.code == 0, result.stderr
+    (fixture,) = _fixtures(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"] == [
+        {"tool": "get_weather", "args": {"city": "Paris"}},
+        {"tool": "get_weather", "args": {"city": "Rome"}, "status": "ok"},
+    ]
+    assert fixture["provenance"]["span_ids"] == ["b2b2b2b2b2b2b2b2", "c3c3c3c3c3c3c3c3", "d4d4d4d4d4d4d4d4"]

@@ -20,7 +20,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from tests.importing.otlp_capture import logs_to_otlp_json, spans_to_otlp_json
 from zeroclaw_eval import LogFileExporter, SpanFileExporter
-from zeroclaw_eval.importing.otlp import read_otlp
+from zeroclaw_eval.importing.readers.otlp import read_otlp
 
 ATTRIBUTES: dict[str, Any] = {
     "text": '東京 "quoted"',

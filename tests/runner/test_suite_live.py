@@ -263,6 +263,28 @@ def test_a_live_agent_that_feeds_the_model_garbage_fails_at_the_call(suite: Call
     )
 
 
+def test_a_live_agent_that_echoes_a_call_back_with_other_arguments_fails_at_the_call(
+    suite: Callable[..., Suite],
+) -> None:
+    # The tool ran with the model's arguments; the history tells the model it asked for `{}`.
+    live = suite({"echo": ECHO})
+    (case,) = live.run(agent=rewriting(echo=lambda name, arguments: "{}")).cases
+    assert case.error is not None
+    assert case.error.field.pointer == "/turns/0"
+    assert case.error.message == (
+        "turn 1, request 2: the request echoes the model's call echo (id call_1) back as echo with the"
+        ' arguments "{}"; the model asked for echo with "{\\"message\\":\\"hello\\"}"'
+    )
+
+
+def test_a_live_agent_that_echoes_the_same_arguments_written_otherwise_passes(
+    suite: Callable[..., Suite],
+) -> None:
+    live = suite({"echo": ECHO})
+    (case,) = live.run(agent=rewriting(echo=lambda name, arguments: '{ "message": "hello" }')).cases
+    assert case.passed, case.error
+
+
 def test_a_call_outside_the_sandbox_fails_its_case_with_approval_denied(suite: Callable[..., Suite]) -> None:
     write_note = tools(tool_call("file_write", {"path": "note.txt", "content": "x"}, "w1"))
     cases = {

@@ -14,7 +14,8 @@ answers), `spawn` (starts a child that would outlive it, says its pid on stderr,
 the next user message), `extra` (asks the model once more after its last answer),
 `linger` (once stdin closes, takes 0.3 s, then writes `exited-cleanly` into
 ZEROCLAW_EVAL_PROJECT), `none` (sends `tool_choice: "none"`: it tells the model to call no
-tool), `garble` (sends "garbage" as every tool result), `badref` (Responses: refers to an
+tool), `garble` (sends "garbage" as every tool result), `echo-args` (keeps each call in
+its history with the arguments `{}`, whatever the model sent), `badref` (Responses: refers to an
 item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
 (the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
 hang), `loud-crash` (writes 40 lines of 1 MB on stderr and stdout, then exits with an
@@ -165,7 +166,11 @@ def message(
 def turn_anthropic(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         blocks = message(history, tools, options.stream, options.breaks)
-        history.append({"role": "assistant", "content": blocks})
+        kept = [
+            {**b, "input": {}} if b["type"] == "tool_use" and options.breaks == "echo-args" else b
+            for b in blocks
+        ]
+        history.append({"role": "assistant", "content": kept})
         calls = [block for block in blocks if block["type"] == "tool_use"]
         if not calls:
             return "".join(block["text"] for block in blocks if block["type"] == "text")
@@ -180,6 +185,15 @@ def turn_anthropic(history: list[dict[str, Any]], options: argparse.Namespace, t
             history.append({"role": "user", "content": results})
 
 
+def echoed(message: dict[str, Any], breaks: str | None) -> dict[str, Any]:
+    """The assistant message as the agent keeps it: as it came, or (`echo-args`) with
+    every call's arguments made `{}`."""
+    if breaks != "echo-args":
+        return message
+    calls = [{**call, "function": {**call["function"], "arguments": "{}"}} for call in message["tool_calls"]]
+    return {**message, "tool_calls": calls}
+
+
 def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         message = chat(history, tools, options.stream, options.breaks)
@@ -187,7 +201,7 @@ def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools:
             if options.breaks != "terse":
                 history.append(message)
             return message.get("content") or ""
-        history.append(message)
+        history.append(echoed(message, options.breaks))
         for call in message["tool_calls"]:
             result = run_tool(call["function"]["name"], call["function"]["arguments"], options.breaks)
             if options.breaks != "forget":
@@ -197,7 +211,12 @@ def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools:
 def turn_responses(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         output = respond(history, tools, options.stream, options.breaks)
-        history.extend(output)
+        history.extend(
+            {**item, "arguments": "{}"}
+            if item["type"] == "function_call" and options.breaks == "echo-args"
+            else item
+            for item in output
+        )
         calls = [item for item in output if item["type"] == "function_call"]
         if not calls:
             return "".join(

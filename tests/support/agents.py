@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from zeroclaw_eval.agent.loop import AgentContext, ReferenceAgent
-from zeroclaw_eval.boundary.provider import Message
+from zeroclaw_eval.boundary.provider import Message, ToolCallRequest
 
 
 class RaisingAgent:
@@ -28,24 +28,24 @@ class Rewriting(ReferenceAgent):
     `dispatch` says whether the call runs through the harness's tools at all, `with_ids`
     whether it passes the call's id when it does, `reverse` whether a reply's calls run
     last first, `redirect` what runs in a call's place (its name and arguments text in,
-    a name and arguments out), and `mark` (when set) the `is_error` a result is sent
-    with, from whether the call succeeded."""
+    a name and arguments out), `echo` the arguments text each call is echoed back with
+    in the history (its name and arguments in), and `mark` (when set) the `is_error` a
+    result is sent with, from whether the call succeeded."""
 
     rewrite: Callable[[str, bool], str] = staticmethod(lambda content, success: content)
     dispatch = True
     with_ids = True
     reverse = False
     redirect: Callable[[str, str], tuple[str, Any]] = staticmethod(lambda name, arguments: (name, arguments))
+    echo: Callable[[str, str], str] = staticmethod(lambda name, arguments: arguments)
     mark: Callable[[bool], bool] | None = None
 
     async def _dispatch(self, response: Any) -> None:
-        self.messages.append(
-            {
-                "role": "assistant",
-                "content": response.content,
-                "tool_calls": [call.as_openai() for call in response.tool_calls],
-            }
-        )
+        echoed = [
+            ToolCallRequest(call.id, call.name, type(self).echo(call.name, call.arguments)).as_openai()
+            for call in response.tool_calls
+        ]
+        self.messages.append({"role": "assistant", "content": response.content, "tool_calls": echoed})
         outcomes: dict[str, tuple[str, bool]] = {}
         calls = list(response.tool_calls)
         for call in reversed(calls) if self.reverse else calls:

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.provider import (
+    ModelResponse,
+    ToolCallRequest,
+    ToolChoice,
+    ToolSpec,
+    echoed_as_sent,
+)
 from zeroclaw_eval.boundary.sent import SentHistory, entry, message_text
 from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.fixtures.json.text import compact_json, quote
@@ -353,6 +359,10 @@ def _echoed_calls(
                 not isinstance(function, dict)
                 or call.get("id") != want.id
                 or function.get("name") != want.name
+                or (
+                    function.get("arguments") != want.arguments
+                    and not echoed_as_sent(function.get("arguments"), want.arguments)
+                )
             ):
                 break
         else:
@@ -366,7 +376,24 @@ def _echoed_calls(
             f"{_where(index, role)}: {Position(turn, step)} of the script calls"
             f" {_calls(wanted)}; the request echoes back {echoed}"
         )
+    for number, (call, want) in enumerate(zip(calls, wanted, strict=True)):
+        echoed_arguments = entry(entry(call, "function"), "arguments")
+        if not echoed_as_sent(echoed_arguments, want.arguments):
+            raise Divergence(
+                f"{_where(index, role)}: {Position(turn, step)} of the script calls {want.name}"
+                f" (id {want.id}) with the arguments {quote(want.arguments)}; the request echoes that"
+                " call back with"
+                f" {_shown_arguments(echoed_arguments)}, as if the model had asked for them",
+                pointer=f"{_calls_at(turn, step)}/{number}/arguments",
+            )
     return list(wanted)
+
+
+def _shown_arguments(value: Any) -> str:
+    """Echoed arguments as a divergence quotes them."""
+    if value is None:
+        return "no arguments"
+    return quote(value if isinstance(value, str) else compact_json(value))
 
 
 def _where(index: int, role: Any) -> str:

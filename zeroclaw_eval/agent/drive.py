@@ -124,8 +124,10 @@ async def drive(
     if error is None and recording.late:
         last = len(case.trace.turns) - 1
         return RunError(
-            f"the agent asked the model {recording.late} more time(s) after its last answer; the script"
-            f" has no step for that (turn {last + 1} ended with its answer)",
+            f"the agent asked the model {recording.late} more time(s) after its last answer (the first"
+            f" time, {recording.first_late}); the script has no step for that (turn {last + 1} ended"
+            " with its answer): a call the agent makes in the background after it answered is"
+            " one no case can grade",
             f"/turns/{last}/steps",
         )
     return error

@@ -23,7 +23,7 @@ from zeroclaw_eval.agent.conversation import (
     script_of,
 )
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
-from zeroclaw_eval.boundary.sent import SentHistory
+from zeroclaw_eval.boundary.sent import SentHistory, request_words
 from zeroclaw_eval.errors import Divergence, RunError
 from zeroclaw_eval.fixtures.model import LlmTrace
 
@@ -93,7 +93,8 @@ class ReplayProvider:
             else:
                 message = (
                     f"turn {self._turn + 1}: the agent asked the model for step {scripted + 1}"
-                    f" but the turn scripts only {scripted} step(s)"
+                    f" but the turn scripts only {scripted} step(s): a request the script did not"
+                    f" expect ({request_words(messages)})"
                 )
             self.divergence = RunError(message, f"/turns/{self._turn}/steps")
             raise self.divergence

@@ -44,6 +44,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolCallRequest,
     ToolChoice,
     ToolSpec,
+    echoed_as_sent,
     same_arguments,
 )
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
@@ -168,6 +169,16 @@ class ResultsChecked:
             if index is None:
                 continue  # a result for no call of the reply: the conversation matcher says so
             call = calls[index]
+            if not self._scripted and (
+                result.name != call.name or not echoed_as_sent(result.arguments, call.arguments)
+            ):
+                # Live mode: no script walks the echo (in replay the conversation matcher does).
+                return self._error(
+                    index,
+                    f"the request echoes the model's call {call.name} (id {call.id}) back as"
+                    f" {result.name or 'no tool'} with the arguments {quote(result.arguments)};"
+                    f" the model asked for {call.name} with {quote(call.arguments)}",
+                )
             ran = dispatched.get(call.id)
             if ran is None:
                 return self._error(

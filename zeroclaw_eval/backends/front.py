@@ -11,17 +11,22 @@ nothing.
 
 Such an agent says how a call went in the result it sends the model: a result the
 Anthropic Messages API marks `is_error` failed; otherwise the harness infers it from the
-text, in the words the common frameworks use (`boundary.sent.inferred_success`).
+text, in the words the common frameworks use (`boundary.sent.inferred_success`). What it
+called is what the model asked for: each recorded dispatch takes the tool and arguments
+of the model's call with that id, never the agent's echo of it. (An echo with another
+tool or other arguments never gets here: the script's walk refuses the request first,
+and an agent of its own process runs in replay only.)
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from threading import Thread
 
 from zeroclaw_eval.agent.results import is_result_of, said, said_back
-from zeroclaw_eval.boundary.provider import Provider
-from zeroclaw_eval.boundary.sent import fed_back, inferred_success
+from zeroclaw_eval.boundary.provider import Provider, ToolCallRequest
+from zeroclaw_eval.boundary.sent import FedBack, fed_back, inferred_success
 from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
@@ -50,6 +55,8 @@ class CaseFront:
         #: How many calls were recorded when the last reply was sent: the MCP calls made
         #: for its tool calls come after.
         self._mark = 0
+        #: The tool calls of the last reply, by id: what the model asked for.
+        self._asked: dict[str, ToolCallRequest] = {}
 
     def answer(self, method: str, path: str, body: bytes) -> Reply:
         """Answer one request (from a handler thread), the model's answer on the harness's
@@ -68,14 +75,15 @@ class CaseFront:
             return error_reply(409, str(over), "case_over", api=taken.api)
 
     async def _complete(self, request: WireRequest) -> Reply:
-        claims, problem = self._mcp_claims(request)
+        results = self._as_asked(fed_back(request.messages))
+        claims, problem = self._mcp_claims(results)
         if problem is not None:
             return error_reply(400, problem, "result_changed", api=request.api)
         try:
             response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
             return refusal(refused, request.api)
-        for result in fed_back(request.messages):
+        for result in results:
             if result.call_id in claims:
                 self._tools.claim(claims[result.call_id], result.call_id)
                 continue
@@ -83,9 +91,21 @@ class CaseFront:
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
         # The calls the agent makes for this reply's tool calls are recorded from here on.
         self._mark = self._tools.recorded
+        self._asked = {call.id: call for call in response.tool_calls}
         return self._endpoint.reply(request, response)
 
-    def _mcp_claims(self, request: WireRequest) -> tuple[dict[str, int], str | None]:
+    def _as_asked(self, results: list[FedBack]) -> list[FedBack]:
+        """`results`, each with the tool and arguments of the model's call it answers (as
+        the agent echoed them, where the last reply made no call of that id)."""
+        asked = self._asked
+        return [
+            result
+            if result.call_id not in asked
+            else replace(result, name=asked[result.call_id].name, arguments=asked[result.call_id].arguments)
+            for result in results
+        ]
+
+    def _mcp_claims(self, results: list[FedBack]) -> tuple[dict[str, int], str | None]:
         """Which of the calls the harness's MCP server ran since the last reply each result
         sent back answers (by call id), each call answering one result at most; or the
         case's refusal of a result that is no such call's (the rule an agent of this
@@ -95,7 +115,7 @@ class CaseFront:
         reach: what it sends back is all the harness sees of them."""
         tools, turn = self._tools, self._tools.turn
         claims: dict[str, int] = {}
-        for result in fed_back(request.messages):
+        for result in results:
             where = f"the result sent to the model for {result.name} (call {result.call_id})"
             index = tools.unclaimed(
                 result.name, result.arguments, since=self._mark, taken=set(claims.values())

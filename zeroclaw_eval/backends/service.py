@@ -28,7 +28,11 @@ workspace (percent-encoded) in `X-Zeroclaw-Workspace`, the folder workspace chec
 
 Cases run one at a time: the service's model calls carry nothing that tells one case
 from another (its model name and key are its own), so the harness serves one case at a
-time and knows whose request each is. A turn that times out, or a service that stops
+time and knows whose request each is. A case stays open for `quiet_secs` after its last
+answer: a model request the service makes then (a title, a summary, in the background)
+is that case's, which the script has no step for, so it fails the case. A request later
+than that, while no case is open, is answered 409 and fails the next case, naming the
+case it came after. A turn that times out, or a service that stops
 answering, is that case's run error (with the service's last stderr lines); the service
 is then ended and the next case starts a new one. At the run's end the service and every
 process it started (its process group) are ended.
@@ -52,6 +56,7 @@ from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.backends.front import CaseFront
 from zeroclaw_eval.backends.process import AgentProcess, tail_line
+from zeroclaw_eval.boundary.sent import request_words
 from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
@@ -81,6 +86,7 @@ class AgentService:
     path: str = ""
     ready_path: str = ""
     startup_secs: float = 30.0
+    quiet_secs: float = 0.5
     #: The running service, shared by every case of the run (not part of the value).
     host: ServiceHost = field(default_factory=lambda: ServiceHost(), compare=False, repr=False)
     #: Cases run one at a time (see the module).
@@ -95,6 +101,7 @@ class AgentService:
         path: str = "",
         ready_path: str = "",
         startup_secs: float = 30.0,
+        quiet_secs: float = 0.5,
         project_dir: Path | None = None,
         option: str = "--agent-service",
     ) -> AgentService:
@@ -109,7 +116,7 @@ class AgentService:
                     f"[eval].{name} {value!r}: a path on the service starts with /; did you mean {fixed!r}?"
                 )
         command = AgentCommand.parse(text, "jsonl", project_dir, option=option)
-        return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs)
+        return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs, quiet_secs)
 
     def factory(self, case: Case, workspace: Path) -> AgentFactory:
         """The factory of the agent that runs `case`: a session of the running service."""
@@ -153,8 +160,8 @@ class ServiceHost:
         if case is None:
             from zeroclaw_eval.wire.endpoint import error_reply
 
-            after = f" (after {self._last_case} ended)" if self._last_case else ""
-            self.strays.append(f"{method} {path}{after}")
+            after = f" after {self._last_case} ended" if self._last_case else ""
+            self.strays.append(f"{method} {path}{after} ({_stray_words(body)})")
             return error_reply(
                 409, "no case is running: the service called the model between cases", "no_case"
             )
@@ -183,7 +190,8 @@ class ServiceHost:
             raise RunError(
                 f"the agent service called the model while no case was running: {'; '.join(strays[:3])};"
                 " a service must not call the model once a turn is answered (a background call"
-                " after the answer would be graded with no case)"
+                " later than agent_service_quiet_secs after a case's last answer cannot be graded"
+                " with that case, so this one fails for it)"
             )
         loop = asyncio.get_running_loop()
         alive = self._process is not None and self._process.returncode is None
@@ -399,9 +407,12 @@ class ServiceAgent:
         return RunError(f"the agent service {what}{refused}", traceback=self.diagnostics())
 
     async def aclose(self) -> None:
-        """The case is over: the service stays up for the next one (ended at the run's
-        end, or now if it stopped answering)."""
+        """The case is over: it stays open for `quiet_secs` (its requests then are its
+        own, and fail it), then the service stays up for the next one (ended at the
+        run's end, or now if it stopped answering)."""
         host = self._service.host
+        if self._began and not host.broken and self._service.quiet_secs > 0:
+            await asyncio.sleep(self._service.quiet_secs)
         host.end(self._front, self._case.name)
         if host.broken:
             await host._end()
@@ -409,6 +420,16 @@ class ServiceAgent:
 
 def _ignored(line: str | int) -> None:
     """A service's stdout is its log, not its answers: read (so it never blocks) and dropped."""
+
+
+def _stray_words(body: bytes) -> str:
+    """A model request no case was open for, in words: what its last message says."""
+    try:
+        data = loads_untrusted(body)
+    except ValueError:
+        return "a body that is not JSON"
+    messages = data.get("messages", data.get("input")) if isinstance(data, dict) else None
+    return request_words(messages)
 
 
 def _free_port() -> int:

@@ -100,6 +100,29 @@ def same_arguments(received: Any, sent: str) -> bool:
     return type(received) is type(asked) and bool(received == asked)
 
 
+def echoed_as_sent(echoed: Any, sent: str) -> bool:
+    """Whether the arguments an agent echoes back in its history, with a call the model
+    made, are those the model sent as the text `sent`: that very text, or the same
+    arguments as a tool receives them (`same_arguments`: equal as JSON, blank text or
+    none at all being `{}`); text the model sent that holds no JSON object may also come
+    back as a JSON string of it (a client of the Anthropic Messages API echoes a
+    `tool_use` input as it got it). An agent that echoes other arguments tells the model
+    it asked for something it did not: the conversation it sends is not the one it had."""
+    if echoed == sent:
+        return True  # the usual echo, as it came: no parsing
+    if echoed is None:
+        echoed = ""
+    received = decode_arguments(echoed) if isinstance(echoed, str) else echoed
+    if isinstance(received, str) and isinstance(decode_arguments(sent), str):
+        try:
+            quoted = loads_strict(received)
+        except ValueError:
+            quoted = None
+        if quoted == sent:
+            return True
+    return same_arguments(received, sent)
+
+
 @quick_init
 @dataclass(frozen=True)
 class ModelResponse:

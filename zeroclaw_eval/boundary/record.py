@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
-from zeroclaw_eval.boundary.sent import SentHistory
+from zeroclaw_eval.boundary.sent import SentHistory, request_words
 
 
 @dataclass(slots=True)
@@ -101,8 +101,10 @@ class RecordingProvider:
         self.turn = 0
         self._closed = False
         #: Requests refused because the case was over (an agent still asking after its
-        #: last answer, or a turn left running past its time limit).
+        #: last answer, or a turn left running past its time limit), and what the first
+        #: of them said (`sent.request_words`).
         self.late = 0
+        self.first_late = ""
 
     def close(self) -> None:
         """End the case: an agent thread left running past it (a timed-out synchronous
@@ -115,6 +117,8 @@ class RecordingProvider:
         """Forward to the wrapped provider and record the request and its reply."""
         if self._closed:
             self.late += 1
+            if self.late == 1:
+                self.first_late = request_words(messages)
             raise RuntimeError("this case is over: its provider takes no more requests")
         # Taken before forwarding: an agent may change its message list afterwards.
         history = self.history

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
+from zeroclaw_eval.fixtures.json.text import loads_untrusted, quote
 from zeroclaw_eval.frozen import quick_init
 
 
@@ -132,6 +132,23 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
         shown = content if type(content) is str else content_text(content)
         results.append(FedBack(call_id, *calls[call_id], shown, message.get("is_error") is True))
     return results
+
+
+#: Characters of a request's last message quoted where an error names the request.
+SAID_CHARS = 160
+
+
+def request_words(messages: Any) -> str:
+    """A request, as an error about one the script did not expect names it: its last
+    message's role and text (cut), so a background call (a title, a summary) is known by
+    what it asks."""
+    if not isinstance(messages, list) or not messages:
+        return "a request with no messages"
+    last = messages[-1]
+    role = entry(last, "role")
+    text = content_text(entry(last, "content"))
+    shown = quote(text, SAID_CHARS) if text else "no text"
+    return f"its last message is {role if isinstance(role, str) else 'of no role'}: {shown}"
 
 
 def last_of(messages: list[Any], roles: tuple[str, ...]) -> int | None:

@@ -42,6 +42,10 @@ class EvalSettings(BaseModel):
     #: A path answered 2xx once the service is ready; empty: the port accepting.
     agent_service_ready_path: str = ""
     agent_service_startup_secs: float = Field(default=30.0, gt=0)
+    #: How long a case stays open after its last answer, its model requests still its
+    #: own: a background call the service makes then fails that case. (At most 10 s: an
+    #: agent's closing is bounded by 15.)
+    agent_service_quiet_secs: float = Field(default=0.5, ge=0, le=10)
     #: Serve each case's tools as an MCP server too (ZEROCLAW_EVAL_MCP_URL), for agents
     #: that take their tools from MCP servers.
     mcp: bool = False

@@ -25,7 +25,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import entry, message_text, roles_and_system_prompt
 from zeroclaw_eval.errors import UnfaithfulTrace
-from zeroclaw_eval.importing.messages import assistant_reply, listed
+from zeroclaw_eval.importing.messages import assistant_reply, listed, said
 from zeroclaw_eval.importing.results import Results, cut_arguments
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun
 
@@ -78,6 +78,7 @@ def conversation(trace: ImportedTrace) -> Conversation:
             "no model call with its messages: is message content capture on? (for OpenTelemetry's"
             " GenAI instrumentations, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT)",
         )
+    calls = _steps_only(calls)
     for call in calls:
         _check_call(trace, call)
     # A request that failed and got no reply is no step: the agent asked again, or gave up.
@@ -106,6 +107,26 @@ def conversation(trace: ImportedTrace) -> Conversation:
         assert call.reply is not None  # _check_call
         turns[-1].steps.append(_Step(call.reply, call))
     return _built(trace, turns, results)
+
+
+def _steps_only(calls: list[ModelCall]) -> list[ModelCall]:
+    """The model calls that may be steps. Passed over: a request another span of the trace
+    answers (Logfire's streamed call: a span that ends when the stream starts, then a log
+    span with the request and the reply), and, beside calls that recorded content, a span
+    that recorded neither messages nor a reply (a request builder marked as a model call:
+    LlamaIndex's `_prepare_chat_with_tools`). A step that goes missing this way is still
+    found: a later request carries more replies than the trace recorded."""
+    answered = {said(call.messages) for call in calls if call.reply is not None}
+    recorded = any(call.messages or call.reply is not None for call in calls)
+    kept = []
+    for call in calls:
+        if call.reply is None and not call.failed:
+            if call.messages and said(call.messages) in answered:
+                continue
+            if not call.messages and recorded:
+                continue
+        kept.append(call)
+    return kept
 
 
 def _check_carried(trace: ImportedTrace, call: ModelCall, replies: list[ModelResponse]) -> None:
@@ -141,6 +162,14 @@ def _check_call(trace: ImportedTrace, call: ModelCall) -> None:
             trace.trace_id, _where(call), None, "the span never ended: the trace was cut off mid-run"
         )
     if call.reply is None and not call.messages:
+        if call.unread:
+            raise UnfaithfulTrace(
+                trace.trace_id,
+                _where(call),
+                None,
+                "the model call recorded no messages or reply in a shape this import reads, though"
+                f" it holds {', '.join(call.unread[:6])}: a format not read yet (please report it)",
+            )
         raise UnfaithfulTrace(
             trace.trace_id,
             _where(call),
@@ -233,7 +262,7 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
             record.steps.append(_model_step(index, step))
             for position, request in enumerate(step.reply.tool_calls):
                 tools[request.name] = None
-                after = step.call.start if step.call is not None else 0
+                after = step.call.start if step.call is not None else None
                 found = results.dispatch(index, ordinal, position, request, after)
                 _check_dispatch(trace, step, request, found.recorded, found.run)
                 assert found.recorded is not None  # _check_dispatch

@@ -104,6 +104,8 @@ def _provenance(trace: ImportedTrace, talk: Conversation) -> dict[str, Any]:
     }
     if trace.service:
         provenance["service"] = trace.service
+    if trace.provider:
+        provenance["provider"] = trace.provider
     if trace.started_ns:
         try:
             started = datetime.fromtimestamp(trace.started_ns / 1e9, tz=timezone.utc)

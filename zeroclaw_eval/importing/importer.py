@@ -10,17 +10,16 @@ from __future__ import annotations
 import errno
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zeroclaw_eval.boundary.provider import Message
-from zeroclaw_eval.boundary.sent import entry, message_text
 from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.files import create_new
 from zeroclaw_eval.importing.conversation import conversation
 from zeroclaw_eval.importing.fixture import fixture_of, proven_case
-from zeroclaw_eval.importing.messages import listed
-from zeroclaw_eval.importing.otlp import OtlpTraces
+from zeroclaw_eval.importing.messages import said
+from zeroclaw_eval.importing.readers.otlp import OtlpTraces
 from zeroclaw_eval.importing.scrub import Scrubber
 from zeroclaw_eval.importing.sources import Selection, otlp_traces, read_source
 from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces
@@ -45,10 +44,13 @@ class ImportOutcome:
 
     written: list[Written] = field(default_factory=list)
     refused: list[UnfaithfulTrace] = field(default_factory=list)
-    #: Traces with no GenAI or OpenInference spans (not agent runs).
+    #: Traces with no span of a format import reads (not agent runs).
     passed_over: int = 0
     #: Traces whose run another trace carries on (see `continued`): (trace id, by).
     continued: list[tuple[str, str]] = field(default_factory=list)
+    #: Traces that hold only the requests of calls another trace answers (see
+    #: `request_halves`): (trace id, the one that answers).
+    halves: list[tuple[str, str]] = field(default_factory=list)
     selected: int = 0
 
 
@@ -77,35 +79,76 @@ def import_traces(
             outcome.refused.append(refused)
     traces = [scrubber.trace(trace) for trace in found.traces if selection.takes(trace)]
     outcome.selected += len(traces)
+    halves = request_halves(traces)
+    outcome.halves = [
+        (trace.trace_id, halves[trace.trace_id]) for trace in traces if trace.trace_id in halves
+    ]
+    by_id = {trace.trace_id: trace for trace in traces}
+    for half, by in halves.items():  # a log span of Logfire's may not say the provider
+        by_id[by].provider = by_id[by].provider or by_id[half].provider
+    traces = [trace for trace in traces if trace.trace_id not in halves]
     carried_on = continued(traces)
     names: set[str] = set()
-    written: set[str] = set()
-    # The traces another carries on wait for it: when it is written, they add nothing.
-    for trace in sorted(traces, key=lambda trace: trace.trace_id in carried_on):
-        by = carried_on.get(trace.trace_id)
-        if by is not None and by in written:
-            outcome.continued.append((trace.trace_id, by))
-            continue
+    for trace, earlier in _runs(traces, carried_on):
         try:
-            outcome.written.append(_import_one(trace, out, names, live_tools))
-            written.add(trace.trace_id)
+            outcome.written.append(_import_one(_joined(trace, earlier), out, names, live_tools))
         except UnfaithfulTrace as refused:
             outcome.refused.append(refused)
+        else:
+            outcome.continued.extend((start.trace_id, trace.trace_id) for start in earlier)
     return outcome
 
 
-def _said(messages: list[Message]) -> tuple[tuple[str, ...], ...]:
-    """The conversation a request carries, compared by what was said: each message's
-    role, text and tool call ids (the agent's own framing left out)."""
-    said = []
-    for message in messages:
-        role = entry(message, "role")
-        if role in ("system", "developer"):
+def _runs(
+    traces: list[ImportedTrace], carried_on: dict[str, str]
+) -> list[tuple[ImportedTrace, list[ImportedTrace]]]:
+    """Each trace no other carries on, with the traces whose run it carries on (followed
+    through each that carries another on), in the order they were read."""
+    starts: dict[str, list[ImportedTrace]] = {}
+    for trace in traces:
+        last, seen = trace.trace_id, {trace.trace_id}
+        while last in carried_on and carried_on[last] not in seen:
+            last = carried_on[last]
+            seen.add(last)
+        if last != trace.trace_id:
+            starts.setdefault(last, []).append(trace)
+    return [(trace, starts.get(trace.trace_id, [])) for trace in traces if trace.trace_id not in carried_on]
+
+
+def _joined(trace: ImportedTrace, earlier: list[ImportedTrace]) -> ImportedTrace:
+    """`trace` with the model calls and tool runs of the traces whose run it carries on:
+    each of their calls a step of its own (its tokens and the tools it offered kept), not
+    a step read back from the history."""
+    if not earlier:
+        return trace
+    return replace(
+        trace,
+        calls=[call for start in earlier for call in start.calls] + trace.calls,
+        tools=[run for start in earlier for run in start.tools] + trace.tools,
+        unfinished=[span for start in earlier for span in start.unfinished] + trace.unfinished,
+        provider=trace.provider or next((start.provider for start in earlier if start.provider), None),
+    )
+
+
+def request_halves(traces: list[ImportedTrace]) -> dict[str, str]:
+    """The traces that hold nothing but requests another trace's call answers, each with
+    the id of that trace: Logfire's streamed call is a span that ends when the stream
+    starts (the request) and a log span with the request and the reply, each a trace of
+    its own when nothing wraps the run."""
+    answered: dict[tuple[tuple[str, ...], ...], str] = {}
+    for trace in traces:
+        for call in trace.calls:
+            if call.reply is not None:
+                answered.setdefault(said(call.messages), trace.trace_id)
+    found: dict[str, str] = {}
+    for trace in traces:
+        requests = [call for call in trace.calls if call.reply is None and not call.failed and call.messages]
+        if not trace.calls or len(requests) < len(trace.calls) or trace.tools:
             continue
-        calls = [str(entry(call, "id")) for call in listed(entry(message, "tool_calls"))]
-        text = message_text(entry(message, "content")) or ""
-        said.append((str(role), text, *calls, "|", str(entry(message, "tool_call_id"))))
-    return tuple(said)
+        by = {answered.get(said(call.messages)) for call in requests}
+        if len(by) == 1 and None not in by and trace.trace_id not in by:
+            found[trace.trace_id] = str(next(iter(by)))
+    return found
 
 
 def continued(traces: list[ImportedTrace]) -> dict[str, str]:
@@ -120,9 +163,9 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
     begins: dict[tuple[tuple[str, ...], ...], set[str]] = {}
     for trace in traces:
         for call in trace.calls:
-            said = _said(call.messages)
-            for end in range(1, len(said) + 1):
-                holders = begins.setdefault(said[:end], set())
+            spoken = said(call.messages)
+            for end in range(1, len(spoken) + 1):
+                holders = begins.setdefault(spoken[:end], set())
                 if len(holders) < 2:  # two are enough to find one that is not the trace itself
                     holders.add(trace.trace_id)
     found: dict[str, str] = {}
@@ -134,7 +177,7 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
             continue
         calls = [request.as_openai() for request in call.reply.tool_calls]
         reply: Message = {"role": "assistant", "content": call.reply.content, "tool_calls": calls}
-        others = begins.get(_said([*call.messages, reply]), set()) - {trace.trace_id}
+        others = begins.get(said([*call.messages, reply]), set()) - {trace.trace_id}
         if others:
             found[trace.trace_id] = min(others)
     return found

@@ -158,3 +158,30 @@ def reply_of(value: Any) -> ModelResponse | None:
         return reply_of(found) if found is not None else reply_of(entry(first, "text"))
     message = chat_message(value)
     return assistant_reply(message) if message is not None else None
+
+
+def tool_names(definitions: Any) -> list[str]:
+    """The names in a list of tool definitions (`{name}`, `{type, function: {name}}`)."""
+    names = []
+    for definition in listed(definitions):
+        if not isinstance(definition, dict):
+            continue
+        function = definition.get("function")
+        name = function.get("name") if isinstance(function, dict) else definition.get("name")
+        if isinstance(name, str) and name:
+            names.append(name)
+    return names
+
+
+def said(messages: list[Message]) -> tuple[tuple[str, ...], ...]:
+    """The conversation a request carries, compared by what was said: each message's
+    role, text and tool call ids (the agent's own framing left out)."""
+    said = []
+    for message in messages:
+        role = entry(message, "role")
+        if role in ("system", "developer"):
+            continue
+        calls = [str(entry(call, "id")) for call in listed(entry(message, "tool_calls"))]
+        text = message_text(entry(message, "content")) or ""
+        said.append((str(role), text, *calls, "|", str(entry(message, "tool_call_id"))))
+    return tuple(said)

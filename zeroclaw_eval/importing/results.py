@@ -9,7 +9,9 @@ the whole conversation (as many assistant messages as steps came before). A requ
 that carries only what is new (the Responses API's `previous_response_id`) is read by
 id alone. Failing that, the result is the one a tool span recorded: the span with the
 call's id, else the next one of that tool with the same arguments, else the next one of
-that tool.
+that tool that recorded no arguments (a span that recorded other arguments ran another
+call). A call read from an earlier turn's history (its model call is not in the trace)
+claims a tool span by its id only: the trace's spans all came after it.
 
 Whether a call succeeded is what the trace proves, never a hope (`proven_outcome`): it
 failed where anything says so (its tool run's error status, error type or exception; a
@@ -74,11 +76,11 @@ class Results:
                     self.by_place.setdefault((ordinal, place), found)
 
     def dispatch(
-        self, turn: int, ordinal: int, position: int, request: ToolCallRequest, after: int
+        self, turn: int, ordinal: int, position: int, request: ToolCallRequest, after: int | None
     ) -> Dispatch:
         """The recorded dispatch of `request`, the `position`-th call of step `ordinal`
-        (whose request started at `after`), the tool run it claimed, and what the trace
-        proves of its outcome."""
+        (whose request started at `after`; None: a step read from the history), the tool
+        run it claimed, and what the trace proves of its outcome."""
         arguments = decode_arguments(request.arguments)
         run = self._run_for(request, arguments, after)
         fed = self.by_place.get((ordinal, position))
@@ -92,15 +94,17 @@ class Results:
         recorded = RecordedCall(turn, request.id, request.name, arguments, content, proven is not False)
         return Dispatch(recorded, run, proven)
 
-    def _run_for(self, request: ToolCallRequest, arguments: Any, after: int) -> ToolRun | None:
+    def _run_for(self, request: ToolCallRequest, arguments: Any, after: int | None) -> ToolRun | None:
         def by_id(run: ToolRun) -> bool:
             return bool(request.id) and run.call_id == request.id
 
         def same_arguments(run: ToolRun) -> bool:
-            return not run.call_id and run.start >= after and json_equal(_decoded(run.arguments), arguments)
+            if run.call_id or after is None or run.start < after:
+                return False
+            return json_equal(_decoded(run.arguments), arguments)
 
         def next_one(run: ToolRun) -> bool:
-            return not run.call_id and run.start >= after
+            return not run.call_id and after is not None and run.start >= after and run.arguments is None
 
         for matches in (by_id, same_arguments, next_one):
             for index, run in enumerate(self.runs):

@@ -158,8 +158,8 @@ class Scrubber:
 
     def trace(self, trace: ImportedTrace) -> ImportedTrace:
         """`trace` with every text it recorded scrubbed: messages, replies, tool
-        arguments and results, the agent's and the service's names (which name the
-        fixture); ids and span names only made encodable."""
+        arguments and results, the agent's, the service's and the provider's names (the
+        first two name the fixture); ids and span names only made encodable."""
         calls = [
             replace(
                 call,
@@ -188,6 +188,7 @@ class Scrubber:
             source=printable(trace.source),
             service=None if trace.service is None else self.text(trace.service),
             agent=None if trace.agent is None else self.text(trace.agent),
+            provider=None if trace.provider is None else self.text(trace.provider),
             calls=calls,
             tools=tools,
         )

@@ -3,9 +3,9 @@ an `ImportedTrace` (or the reason it cannot be), and `--select` applied.
 
 - OTLP JSON (`resourceSpans` / `resourceLogs`, one document or JSON lines): each trace
   whose spans follow OpenInference (`openinference.span.kind`), are the Langfuse SDK's
-  observations (`langfuse.observation.type`) or follow the GenAI conventions
-  (`gen_ai.*`); traces with none (HTTP or database spans) are not agent runs and are
-  passed over;
+  observations (`langfuse.observation.type`) or MLflow's (`mlflow.spanType`), or follow
+  the GenAI conventions (`gen_ai.*`, with the shapes OpenLLMetry and Logfire wrote before
+  them); traces with none (HTTP or database spans) are not agent runs and are passed over;
 - a Langfuse trace export: a trace with its `observations` (or a list of them, or the
   API's `{"data": [...]}` page);
 - a LangSmith run export: a root run with its `child_runs`, or a flat list of runs.
@@ -20,7 +20,7 @@ from typing import Any
 from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.files import read_bounded
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.importing.otlp import OtlpTraces, read_otlp
+from zeroclaw_eval.importing.readers.otlp import OtlpTraces, read_otlp
 from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, iso_ns
 
 #: The largest trace file read: exports of a day of traffic are split long before this.
@@ -99,8 +99,8 @@ def read_source(path: Path, shown: str, otlp: OtlpTraces) -> SourceTraces | None
         return None
     # One document, or JSON lines (LangSmith's runs, one per line).
     document = documents[0][1] if len(documents) == 1 else [value for _, value in documents]
-    from zeroclaw_eval.importing.langfuse import is_langfuse, langfuse_traces
-    from zeroclaw_eval.importing.langsmith import is_langsmith, langsmith_traces
+    from zeroclaw_eval.importing.readers.langfuse import is_langfuse, langfuse_traces
+    from zeroclaw_eval.importing.readers.langsmith import is_langsmith, langsmith_traces
 
     if is_langfuse(document):
         return langfuse_traces(document, shown)
@@ -141,13 +141,15 @@ def _is_otlp(document: Any) -> bool:
 
 def otlp_traces(otlp: OtlpTraces) -> SourceTraces:
     """Every agent run among the traces of the OTLP JSON files read into `otlp`."""
-    from zeroclaw_eval.importing.genai import is_genai, read_genai
-    from zeroclaw_eval.importing.langfuse import is_langfuse_otel, read_langfuse_spans
-    from zeroclaw_eval.importing.openinference import is_openinference, read_openinference
+    from zeroclaw_eval.importing.readers.genai import is_genai, read_genai
+    from zeroclaw_eval.importing.readers.langfuse import is_langfuse_otel, read_langfuse_spans
+    from zeroclaw_eval.importing.readers.mlflow import is_mlflow, read_mlflow
+    from zeroclaw_eval.importing.readers.openinference import is_openinference, read_openinference
 
     readers = (
         (is_openinference, read_openinference),
         (is_langfuse_otel, read_langfuse_spans),
+        (is_mlflow, read_mlflow),
         (is_genai, read_genai),
     )
     found = SourceTraces()

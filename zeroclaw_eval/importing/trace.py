@@ -23,7 +23,7 @@ from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.limits import MAX_COUNT
 
 #: The formats a trace is read from, as provenance names them.
-FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith")
+FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith", "mlflow")
 
 
 _FRACTION = re.compile(r"\.(\d+)")
@@ -75,6 +75,21 @@ class ModelCall:
     reply_attribute: str = ""
     #: The request failed (an error status): with no reply, it is no step.
     failed: bool = False
+    #: Attributes that look like message content in a shape no reader reads (so a call
+    #: with no messages and no reply says that, not that content capture is off).
+    unread: list[str] = field(default_factory=list)
+
+
+#: What attribute names of message content look like, in any instrumentation's words.
+_CONTENT = re.compile(
+    r"(^|[._])(input|output|prompt|completion|messages?|request_data|response_data|span_?inputs|span_?outputs)([._]|$)",
+    re.I,
+)
+
+
+def unread_content(attributes: dict[str, Any]) -> list[str]:
+    """The attributes of a span that look like message content (for `ModelCall.unread`)."""
+    return sorted(key for key in attributes if _CONTENT.search(key))
 
 
 @dataclass
@@ -110,6 +125,9 @@ class ImportedTrace:
     service: str | None = None
     #: The agent's name (`gen_ai.agent.name`, a root run's name), when known.
     agent: str | None = None
+    #: The model provider its calls went to (`gen_ai.provider.name`, `llm.provider`),
+    #: when the trace says.
+    provider: str | None = None
     #: When the run started, ns since the epoch (None: not recorded).
     started_ns: int | None = None
     #: Spans that never ended (an exporter flushed mid-run); `conversation` refuses a

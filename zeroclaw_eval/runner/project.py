@@ -155,6 +155,7 @@ def _service(
         path=settings.agent_service_path,
         ready_path=settings.agent_service_ready_path,
         startup_secs=settings.agent_service_startup_secs,
+        quiet_secs=settings.agent_service_quiet_secs,
         project_dir=loaded.base_dir,
     )
 

@@ -108,6 +108,13 @@ def test_an_agent_command_passes_its_case_in_every_api(
         ("rename", "/turns/0/steps/0", "offers the model no tool named echo (it offers: repeat, write_note)"),
         ("forget", "/turns/0/steps/1", "the request does not carry the results of echo (id call_1)"),
         ("none", "/turns/0/steps/0", 'the script calls echo, but the request\'s tool_choice is "none"'),
+        (
+            "echo-args",
+            "/turns/0/steps/1",
+            "turn 1, step 1 of the script calls echo (id call_1) with the arguments"
+            ' "{\\"message\\":\\"hello\\"}"; the request echoes that call back with "{}", as if the'
+            " model had asked for them",
+        ),
     ],
 )
 def test_a_broken_agent_fails_at_the_step(

@@ -203,3 +203,17 @@ def test_a_service_that_daemonizes_is_refused(cli: Runner, project: Path) -> Non
         pid_file = project / "service-daemon.pid"
         if pid_file.exists():
             os.kill(int(pid_file.read_text(encoding="utf-8")), 9)
+
+
+@pytest.mark.parametrize("delay", ["0", "0.2"])
+def test_a_background_model_call_after_an_answer_fails_the_case_that_made_it(
+    cli: Runner, project: Path, delay: str
+) -> None:
+    # After each answer the service asks the model to "summarise", `delay` seconds later:
+    # the case stays open agent_service_quiet_secs (0.5 s) after its last answer, so the
+    # call is that case's, which the script has no step for. The first turn's call comes
+    # during the case (its second turn), the last turn's after it: either way that case.
+    report = run(cli, project, f"--break=postcall:{delay}")
+    for case in report["cases"]:
+        assert case["status"] == "error", case
+        assert '"summarise"' in case["error"]["message"], case["error"]

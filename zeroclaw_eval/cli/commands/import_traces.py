@@ -126,13 +126,16 @@ def import_command(
             " which doubles cannot stand in for (unless served over MCP, [eval].mcp): import"
             " with --live-tools to replay against its real tools."
         )
+    for trace_id, by in outcome.halves:
+        say(_line(f"trace {trace_id} holds only the request of a call trace {by} answers, imported with it"))
     for trace_id, by in outcome.continued:
         say(_line(f"trace {trace_id} is the start of trace {by}'s run, imported with it"))
     for refused in outcome.refused:
         say(_line(f"refused: {refused}"))
     if outcome.passed_over:
         say(
-            f"passed over {outcome.passed_over} trace(s) with no GenAI or OpenInference span (not agent runs)"
+            f"passed over {outcome.passed_over} trace(s) with no model call or tool span of a format import"
+            " reads (not agent runs)"
         )
     if not outcome.selected:
         say("no trace was selected: check --select, and that the file holds agent traces")

@@ -48,6 +48,8 @@ class Span:
     events: list[Event] = field(default_factory=list)
     status: int = 0
     service: str | None = None
+    #: The name of the instrumentation scope that made it (`logfire.openai_agents`).
+    scope: str = ""
 
 
 @dataclass
@@ -82,8 +84,10 @@ def read_otlp(
         for resource in listed(document.get("resourceSpans")):
             service = _service(resource)
             for scope in listed(_get(resource, "scopeSpans")):
+                scope_name = _get(_get(scope, "scope"), "name")
                 for raw in listed(_get(scope, "spans")):
                     span = _span(raw, service)
+                    span.scope = scope_name if isinstance(scope_name, str) else ""
                     found.spans.setdefault(span.trace_id, []).append(span)
                     files = found.sources.setdefault(span.trace_id, [])
                     if source not in files:
@@ -188,6 +192,15 @@ def _span(raw: Any, service: str | None) -> Span:
         status=_status(_get(raw, "status")),
         service=service,
     )
+
+
+def named(span: Span, *keys: str) -> str | None:
+    """The first of `keys` a span holds as non-empty text (a provider's, an agent's name)."""
+    for key in keys:
+        value = span.attributes.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def span_failed(span: Span) -> bool:

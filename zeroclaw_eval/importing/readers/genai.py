@@ -27,9 +27,10 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.importing.messages import arguments_text, assistant_reply, listed
-from zeroclaw_eval.importing.otlp import Event, Span, span_failed
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
+from zeroclaw_eval.importing.messages import arguments_text, assistant_reply, listed, tool_names
+from zeroclaw_eval.importing.readers import logfire, openllmetry
+from zeroclaw_eval.importing.readers.otlp import Event, Span, named, span_failed
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 INPUT, OUTPUT, SYSTEM = "gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions"
@@ -46,8 +47,15 @@ _TEXTUAL = frozenset({"text", "tool_call", "tool_call_response", "reasoning"})
 
 
 def is_genai(spans: list[Span]) -> bool:
-    """Whether a trace's spans follow the GenAI conventions."""
-    return any(_operation(span) is not None or "gen_ai.system" in span.attributes for span in spans)
+    """Whether a trace's spans follow the GenAI conventions (or the shapes before them
+    that OpenLLMetry and Logfire wrote)."""
+    return any(
+        _operation(span) is not None
+        or "gen_ai.system" in span.attributes
+        or openllmetry.is_chat(span)
+        or logfire.is_model_call(span)
+        for span in spans
+    )
 
 
 def _operation(span: Span) -> str | None:
@@ -64,18 +72,35 @@ def read_genai(trace_id: str, spans: list[Span], source: str) -> ImportedTrace:
         operation = _operation(span)
         if span.end == 0 or span.end < span.start:
             trace.unfinished.append(span.span_id)
-        if operation == "invoke_agent" and trace.agent is None:
-            name = span.attributes.get("gen_ai.agent.name")
-            trace.agent = name if isinstance(name, str) else None
-        if operation in MODEL_OPERATIONS or (operation is None and _legacy_chat(span)):
+        if trace.agent is None:
+            trace.agent = _agent_name(span, operation)
+        if operation in MODEL_OPERATIONS or (operation is None and _earlier_chat(span)):
             trace.calls.append(_model_call(trace_id, span))
+            trace.provider = trace.provider or named(span, "gen_ai.provider.name", "gen_ai.system")
+        elif openllmetry.is_tool(span):
+            trace.tools.append(openllmetry.tool_run(span))
+        elif logfire.is_tool(span):
+            trace.tools.append(logfire.tool_run(span))
         elif operation == "execute_tool" or (operation is None and "gen_ai.tool.name" in span.attributes):
             trace.tools.append(_tool_run(trace_id, span))
     return trace
 
 
-def _legacy_chat(span: Span) -> bool:
-    return "gen_ai.system" in span.attributes and span.name.startswith("chat")
+def _agent_name(span: Span, operation: str | None) -> str | None:
+    """The agent a span names: an `invoke_agent` span's `gen_ai.agent.name`, or what an
+    OpenLLMetry workflow or a Logfire agent run span says."""
+    if operation == "invoke_agent":
+        name = span.attributes.get("gen_ai.agent.name")
+        return name if isinstance(name, str) else None
+    return openllmetry.agent_name(span) or logfire.agent_name(span)
+
+
+def _earlier_chat(span: Span) -> bool:
+    """A model call written before `gen_ai.operation.name`: a `chat …` span with
+    `gen_ai.system`, OpenLLMetry's indexed attributes, Logfire's own shapes."""
+    if "gen_ai.system" in span.attributes and span.name.startswith("chat"):
+        return True
+    return openllmetry.is_chat(span) or logfire.is_model_call(span)
 
 
 def json_attribute(trace_id: str, span: Span, key: str, value: Any) -> Any:
@@ -100,6 +125,7 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     if details is not None:
         attributes.update({k: v for k, v in details.attributes.items() if k not in attributes})
     call = ModelCall(span.span_id, span.start, [], None, label=span.name, failed=span_failed(span))
+    other = None if INPUT in attributes or OUTPUT in attributes else _other_shape(span)
     if INPUT in attributes or OUTPUT in attributes:
         system = json_attribute(trace_id, span, SYSTEM, attributes.get(SYSTEM))
         if isinstance(system, list) and system:
@@ -109,6 +135,8 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
         outputs = listed(json_attribute(trace_id, span, OUTPUT, attributes.get(OUTPUT)))
         call.reply = parts_reply(outputs[0]) if outputs else None
         call.reply_attribute = OUTPUT
+    elif other is not None:
+        call.messages, call.reply, call.offered, call.reply_attribute = other
     else:
         call.messages, call.reply = _from_events(span.events)
         # Named as the current conventions name it unless the span has the older events.
@@ -119,7 +147,21 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     definitions = attributes.get("gen_ai.tool.definitions")
     if definitions is not None:
         call.offered = tool_names(json_attribute(trace_id, span, "gen_ai.tool.definitions", definitions))
+    if not call.messages and call.reply is None:
+        call.unread = [key for key in unread_content(attributes) if key not in (INPUT, OUTPUT, SYSTEM)]
     return call
+
+
+def _other_shape(span: Span) -> tuple[list[Message], ModelResponse | None, list[str] | None, str] | None:
+    """A model call in a shape before the current conventions: OpenLLMetry's indexed
+    attributes, Logfire's own; with the attribute its reply is read from."""
+    if openllmetry.has_indexed(span):
+        return (*openllmetry.indexed_call(span.attributes), f"{openllmetry.COMPLETION}.0")
+    found = logfire.model_call(span)
+    if found is None:
+        return None
+    where = "response_data" if "request_data" in span.attributes else "output"
+    return (*found, "response" if "events" in span.attributes else where)
 
 
 def _parts_text(parts: list[Any]) -> str:
@@ -191,7 +233,10 @@ def _from_events(events: list[Event]) -> tuple[list[Message], ModelResponse | No
             messages.append(_event_message(role, body))
         elif event.name == _CHOICE_EVENT and reply is None and body.get("index", 0) == 0:
             message = body.get("message")
-            reply = assistant_reply(_event_message("assistant", message if isinstance(message, dict) else {}))
+            message = dict(message) if isinstance(message, dict) else {}
+            if "tool_calls" not in message and "tool_calls" in body:
+                message["tool_calls"] = body["tool_calls"]  # OpenLLMetry puts them beside the message
+            reply = assistant_reply(_event_message("assistant", message))
     return messages, reply
 
 
@@ -216,26 +261,25 @@ def _event_message(role: str, body: dict[str, Any]) -> Message:
     return message
 
 
+#: Where the conventions (and their earlier releases) put a call's tokens.
+_USAGE = (
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.prompt_tokens",
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+)
+
+
 def _with_usage(reply: ModelResponse, attributes: dict[str, Any]) -> ModelResponse:
+    if not any(key in attributes for key in _USAGE):
+        return reply  # the tokens the reply's own shape said, if any
+
     def count(key: str, legacy: str) -> int:
         return tokens(attributes.get(key, attributes.get(legacy)))
 
     input_tokens = count("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
     output_tokens = count("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
     return ModelResponse(reply.content, reply.tool_calls, input_tokens, output_tokens)
-
-
-def tool_names(definitions: Any) -> list[str]:
-    """The names in a list of tool definitions (`{name}`, `{type, function: {name}}`)."""
-    names = []
-    for definition in listed(definitions):
-        if not isinstance(definition, dict):
-            continue
-        function = definition.get("function")
-        name = function.get("name") if isinstance(function, dict) else definition.get("name")
-        if isinstance(name, str) and name:
-            names.append(name)
-    return names
 
 
 def _tool_run(trace_id: str, span: Span) -> ToolRun:

@@ -18,9 +18,9 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.fixtures.json.text import loads_untrusted
-from zeroclaw_eval.importing.genai import tool_names
-from zeroclaw_eval.importing.otlp import Span, span_failed
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
+from zeroclaw_eval.importing.messages import tool_names
+from zeroclaw_eval.importing.readers.otlp import Span, named, span_failed
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content
 
 KIND = "openinference.span.kind"
 INPUT, OUTPUT = "llm.input_messages", "llm.output_messages"
@@ -45,6 +45,7 @@ def read_openinference(trace_id: str, spans: list[Span], source: str) -> Importe
             trace.agent = name if isinstance(name, str) and name else span.name or None
         elif kind == "LLM":
             trace.calls.append(_model_call(span))
+            trace.provider = trace.provider or named(span, "llm.provider", "llm.system")
         elif kind == "TOOL":
             trace.tools.append(_tool_run(span))
     return trace
@@ -119,6 +120,8 @@ def _model_call(span: Span) -> ModelCall:
             except ValueError:
                 continue
         call.offered = tool_names(schemas)
+    if not call.messages and call.reply is None:
+        call.unread = [key for key in unread_content(attributes) if not key.startswith((INPUT, OUTPUT))]
     return call
 
 
@@ -136,7 +139,34 @@ def _tool_run(span: Span) -> ToolRun:
         span.start,
         name if isinstance(name, str) else span.name,
         call_id if isinstance(call_id, str) else "",
-        attributes.get("input.value", attributes.get("tool.parameters")),
-        None if result is None else str(result),
+        _arguments(attributes.get("input.value", attributes.get("tool.parameters"))),
+        None if result is None else _result(result),
         not span_failed(span),
     )
+
+
+def _arguments(value: Any) -> Any:
+    """A tool span's input: the call's arguments, or (LlamaIndex's `FunctionTool.acall`)
+    the function's `{"kwargs": {...}}`, whose keywords they are."""
+    try:
+        data = loads_untrusted(value) if isinstance(value, str) else value
+    except ValueError:
+        return value
+    if isinstance(data, dict) and set(data) <= {"args", "kwargs"} and isinstance(data.get("kwargs"), dict):
+        return data["kwargs"] if not data.get("args") else value
+    return value
+
+
+def _result(value: Any) -> str:
+    """A tool span's output: the result text, or (LlamaIndex's `ToolOutput`, as JSON) its
+    `raw_output` when it is text."""
+    text = str(value)
+    if not text.startswith("{"):
+        return text
+    try:
+        data = loads_untrusted(text)
+    except ValueError:
+        return text
+    if isinstance(data, dict) and isinstance(data.get("raw_output"), str) and "tool_name" in data:
+        return str(data["raw_output"])
+    return text

@@ -17,8 +17,7 @@ from typing import Any
 
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.fixtures.json.text import compact_json
-from zeroclaw_eval.importing.genai import tool_names
-from zeroclaw_eval.importing.messages import chat_messages, reply_of
+from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 
 
@@ -70,6 +69,7 @@ def _read(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrac
             trace.unfinished.append(run_id)
         if run.get("run_type") == "llm":
             trace.calls.append(_model_call(run_id, start, run))
+            trace.provider = trace.provider or _provider(run)
         elif run.get("run_type") == "tool":
             trace.tools.append(_tool_run(run_id, start, run))
     return trace
@@ -116,3 +116,11 @@ def _tool_run(run_id: str, start: int, run: dict[str, Any]) -> ToolRun:
 def _failed(run: dict[str, Any]) -> bool:
     """Whether LangSmith says a run failed: its `error` is set, or its `status` says so."""
     return run.get("error") is not None or run.get("status") == "error"
+
+
+def _provider(run: dict[str, Any]) -> str | None:
+    """The provider LangChain and `wrap_openai` note in a run's metadata (`ls_provider`)."""
+    extra = run.get("extra")
+    metadata = extra.get("metadata") if isinstance(extra, dict) else None
+    provider = metadata.get("ls_provider") if isinstance(metadata, dict) else None
+    return provider if isinstance(provider, str) and provider else None
