@@ -745,7 +745,7 @@ def this_python_first(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run(cli: Runner, folder: Path, *extra: str) -> dict[str, Any]:
-    result = cli("eval", "run", "--format", "json", "--jobs", "3", *extra, cwd=folder)
+    result = cli("eval", "run", "--format", "json", "--details", "all", "--jobs", "3", *extra, cwd=folder)
     assert result.code in (0, 1), result.stdout + result.stderr
     report: dict[str, Any] = result.json()
     return report
