@@ -304,7 +304,7 @@ def frameworks(session: nox.Session) -> None:
     """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
 
     Installs the frameworks (and, with npm, the Node examples' packages), then runs
-    tests/test_frameworks.py (and the import of an OpenAI Agents SDK trace) with
+    tests/examples/test_frameworks.py (and the import of an OpenAI Agents SDK trace) with
     ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing framework into a failure.
     Arguments after -- go to pytest.
     """
@@ -317,7 +317,7 @@ def frameworks(session: nox.Session) -> None:
         session.warn("npm is not on PATH: the Node examples cannot be installed, so their tests fail")
     session.run(
         "pytest",
-        "tests/test_frameworks.py",
+        "tests/examples/test_frameworks.py",
         "tests/importing/test_real_instrumentations.py::test_openinference_instrumentation_openai_agents",
         *session.posargs,
         env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1"},

@@ -13,7 +13,7 @@ import pytest
 from tests.support.builders import HOSTILE_ANSWER_FIXTURE, PASSING, TYPO_FIXTURE, write_fixture
 from tests.support.invoke import Runner, invoke, run_cli
 from tests.support.scripts import TWO_TURNS, load
-from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.reporters.registry import ENTRY_POINT_GROUP, reset_registry
 from zeroclaw_eval.serve.faults import parse_fault
 from zeroclaw_eval.serve.server import ReplayServer

@@ -13,8 +13,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "zeroclaw_eval"
 
 #: Each part of the package (a folder or a top-level module) and the parts it may import,
-#: in the order data flows through them. At the bottom, what every stage may use; then
-#: a fixture (`fixtures`) and which fixtures run (`collect`); the two boundaries' types
+#: in the order data flows through them. At the bottom, what every stage may use (the
+#: `_support` ground floor, the errors); then a fixture admitted as a case (`cases`) and
+#: which fixtures run (`collect`); the two boundaries' types
 #: and record (`boundary`), on which the tools and the agent loop stand; the wire formats
 #: an agent speaks (`wire`, which knows nothing of scripts or agents) and the ways an
 #: agent is reached (`backends`); grading, the report, the runner that ties them
@@ -24,29 +25,23 @@ PACKAGE = Path(__file__).resolve().parent.parent / "zeroclaw_eval"
 #: and its tools only through the runner.
 MAY_IMPORT: dict[str, set[str]] = {
     "_version": set(),
+    "_support": set(),
     "errors": set(),
-    "files": set(),
-    "redaction": set(),
-    "threads": set(),
-    "frozen": set(),
-    "config": {"errors", "files"},
-    "fixtures": {"errors", "files"},
-    "collect": {"errors", "fixtures"},
-    "boundary": {"errors", "frozen", "fixtures"},
-    "tools": {"errors", "files", "threads", "frozen", "fixtures", "boundary"},
-    "agent": {"errors", "threads", "config", "fixtures", "boundary", "tools"},
-    "wire": {"errors", "fixtures", "boundary"},
-    "backends": {"errors", "files", "redaction", "config", "fixtures", "boundary", "tools", "agent", "wire"},
-    "grading": {"errors", "frozen", "fixtures", "collect", "boundary", "tools"},
-    "report": {"errors", "files", "frozen", "redaction", "fixtures", "boundary", "grading"},
+    "config": {"errors"},
+    "cases": {"errors"},
+    "collect": {"errors", "cases"},
+    "boundary": {"errors", "cases"},
+    "tools": {"errors", "cases", "boundary"},
+    "agent": {"errors", "config", "cases", "boundary", "tools"},
+    "wire": {"errors", "cases", "boundary"},
+    "backends": {"errors", "config", "cases", "boundary", "tools", "agent", "wire"},
+    "grading": {"errors", "cases", "collect", "boundary", "tools"},
+    "report": {"errors", "cases", "boundary", "grading"},
     "runner": {
         "_version",
         "errors",
-        "files",
-        "frozen",
-        "redaction",
         "config",
-        "fixtures",
+        "cases",
         "collect",
         "boundary",
         "tools",
@@ -56,22 +51,21 @@ MAY_IMPORT: dict[str, set[str]] = {
         "report",
     },
     # Mutation testing: replays a case as the runner does, then grades changed runs.
-    "mutate": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "grading", "runner"},
+    "mutate": {"errors", "cases", "collect", "boundary", "tools", "agent", "grading", "runner"},
     # Traces in, fixtures out: read, scrubbed, made turns and a recorded run, graded.
     # Anthropic-shaped messages in a trace are read as the wire reads them.
-    "importing": {"errors", "files", "redaction", "fixtures", "boundary", "tools", "wire", "grading"},
+    "importing": {"errors", "cases", "boundary", "tools", "wire", "grading"},
     # A rendered report sent where people read it (the pull request's comment).
     "publish": {"errors"},
     # A finished report (or mutation or vacuity verdict) in, text out.
-    "reporters": {"errors", "files", "fixtures", "collect", "grading", "report", "mutate"},
+    "reporters": {"errors", "cases", "collect", "grading", "report", "mutate"},
     # `zeroclaw eval mcp` serves a fixture's tools as `serve` serves its model replies.
-    "serve": {"errors", "fixtures", "collect", "boundary", "tools", "agent", "wire"},
+    "serve": {"errors", "cases", "collect", "boundary", "tools", "agent", "wire"},
     "cli": {
         "_version",
         "errors",
-        "files",
         "config",
-        "fixtures",
+        "cases",
         "collect",
         "grading",
         "report",
@@ -85,9 +79,13 @@ MAY_IMPORT: dict[str, set[str]] = {
         "wire",
     },
     # Like the CLI, a front end on the runner: pytest's, never imported by the CLI.
-    "pytest_plugin": {"_version", "errors", "config", "fixtures", "collect", "report", "runner", "reporters"},
+    "pytest_plugin": {"_version", "errors", "config", "cases", "collect", "report", "runner", "reporters"},
     "__main__": {"cli"},
 }
+#: The ground floor, which every part above it may use.
+GROUND = "_support"
+#: What stands on nothing: the version, the ground floor itself, the errors.
+FOUNDATIONS = frozenset({"_version", GROUND, "errors"})
 #: The package's front door re-exports the public API from every part (lazily).
 FACADE = "zeroclaw_eval"
 #: Past this many lines a module most likely holds more than one idea; one that truly is
@@ -140,7 +138,7 @@ def test_every_part_of_the_package_has_a_place_in_the_flow() -> None:
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m != FACADE))
 def test_imports_flow_one_way(module: str) -> None:
     part = _part(module)
-    allowed = MAY_IMPORT[part] | {part}
+    allowed = MAY_IMPORT[part] | {part} | (set() if part in FOUNDATIONS else {GROUND})
     wrong = sorted(name for name in _imports(module, MODULES[module]) if _part(name) not in allowed)
     assert not wrong, f"{module} ({part}) may import only {sorted(allowed)}, but imports {wrong}"
 
@@ -198,3 +196,12 @@ def test_a_folder_names_a_stage_not_a_list(folder: Path) -> None:
     assert len(modules) <= MAX_MODULES, (
         f"{folder.relative_to(PACKAGE.parent)} holds {len(modules)} modules; group them in subfolders"
     )
+
+
+def test_the_stage_map_of_the_package_docstring_names_every_folder() -> None:
+    # The map a reader meets first: a folder missing from it is a stage nobody was told of.
+    docstring = ast.get_docstring(ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))) or ""
+    mapped = {line.split()[0].rstrip("/") for line in docstring.splitlines() if line.startswith("    ")}
+    folders = {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()}
+    assert mapped == folders - {"config"}, "list each folder (and only folders) in the package's stage map"
+    assert "`config/`" in docstring

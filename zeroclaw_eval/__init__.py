@@ -5,19 +5,22 @@ and tool boundaries, grade it against declarative expectations, and report.
 
 Each folder is a stage of that flow, in the order data moves through it:
 
-    fixtures/   a fixture file -> an admitted Case, or a RejectedFixture naming each problem
+    _support/   the ground floor: files, redaction, frozen records, threads, JSON text
+    cases/      a fixture file -> an admitted Case, or a RejectedFixture naming each problem
     collect/    the targets of a run -> the fixtures it takes (a suite, -k, a shard)
     boundary/   what crosses the model and tool boundaries, and the RunRecord of it
     tools/      the tools a case may call, the recording ToolBox, the case's workspace
     agent/      a Case through the agent under test, replayed against its script -> a RunRecord
-    wire/       the OpenAI wire formats the harness speaks to an agent, one endpoint
-    backends/   how an agent is reached: in-process, as a command, a live model
+    wire/       the model APIs the harness speaks to an agent, one endpoint
+    backends/   how an agent is reached: in-process, as a command, a service, a live model
     grading/    a RunRecord against the fixture's expects -> one GradeResult per check
     report/     every case's grades -> one SuiteReport (and its JSON shape)
     runner/     a suite or a case through all of the above, with one settings object
     mutate/     a case's RunRecord changed as regressions would change it, each graded
-    reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations
-    serve/      fixtures' scripted steps behind an OpenAI-compatible HTTP endpoint
+    importing/  production traces -> proven fixtures (`zeroclaw eval import`)
+    reporters/  a SuiteReport -> table, JSON, JUnit, HTML, GitHub annotations, a PR comment
+    publish/    a rendered comment posted where people read it (the pull request)
+    serve/      fixtures' scripted steps behind a model endpoint (`zeroclaw eval serve`)
     cli/        the `zeroclaw` command: options in, outputs written, exit code out
 
 `config/` reads the settings, `errors` holds the one exception hierarchy and the exit
@@ -43,13 +46,13 @@ _EXPORTS = {
     "LiveOptions": "zeroclaw_eval.config.settings",
     "load_config": "zeroclaw_eval.config.load",
     # Fixtures.
-    "load_fixture": "zeroclaw_eval.fixtures.admission",
+    "load_fixture": "zeroclaw_eval.cases.admission",
     "load_suite": "zeroclaw_eval.collect.suite",
-    "Case": "zeroclaw_eval.fixtures.case",
-    "RejectedFixture": "zeroclaw_eval.fixtures.case",
-    "LlmTrace": "zeroclaw_eval.fixtures.model",
-    "FieldRef": "zeroclaw_eval.fixtures.location",
-    "FixtureProblem": "zeroclaw_eval.fixtures.location",
+    "Case": "zeroclaw_eval.cases.case",
+    "RejectedFixture": "zeroclaw_eval.cases.case",
+    "LlmTrace": "zeroclaw_eval.cases.model",
+    "FieldRef": "zeroclaw_eval.cases.location",
+    "FixtureProblem": "zeroclaw_eval.cases.location",
     # What a run records, and how it is graded.
     "RunRecord": "zeroclaw_eval.boundary.record",
     "RecordedCall": "zeroclaw_eval.boundary.record",
@@ -121,6 +124,10 @@ if TYPE_CHECKING:
         ToolSpec as ToolSpec,
     )
     from zeroclaw_eval.boundary.record import RecordedCall as RecordedCall, RunRecord as RunRecord
+    from zeroclaw_eval.cases.admission import load_fixture as load_fixture
+    from zeroclaw_eval.cases.case import Case as Case, RejectedFixture as RejectedFixture
+    from zeroclaw_eval.cases.location import FieldRef as FieldRef, FixtureProblem as FixtureProblem
+    from zeroclaw_eval.cases.model import LlmTrace as LlmTrace
     from zeroclaw_eval.collect.suite import load_suite as load_suite
     from zeroclaw_eval.config.load import load_config as load_config
     from zeroclaw_eval.config.settings import LiveOptions as LiveOptions
@@ -130,10 +137,6 @@ if TYPE_CHECKING:
         RunError as RunError,
         UsageError as UsageError,
     )
-    from zeroclaw_eval.fixtures.admission import load_fixture as load_fixture
-    from zeroclaw_eval.fixtures.case import Case as Case, RejectedFixture as RejectedFixture
-    from zeroclaw_eval.fixtures.location import FieldRef as FieldRef, FixtureProblem as FixtureProblem
-    from zeroclaw_eval.fixtures.model import LlmTrace as LlmTrace
     from zeroclaw_eval.grading.grader import grade as grade
     from zeroclaw_eval.grading.result import GradeResult as GradeResult
     from zeroclaw_eval.grading.vacuity import (

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.cases.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
     from zeroclaw_eval.runner import RunOptions
 
@@ -190,7 +190,7 @@ class EvalFile(pytest.File):
     """A fixture file: admitted when collected, holding one `EvalItem`."""
 
     def collect(self) -> Iterator[EvalItem]:
-        from zeroclaw_eval.fixtures.admission import load_fixture
+        from zeroclaw_eval.cases.admission import load_fixture
 
         try:
             gate = self.config.stash[_PLUGIN].gate()
@@ -209,7 +209,7 @@ class EvalItem(pytest.Item):
     def __init__(
         self, *, fixture: Case | RejectedFixture | None, broken: str | None = None, **kwargs: Any
     ) -> None:
-        from zeroclaw_eval.fixtures.case import Case
+        from zeroclaw_eval.cases.case import Case
 
         super().__init__(**kwargs)
         self.fixture = fixture
@@ -223,8 +223,8 @@ class EvalItem(pytest.Item):
             self.user_properties.append(("model_name", self.model_name))
 
     def setup(self) -> None:
+        from zeroclaw_eval.cases.case import RejectedFixture
         from zeroclaw_eval.collect.suite import display_path
-        from zeroclaw_eval.fixtures.case import RejectedFixture
         from zeroclaw_eval.report.model import CaseReport
 
         fixture = self.fixture
@@ -238,8 +238,8 @@ class EvalItem(pytest.Item):
             _fail(self._explain(shown))
 
     def runtest(self) -> None:
+        from zeroclaw_eval.cases.case import Case
         from zeroclaw_eval.errors import AgentLoadError, EvalError
-        from zeroclaw_eval.fixtures.case import Case
         from zeroclaw_eval.runner import run_case
 
         assert isinstance(self.fixture, Case)  # setup stopped a rejected fixture

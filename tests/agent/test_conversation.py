@@ -17,8 +17,8 @@ from tests.support.scripts import (
 )
 from zeroclaw_eval.agent.conversation import check_choice, next_step
 from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import Divergence
-from zeroclaw_eval.fixtures.case import Case
 
 
 def test_next_step_follows_the_script_across_tool_rounds_and_turns(two_turns: Case) -> None:

@@ -12,8 +12,8 @@ import pytest
 from tests.support.scripts import ANSWER_1, CALL_1, RESULT_1, TWO_TURNS_DONE, USER_1, USER_2
 from zeroclaw_eval.agent import conversation
 from zeroclaw_eval.agent.conversation import Follower, Position, follow, script_of
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import Divergence
-from zeroclaw_eval.fixtures.case import Case
 
 
 def _outcome(walk: Any, messages: Any) -> Position | tuple[str, str]:

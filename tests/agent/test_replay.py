@@ -11,8 +11,8 @@ import pytest
 from tests.support.builders import scripted_fixture, text_step, tool_call, tools_step
 from zeroclaw_eval.agent.replay import ReplayProvider
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolSpec
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 ECHO = BUILTIN_TOOLS["echo"].spec

@@ -13,9 +13,9 @@ from tests.support.builders import admit_case, run_replay, scripted_fixture, tex
 from zeroclaw_eval import ProjectTool
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.agent.settings import CaseSettings
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ConfigError, UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.runner import RunOptions
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tests.support.builders import admitted, write_fixture
+from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.backends.capture import fixture_from_run, write_captured_fixture
 from zeroclaw_eval.boundary.record import ModelStep, RunRecord
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.redaction import REDACTED
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.runner import RunOptions, run_case
 from zeroclaw_eval.serve.routing import load_cases

@@ -15,7 +15,7 @@ from zeroclaw_eval import anthropic_http_client, openai_http_client
 from zeroclaw_eval.agent.replay import ReplayProvider
 from zeroclaw_eval.backends.in_process import ANTHROPIC_BASE_URL, BASE_URL
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
-from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.cases.model import LlmTrace
 
 TRACE = LlmTrace.model_validate(
     scripted_fixture(

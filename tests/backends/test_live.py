@@ -26,11 +26,11 @@ import httpx
 import pytest
 
 from tests.support.builders import write_fixture
+from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.backends.live import MAX_ERROR_DETAIL, MAX_RETRY_WAIT, OpenAIProvider, retry_after
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
-from zeroclaw_eval.redaction import REDACTED
 from zeroclaw_eval.report.codec import report_to_dict
 from zeroclaw_eval.reporters import builtin_names, get_reporter
 from zeroclaw_eval.runner import RunOptions, run_suite

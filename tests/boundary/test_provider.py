@@ -10,6 +10,7 @@ import orjson
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from zeroclaw_eval._support.json.text import compact_json, json_equal
 from zeroclaw_eval.boundary.provider import (
     ToolCallRequest,
     ToolSpec,
@@ -17,7 +18,6 @@ from zeroclaw_eval.boundary.provider import (
     echoed_as_sent,
     same_arguments,
 )
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.builders import PASSING, TYPO_FIXTURE, write_fixture
+from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.collect.collection import collect_suite
 from zeroclaw_eval.collect.sharding import Shard, shard_files, suite_digest
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 

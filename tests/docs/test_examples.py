@@ -28,7 +28,7 @@ import yaml
 from tests.docs.pages import ROOT, Block, Page, pages
 from tests.support.invoke import run_cli
 from zeroclaw_eval import Case, load_config, load_fixture, run_suite
-from zeroclaw_eval.fixtures.json.text import loads_strict
+from zeroclaw_eval._support.json.text import loads_strict
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 try:

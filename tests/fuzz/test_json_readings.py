@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import given, strategies as st
 
 from tests.fuzz.mutations import DAMAGE, Damage, mutated
-from zeroclaw_eval.fixtures.json.text import ParsedJson, parse_json, reference_parse
+from zeroclaw_eval._support.json.text import ParsedJson, parse_json, reference_parse
 
 
 def same_data(left: Any, right: Any) -> bool:

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.builders import record_of, run_grades
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, TOOL
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.errors import JudgeError
-from zeroclaw_eval.fixtures.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.judge import _read, digest, judge_prompt
 

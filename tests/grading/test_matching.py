@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from zeroclaw_eval._support.json.pointer import MISSING
+from zeroclaw_eval.cases.patterns import regex_problem
 from zeroclaw_eval.errors import EvalError, InvalidRegex
-from zeroclaw_eval.fixtures.json.pointer import MISSING
-from zeroclaw_eval.fixtures.patterns import regex_problem
 from zeroclaw_eval.grading.matching import arguments_contain, compile_regex, regex_search, response_as_json
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests.support.builders import echo_fixture, only_problem_at, reject, tool_call, tools_step, write_fixture
 from tests.support.invoke import Runner
 from zeroclaw_eval.boundary.record import RecordedCall
-from zeroclaw_eval.fixtures.model import Trajectory
+from zeroclaw_eval.cases.model import Trajectory
 from zeroclaw_eval.grading.trajectory import grade_trajectory
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.support.builders import admit_case, echo_fixture, line_of, write_fixture
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.grading.vacuity import VacuousCase, check_vacuity, empty_run_grades, find_vacuous
 
 

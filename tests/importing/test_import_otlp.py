@@ -29,8 +29,8 @@ from tests.importing.otlp_docs import (
     weather_spans,
 )
 from tests.support.invoke import Result, invoke
-from zeroclaw_eval.fixtures.admission import admit_bytes
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.cases.admission import admit_bytes
+from zeroclaw_eval.cases.case import Case, RejectedFixture
 
 
 def _write(path: Path, data: Any) -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zeroclaw_eval.fixtures.case import RejectedFixture
-from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.cases.case import RejectedFixture
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome, MutationReport
 
 

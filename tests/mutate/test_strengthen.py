@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.builders import admit_case, run_replay
-from zeroclaw_eval.fixtures.scaffold import ScaffoldSpec, scaffold_fixture
+from zeroclaw_eval.cases.scaffold import ScaffoldSpec, scaffold_fixture
 from zeroclaw_eval.grading.vacuity import find_vacuous
 from zeroclaw_eval.mutate.engine import mutate_case
 from zeroclaw_eval.mutate.strengthen import strengthen

@@ -135,7 +135,7 @@ def test_a_value_nested_past_what_the_writers_recurse_through_is_cut_not_a_crash
     levels: int, cut: bool
 ) -> None:
     # 300: past orjson's limit, written whole by the Python writer; deeper: past that too.
-    from zeroclaw_eval.fixtures.limits import TOO_DEEP
+    from zeroclaw_eval._support.json.depth import TOO_DEEP
 
     deep: Any = "bottom"
     for _ in range(levels):

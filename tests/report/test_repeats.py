@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport
 from zeroclaw_eval.report.repeats import check_repeat, combine

@@ -12,7 +12,7 @@ from tests.support.builders import line_col
 from tests.support.ci_log import HOSTILE, Command, executed_commands, parse_command
 from tests.support.reports import every_status_report, run_every_status_suite, written_fixture_text
 from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import RESPONSE, TOOL, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.github import (

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from zeroclaw_eval.fixtures.case import RejectedFixture
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.cases.case import RejectedFixture
+from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport
 from zeroclaw_eval.reporters.progress import Progress

@@ -49,7 +49,7 @@ def test_write_output_failing_half_way_keeps_the_old_file_and_no_temporary(
         raise OSError(28, "No space left on device")
 
     # The rename fails after the temporary file was written in full.
-    monkeypatch.setattr("zeroclaw_eval.files.os.replace", disk_full)
+    monkeypatch.setattr("zeroclaw_eval._support.files.os.replace", disk_full)
     with pytest.raises(OSError, match="No space left"):
         write_output("x" * 100_000, str(target))
     assert target.read_text(encoding="utf-8") == "old report"
@@ -220,7 +220,7 @@ def test_tool_arguments_nested_past_what_json_recurses_through_are_cut_in_every_
     from lxml import etree
 
     from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-    from zeroclaw_eval.fixtures.location import FieldRef
+    from zeroclaw_eval.cases.location import FieldRef
     from zeroclaw_eval.grading.result import TOOL, GradeResult
     from zeroclaw_eval.report.model import CaseReport, SuiteReport
 

@@ -326,7 +326,7 @@ def test_a_case_that_has_run_is_not_held_while_the_rest_run(tmp_path: Path) -> N
     import gc
     import weakref
 
-    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.cases.case import Case, RejectedFixture
     from zeroclaw_eval.report.model import CaseReport
 
     suite = tmp_path / "suite"

@@ -24,8 +24,8 @@ import pytest
 from tests.support.agents import rewriting
 from tests.support.builders import text_step, tool_call, tools_step, write_fixture
 from zeroclaw_eval.agent.loop import Agent, AgentContext, reference_agent
+from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.report.codec import report_to_dict
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter

@@ -17,7 +17,7 @@ import openai
 import pytest
 
 from tests.support.scripts import ANSWER_1, CALL_1, ECHO_TOOL, RESULT_1, USER_1, USER_2, post
-from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog
 from zeroclaw_eval.serve.server import ReplayServer
 from zeroclaw_eval.wire.endpoint import MAX_BODY

@@ -17,8 +17,8 @@ from tests.support.scripts import (
     USER_1,
     post,
 )
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.serve.faults import Fault, parse_fault
 from zeroclaw_eval.serve.server import ReplayServer
 

@@ -23,8 +23,8 @@ from tests.support.scripts import (
     load,
     post,
 )
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.serve.request_log import RequestLog
 from zeroclaw_eval.serve.server import ReplayServer
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS

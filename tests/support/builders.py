@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.location import FixtureProblem
-from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.cases.admission import load_fixture
+from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.location import FixtureProblem
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport

@@ -13,7 +13,7 @@ import pytest
 from tests.support.builders import line_col, text_step, tool_call, tools_step
 from tests.support.ci_log import HOSTILE
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
+from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.grading.result import BUDGET, RESPONSE, TOOL, GradeResult
 from zeroclaw_eval.report.model import CaseError, CaseReport, SuiteReport
 from zeroclaw_eval.runner import run_suite

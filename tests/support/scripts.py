@@ -16,7 +16,7 @@ from tests.support.builders import (
     tools_step,
     write_fixture,
 )
-from zeroclaw_eval.fixtures.case import Case
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from zeroclaw_eval.fixtures.model import ToolDouble
+from zeroclaw_eval.cases.model import ToolDouble
 from zeroclaw_eval.tools.doubles import answers, with_doubles
 from zeroclaw_eval.tools.project import ProjectTool, toolset
 from zeroclaw_eval.tools.tool import ToolOutcome

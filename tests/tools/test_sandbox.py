@@ -7,7 +7,7 @@ import asyncio
 
 from tests.support.builders import minimal_fixture
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error, denied_calls, offered_tools
 
 

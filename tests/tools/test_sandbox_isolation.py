@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.builders import minimal_fixture
-from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.tools.sandbox import case_workspace, needs_workspace
 
 

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.threads import in_thread
 from zeroclaw_eval.agent.inline import INLINE_ATTRIBUTE, inline_turn, run_inline
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.errors import AgentLoadError, exception_words, is_interruption
-from zeroclaw_eval.threads import in_thread
 
 _SHAPE = "an agent needs a method `async def run_turn(self, user_input: str) -> str` (or a plain def)"
 # Frames of the harness and of the machinery between it and the agent tell a developer

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from zeroclaw_eval._support.json.text import compact_json, quote
 from zeroclaw_eval.boundary.provider import (
     ModelResponse,
     ToolCallRequest,
@@ -24,9 +25,8 @@ from zeroclaw_eval.boundary.provider import (
     echoed_as_sent,
 )
 from zeroclaw_eval.boundary.sent import SentHistory, entry, message_text
+from zeroclaw_eval.cases.model import LlmTrace, Response
 from zeroclaw_eval.errors import Divergence
-from zeroclaw_eval.fixtures.json.text import compact_json, quote
-from zeroclaw_eval.fixtures.model import LlmTrace, Response
 
 #: Each turn's replies, in order: `script[turn][step]`.
 Script = list[list[ModelResponse]]

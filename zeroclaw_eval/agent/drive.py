@@ -22,9 +22,9 @@ from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import SentHistory
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED
 from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption, task_cancelling
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
 from zeroclaw_eval.tools.toolbox import ToolBox

@@ -24,8 +24,8 @@ from zeroclaw_eval.agent.conversation import (
 )
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import SentHistory, request_words
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.errors import Divergence, RunError
-from zeroclaw_eval.fixtures.model import LlmTrace
 
 #: The advice on a tool not offered, for an agent that runs its own tools (an agent command).
 OWN_TOOLS_HINT = "; offer the agent's tools with each request"

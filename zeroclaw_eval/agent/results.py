@@ -36,6 +36,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, json_equal, loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import (
     AUTO,
     Message,
@@ -58,7 +59,6 @@ from zeroclaw_eval.boundary.sent import (
     last_of,
 )
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, loads_untrusted, quote
 
 
 class ResultsChecked:

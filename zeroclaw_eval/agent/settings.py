@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.config.settings import LiveOptions
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 from zeroclaw_eval.tools.tool import Tool

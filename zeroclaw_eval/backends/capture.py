@@ -15,14 +15,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.files import write_atomic
+from zeroclaw_eval._support.json.text import pretty_json
+from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import decode_arguments
 from zeroclaw_eval.boundary.record import ModelStep, RunRecord
-from zeroclaw_eval.files import write_atomic
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import pretty_json
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED, JudgeVerdict
-from zeroclaw_eval.fixtures.verdicts import add_verdicts
-from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED, JudgeVerdict
+from zeroclaw_eval.cases.verdicts import add_verdicts
 from zeroclaw_eval.tools.sandbox import denied_calls, offered_tools
 
 

@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.process import LINE_LIMIT, TAIL_LINES, AgentProcess, tail_line
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import ConfigError, RunError, UsageError
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.tools.toolbox import ToolBox
 
 IO_MODES = ("jsonl", "oneshot")

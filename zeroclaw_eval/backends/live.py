@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import (
     AUTO,
     Message,
@@ -27,8 +29,6 @@ from zeroclaw_eval.boundary.provider import (
 )
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError, exception_words
-from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
-from zeroclaw_eval.redaction import scrub
 from zeroclaw_eval.wire import anthropic
 from zeroclaw_eval.wire.chat import chat_tool_choice
 

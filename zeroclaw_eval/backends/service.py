@@ -51,15 +51,15 @@ from threading import Thread
 from typing import Any
 from urllib.parse import quote
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.agent import deadline
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.backends.front import CaseFront
 from zeroclaw_eval.backends.process import AgentProcess, tail_line
 from zeroclaw_eval.boundary.sent import request_words
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import RunError, UsageError
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.tools.toolbox import ToolBox
 
 PROTOCOLS = ("json", "chat")

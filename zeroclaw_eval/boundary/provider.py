@@ -14,9 +14,9 @@ from typing import Any, Literal, Protocol
 
 import orjson
 
+from zeroclaw_eval._support.frozen import quick_init
+from zeroclaw_eval._support.json.text import json_equal, loads_strict
 from zeroclaw_eval.boundary.sent import PLAIN_ONLY
-from zeroclaw_eval.fixtures.json.text import json_equal, loads_strict
-from zeroclaw_eval.frozen import quick_init
 
 #: One chat message: `{"role": ..., "content": ..., "tool_calls"?: ..., "tool_call_id"?: ...}`.
 Message = dict[str, Any]

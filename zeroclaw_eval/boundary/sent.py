@@ -13,8 +13,8 @@ from typing import Any
 
 import orjson
 
-from zeroclaw_eval.fixtures.json.text import loads_untrusted, quote
-from zeroclaw_eval.frozen import quick_init
+from zeroclaw_eval._support.frozen import quick_init
+from zeroclaw_eval._support.json.text import loads_untrusted, quote
 
 
 def entry(value: Any, key: str) -> Any:

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.sharding import Shard, shard_files, suite_digest
 from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 
 #: A fixture as a run holds it: admitted, rejected, or a path not read yet.
 Fixture = Case | RejectedFixture | Path

@@ -7,11 +7,11 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from zeroclaw_eval.cases.admission import load_fixture
+from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.selection import select
 from zeroclaw_eval.errors import TargetNotFound, UsageError
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 
 
 def discover(suite_dir: Path) -> list[Path]:

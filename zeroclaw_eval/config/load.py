@@ -27,10 +27,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval.config.settings import EvalSettings, ProviderSettings
 from zeroclaw_eval.config.tables import read_tables, settings_table
 from zeroclaw_eval.errors import ConfigError
-from zeroclaw_eval.files import read_bounded
 
 if sys.version_info >= (3, 11):
     import tomllib

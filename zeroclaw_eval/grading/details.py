@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from zeroclaw_eval._support.json.text import SHOWN, compact_json, cut, quote
 from zeroclaw_eval.boundary.record import RecordedCall
-from zeroclaw_eval.fixtures.json.text import SHOWN, compact_json, cut, quote
 
 
 class ToolCalls:

@@ -12,11 +12,11 @@ import operator
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from zeroclaw_eval._support.json.pointer import MISSING, join_pointer, resolve_pointer
+from zeroclaw_eval._support.json.text import compact_json, json_equal, quote
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord
+from zeroclaw_eval.cases.model import DispatchCheck, Expects
 from zeroclaw_eval.errors import InvalidRegex
-from zeroclaw_eval.fixtures.json.pointer import MISSING, join_pointer, resolve_pointer
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, quote
-from zeroclaw_eval.fixtures.model import DispatchCheck, Expects
 from zeroclaw_eval.grading.details import ToolCalls, number_text
 from zeroclaw_eval.grading.judge import judge_checks
 from zeroclaw_eval.grading.matching import arguments_contain, regex_search, response_as_json

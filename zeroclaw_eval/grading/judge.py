@@ -26,10 +26,10 @@ import hashlib
 import re
 from collections.abc import Iterator
 
+from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.cases.model import JudgeCheck, JudgeVerdict
 from zeroclaw_eval.errors import JudgeError
-from zeroclaw_eval.fixtures.json.text import loads_untrusted, quote
-from zeroclaw_eval.fixtures.model import JudgeCheck, JudgeVerdict
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 INSTRUCTION = (

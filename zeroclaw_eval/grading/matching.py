@@ -9,10 +9,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from zeroclaw_eval.fixtures.json.pointer import MISSING
-from zeroclaw_eval.fixtures.json.scan import encodes
-from zeroclaw_eval.fixtures.json.text import compact_json, loads_strict
-from zeroclaw_eval.fixtures.patterns import compile_regex
+from zeroclaw_eval._support.json.pointer import MISSING
+from zeroclaw_eval._support.json.scan import encodes
+from zeroclaw_eval._support.json.text import compact_json, loads_strict
+from zeroclaw_eval.cases.patterns import compile_regex
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # A fence is three or more backticks; it is closed by a line of at least as many (CommonMark).

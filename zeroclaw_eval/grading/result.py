@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.location import FieldRef
-from zeroclaw_eval.frozen import quick_init
+from zeroclaw_eval._support.frozen import quick_init
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.location import FieldRef
 
 RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET = "response", "tool", "request", "side_effect", "budget"
 CATEGORIES = (RESPONSE, TOOL, REQUEST, SIDE_EFFECT, BUDGET)

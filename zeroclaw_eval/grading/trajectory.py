@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, json_equal
 from zeroclaw_eval.boundary.record import RecordedCall
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
-from zeroclaw_eval.fixtures.model import Trajectory, TrajectoryCall
+from zeroclaw_eval.cases.model import Trajectory, TrajectoryCall
 from zeroclaw_eval.grading.result import TOOL, GradeResult, make_grade
 
 POINTER = "/expects/trajectory"

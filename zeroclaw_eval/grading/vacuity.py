@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.collect.suite import load_suite
 from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
-from zeroclaw_eval.fixtures.model import LlmTrace
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS

@@ -10,10 +10,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from zeroclaw_eval._support.json.pointer import join_pointer
+from zeroclaw_eval._support.json.text import quote
+from zeroclaw_eval.cases.model import WorkspaceExpects
 from zeroclaw_eval.errors import OutsideWorkspace
-from zeroclaw_eval.fixtures.json.pointer import join_pointer
-from zeroclaw_eval.fixtures.json.text import quote
-from zeroclaw_eval.fixtures.model import WorkspaceExpects
 from zeroclaw_eval.grading.result import SIDE_EFFECT, GradeResult, make_grade
 from zeroclaw_eval.tools.workspace import Workspace
 

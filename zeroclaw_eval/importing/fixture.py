@@ -24,20 +24,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.json.scan import encodes
+from zeroclaw_eval._support.json.text import compact_json, json_equal, loads_untrusted, pretty_json
+from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.boundary.record import RecordedCall
+from zeroclaw_eval.cases.admission import admit_bytes
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.scaffold import argument_needle
 from zeroclaw_eval.errors import UnfaithfulTrace
-from zeroclaw_eval.fixtures.admission import admit_bytes
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.scan import encodes
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal, loads_untrusted, pretty_json
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
-from zeroclaw_eval.fixtures.scaffold import argument_needle
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.vacuity import find_vacuous
 from zeroclaw_eval.importing.conversation import Conversation
 from zeroclaw_eval.importing.scrub import PLACEHOLDER_EMAIL
 from zeroclaw_eval.importing.trace import ImportedTrace
-from zeroclaw_eval.redaction import REDACTED
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.tool import ToolOutcome
 

@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from zeroclaw_eval._support.files import create_new
 from zeroclaw_eval.boundary.provider import Message
 from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
-from zeroclaw_eval.files import create_new
 from zeroclaw_eval.importing.conversation import conversation
 from zeroclaw_eval.importing.fixture import fixture_of, proven_case
 from zeroclaw_eval.importing.messages import said

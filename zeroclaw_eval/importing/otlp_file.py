@@ -31,7 +31,7 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from zeroclaw_eval.fixtures.json.text import compact_json
+from zeroclaw_eval._support.json.text import compact_json
 
 __all__ = ["LogFileExporter", "SpanFileExporter"]
 

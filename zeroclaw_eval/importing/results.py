@@ -27,10 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from zeroclaw_eval._support.json.text import json_equal
 from zeroclaw_eval.boundary.provider import Message, ToolCallRequest, decode_arguments
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.boundary.sent import content_text, entry, inferred_success
-from zeroclaw_eval.fixtures.json.text import json_equal
 from zeroclaw_eval.importing.messages import listed
 from zeroclaw_eval.importing.trace import ToolRun
 

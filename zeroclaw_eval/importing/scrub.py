@@ -29,12 +29,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from zeroclaw_eval._support.json.scan import printable
+from zeroclaw_eval._support.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
 from zeroclaw_eval.boundary.provider import ModelResponse, decode_arguments
+from zeroclaw_eval.cases.patterns import compile_regex
 from zeroclaw_eval.errors import InvalidRegex, UsageError
-from zeroclaw_eval.fixtures.json.scan import printable
-from zeroclaw_eval.fixtures.patterns import compile_regex
 from zeroclaw_eval.importing.trace import ImportedTrace
-from zeroclaw_eval.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
 
 PLACEHOLDER_EMAIL = "zeroclaw_user@example.com"
 #: An address whose domain is not exactly example.com (Unicode letters too: IDN addresses).

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.files import read_bounded
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
-from zeroclaw_eval.files import read_bounded
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.readers.otlp import OtlpTraces, read_otlp
 from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, iso_ns
 

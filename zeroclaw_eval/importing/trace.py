@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
+from zeroclaw_eval.cases.limits import MAX_COUNT
 from zeroclaw_eval.errors import UnfaithfulTrace
-from zeroclaw_eval.fixtures.limits import MAX_COUNT
 
 #: The formats a trace is read from, as provenance names them.
 FORMATS = ("otel-genai", "openinference", "langfuse", "langsmith", "mlflow")

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from zeroclaw_eval._support.json.pointer import resolve_pointer
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.fixtures.json.pointer import resolve_pointer
-from zeroclaw_eval.fixtures.json.text import compact_json
-from zeroclaw_eval.fixtures.model import LlmTrace, ToolCallSpec
+from zeroclaw_eval.cases.model import LlmTrace, ToolCallSpec
 from zeroclaw_eval.mutate.edits import is_number, leaves, nudge_number, nudge_text, replaced, without
 from zeroclaw_eval.mutate.mutant import Mutant, argument_text, describe_call, shown
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
 from zeroclaw_eval.mutate.equivalence import observable, unused_tool

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.fixtures.json.text import compact_json
-from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 
 

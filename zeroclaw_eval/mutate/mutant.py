@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, cut
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
-from zeroclaw_eval.fixtures.json.text import compact_json, cut
-from zeroclaw_eval.fixtures.model import LlmTrace
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.mutate.edits import nudge_bytes
 from zeroclaw_eval.tools.workspace import make_folders
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from zeroclaw_eval.cases.case import RejectedFixture
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.fixtures.case import RejectedFixture
-from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.mutate.mutant import OPERATORS
 
 

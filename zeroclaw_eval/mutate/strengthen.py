@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.fixtures.admission import admit_bytes
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.json.text import pretty_json
+from zeroclaw_eval._support.json.text import pretty_json
+from zeroclaw_eval.cases.admission import admit_bytes
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.mutate.engine import mutate_case
 from zeroclaw_eval.mutate.report import FixtureMutation
 from zeroclaw_eval.mutate.suggest import add_check

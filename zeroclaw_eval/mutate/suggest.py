@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.fixtures.model import Expects
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.tools.workspace import Workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from zeroclaw_eval.redaction import scrub
+from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.report.baseline import baseline_to_dict, history_to_list
 from zeroclaw_eval.report.compact import summary_of, written_compact
 from zeroclaw_eval.report.indented_json import plain

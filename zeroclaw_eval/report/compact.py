@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import DETAILS_FAILING, PASSED, CaseReport, CaseSummary
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from zeroclaw_eval.fixtures.limits import clamped
+from zeroclaw_eval._support.json.depth import clamped
 
 _INFINITY = float("inf")
 #: Each dataclass met so far: its field names in declaration order (as `asdict`), each

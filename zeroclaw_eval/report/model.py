@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from zeroclaw_eval._support.frozen import quick_init
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
+from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
-from zeroclaw_eval.fixtures.location import FieldRef, FixtureProblem
-from zeroclaw_eval.fixtures.model import JudgeVerdict
-from zeroclaw_eval.frozen import quick_init
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
 

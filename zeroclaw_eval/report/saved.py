@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.files import read_bounded
 
 if TYPE_CHECKING:
     from zeroclaw_eval.report.baseline import HistoryPoint
@@ -40,8 +40,8 @@ def read_report(path: Path, *, role: str = "", hint: str = "") -> SuiteReport:
 
 def read_report_bytes(path: Path, *, role: str = "", hint: str = "") -> tuple[SuiteReport, bytes]:
     """The report saved at `path`, and the file's bytes (to tell exactly which file it was)."""
+    from zeroclaw_eval._support.json.text import loads_untrusted
     from zeroclaw_eval.errors import ReportShapeError
-    from zeroclaw_eval.fixtures.json.text import loads_untrusted
     from zeroclaw_eval.report.codec import report_from_dict
 
     tail = f"; {hint}" if hint else ""
@@ -109,7 +109,7 @@ def plan_comparison(baseline: Path | None, fail_on: str, history: Path | None) -
 def read_history(path: Path) -> list[HistoryPoint]:
     """The newest `HISTORY_POINTS` runs of a pass-rate history, oldest first; a line that
     is not one is a usage error at its line (blank lines are skipped)."""
-    from zeroclaw_eval.fixtures.json.text import loads_untrusted
+    from zeroclaw_eval._support.json.text import loads_untrusted
 
     data = read_bounded(
         path, MAX_HISTORY_BYTES, limit=("a history", "keep its newest lines"), regular_only=True

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import TypeVar
 
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, STABILITY_LABELS, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within

@@ -21,8 +21,8 @@ import posixpath
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from zeroclaw_eval.fixtures.json.text import pretty_json
-from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval._support.json.text import pretty_json
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters.registry import Reporter

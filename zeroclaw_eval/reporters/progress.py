@@ -17,7 +17,7 @@ from zeroclaw_eval.reporters.table import MARKS
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.cases.case import Case, RejectedFixture
 
 
 class Progress:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from zeroclaw_eval.fixtures.json.text import compact_json
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.report.baseline import (
     FIXED,
     NEW,

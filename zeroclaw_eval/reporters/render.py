@@ -20,8 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from zeroclaw_eval._support.files import atomic_writer, write_atomic
 from zeroclaw_eval.errors import ReporterError, exception_words
-from zeroclaw_eval.files import atomic_writer, write_atomic
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.reporters.registry import Reporter, TextSink, get_reporter
 from zeroclaw_eval.reporters.safety import encodable, encoded, stop_commands

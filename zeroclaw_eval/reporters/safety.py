@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import secrets
 
-from zeroclaw_eval.fixtures.json.scan import printable
+from zeroclaw_eval._support.json.scan import printable
 
 # Everything XML 1.0 forbids, plus the "discouraged" C1 controls, DEL and noncharacters
 # (the last two code points of every plane) that some parsers (and junit-xml) drop silently.

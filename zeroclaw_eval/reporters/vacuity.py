@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.fixtures.location import FieldRef
 from zeroclaw_eval.grading.vacuity import VacuityReport
 from zeroclaw_eval.reporters.github import (
     SUMMARY_LIMIT,

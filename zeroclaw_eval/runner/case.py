@@ -8,16 +8,16 @@ from contextlib import AbstractAsyncContextManager, AbstractContextManager
 from dataclasses import dataclass, replace
 from types import TracebackType
 
+from zeroclaw_eval._support.frozen import quick_init
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.agent.drive import drive
 from zeroclaw_eval.agent.settings import CaseSettings
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
-from zeroclaw_eval.fixtures.model import JudgeVerdict
-from zeroclaw_eval.frozen import quick_init
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.model import CaseError, CaseReport

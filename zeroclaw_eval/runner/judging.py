@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval._support.redaction import scrub
+from zeroclaw_eval.cases.model import Expects, JudgeVerdict
+from zeroclaw_eval.cases.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import EvalError, UsageError
-from zeroclaw_eval.fixtures.model import Expects, JudgeVerdict
-from zeroclaw_eval.fixtures.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.grading.judge import ask
-from zeroclaw_eval.redaction import scrub
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ async def judged(
 def rewrite_fixture(path: Path, text: str, verdicts: Mapping[int, JudgeVerdict]) -> None:
     """`--rejudge`: the fixture at `path` (whose text is `text`) written again with the new
     verdicts, in the form `zeroclaw eval new` writes (two-space JSON)."""
-    from zeroclaw_eval.files import write_atomic
-    from zeroclaw_eval.fixtures.json.text import loads_strict, pretty_json
+    from zeroclaw_eval._support.files import write_atomic
+    from zeroclaw_eval._support.json.text import loads_strict, pretty_json
 
     data = loads_strict(text)
     add_verdicts(data, verdicts)

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from zeroclaw_eval.agent.settings import CaseSettings, ExternalAgent
 from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.collection import Fixture
 from zeroclaw_eval.collect.sharding import Shard
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.report.model import DETAILS, DETAILS_ALL, DETAILS_FAILING, CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
 from zeroclaw_eval.runner.judging import Judges

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval._version import __version__
 from zeroclaw_eval.agent.deadline import bounded_blocking
+from zeroclaw_eval.cases.admission import load_fixture
+from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import SystemProblem
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case, RejectedFixture
 from zeroclaw_eval.grading.judge import digest
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.compact import compact_case

@@ -15,10 +15,10 @@ from typing import Any, Protocol
 from zeroclaw_eval.agent.conversation import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED
 from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
 from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, model_named, refusal

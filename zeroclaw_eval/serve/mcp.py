@@ -22,8 +22,8 @@ import os
 from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.builtin import tools_for_case
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.mcp import URL_VARIABLE, Served, client_session, handlers, require_sdk

@@ -10,10 +10,10 @@ from typing import Any
 from zeroclaw_eval.agent.conversation import Position, Script, script_of, step_at
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.boundary.sent import entry, message_text
+from zeroclaw_eval.cases.admission import load_fixture
+from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.errors import Divergence, UsageError
-from zeroclaw_eval.fixtures.admission import load_fixture
-from zeroclaw_eval.fixtures.case import Case
-from zeroclaw_eval.fixtures.limits import DEFAULT_MAX_FIXTURE_BYTES
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.serve import routes
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog, joined

@@ -11,10 +11,10 @@ import stat
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval.boundary.provider import ToolSpec
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED
 from zeroclaw_eval.errors import OutsideWorkspace, ToolRefused
-from zeroclaw_eval.files import read_bounded
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED
 from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.workspace import Workspace, make_folders
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, json_equal
 from zeroclaw_eval.boundary.provider import ToolSpec
-from zeroclaw_eval.fixtures.json.text import compact_json, json_equal
-from zeroclaw_eval.fixtures.model import ToolDouble
+from zeroclaw_eval.cases.model import ToolDouble
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.workspace import Workspace
 

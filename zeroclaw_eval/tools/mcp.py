@@ -38,8 +38,8 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import ConfigError
-from zeroclaw_eval.fixtures.case import Case
 from zeroclaw_eval.tools.doubles import answers
 from zeroclaw_eval.tools.project import ProjectTool
 from zeroclaw_eval.tools.tool import ToolOutcome

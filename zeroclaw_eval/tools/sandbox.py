@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.model import ALWAYS_OFFERED, LlmTrace
 from zeroclaw_eval.errors import RunError, UsageError
-from zeroclaw_eval.fixtures.model import ALWAYS_OFFERED, LlmTrace
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, WORKSPACE_TOOLS, tools_for_case
 from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.toolbox import ToolBox

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from zeroclaw_eval._support.frozen import quick_init
+from zeroclaw_eval._support.json.text import compact_json
+from zeroclaw_eval._support.threads import in_thread
 from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.errors import ToolRefused, exception_words, is_interruption
-from zeroclaw_eval.fixtures.json.text import compact_json
-from zeroclaw_eval.frozen import quick_init
-from zeroclaw_eval.threads import in_thread
 from zeroclaw_eval.tools.workspace import Workspace
 
 

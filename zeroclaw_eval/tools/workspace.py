@@ -8,8 +8,8 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from zeroclaw_eval.cases.workspace_paths import workspace_path_problem
 from zeroclaw_eval.errors import OutsideWorkspace
-from zeroclaw_eval.fixtures.workspace_paths import workspace_path_problem
 
 #: The prefix of a workspace folder in the system temp folder, and of the folders a
 #: clean-up moves up to its top level (so that no path it uses grows with the depth).

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.

@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.errors import EvalError, WireError
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.wire import anthropic
 from zeroclaw_eval.wire.chat import completion, completion_chunks, error_body, offered_specs, tool_choice_of
 from zeroclaw_eval.wire.limits import MAX_BODY, MAX_VALUES, PARSING_AT_ONCE

@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.builders import admitted
 from tests.support.invoke import Runner
-from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.grading.vacuity import find_vacuous
 
 ECHO_FLAGS = ("--input", "Echo hi", "--tool", "echo", "--args", '{"message": "hi"}', "--answer", "hi")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.support.builders import PASSING, write_fixture
 from tests.support.invoke import Runner
-from zeroclaw_eval.fixtures.schema import fixture_schema, schema_text
+from zeroclaw_eval.cases.schema import fixture_schema, schema_text
 
 
 def test_the_schema_goes_to_stdout(cli: Runner) -> None:

@@ -462,7 +462,7 @@ def test_a_history_of_no_earlier_run_charts_this_run_alone() -> None:
 def test_a_saved_report_with_a_huge_field_span_marks_only_the_source_it_has() -> None:
     # `render` reads report files, which may say anything: a field that "ends" at line
     # 10**9 must not make the page walk a billion lines (it ran out of memory).
-    from zeroclaw_eval.fixtures.location import FieldRef
+    from zeroclaw_eval.cases.location import FieldRef
     from zeroclaw_eval.grading.result import GradeResult
     from zeroclaw_eval.report.model import CaseReport
 

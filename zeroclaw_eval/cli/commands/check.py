@@ -29,7 +29,7 @@ from zeroclaw_eval.cli.options import (
 from zeroclaw_eval.errors import ExitCode
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.fixtures.case import Case, RejectedFixture
+    from zeroclaw_eval.cases.case import Case, RejectedFixture
 
 
 def render_check(
@@ -37,8 +37,8 @@ def render_check(
 ) -> str:
     """The console text: a line per problem of each rejected fixture, then the verdict
     (with `hints` when there was no fixture at all), in colour when `color`."""
+    from zeroclaw_eval.cases.case import RejectedFixture
     from zeroclaw_eval.collect.suite import display_path
-    from zeroclaw_eval.fixtures.case import RejectedFixture
     from zeroclaw_eval.report.words import NOTHING_RAN, plural
     from zeroclaw_eval.reporters.paint import verdict_line
 
@@ -98,9 +98,9 @@ def check_command(
     Exit codes: 0 every fixture is admitted; 1 a fixture is rejected, or none
     was found; 2 usage or configuration error.
     """
+    from zeroclaw_eval.cases.case import Case
     from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures, nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.fixtures.case import Case
 
     with exit_on_error():
         loaded = load_config(config)

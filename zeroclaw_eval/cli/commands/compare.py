@@ -99,6 +99,6 @@ def compare_command(
         if str(output) == "-":
             click.echo(text, nl=False)
         else:
-            from zeroclaw_eval.files import write_atomic
+            from zeroclaw_eval._support.files import write_atomic
 
             write_atomic(output, text.encode("utf-8"))

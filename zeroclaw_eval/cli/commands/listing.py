@@ -101,7 +101,7 @@ def list_command(
 
 def _entry(fixture: Any, path: str) -> dict[str, Any]:
     """One listed fixture: a case with its checks, or a rejection with its problems."""
-    from zeroclaw_eval.fixtures.case import Case
+    from zeroclaw_eval.cases.case import Case
     from zeroclaw_eval.grading.vacuity import empty_run_grades
 
     if not isinstance(fixture, Case):

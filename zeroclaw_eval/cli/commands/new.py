@@ -17,7 +17,7 @@ from zeroclaw_eval.cli.say import say
 from zeroclaw_eval.errors import UsageError
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.fixtures.case import Case
+    from zeroclaw_eval.cases.case import Case
     from zeroclaw_eval.runner import RunOptions
 
 
@@ -83,8 +83,8 @@ def _file_name(name: str) -> str:
 
 def _write_new(path: Path, text: str) -> None:
     """Create `path` with `text`; refuse, never overwrite, when it exists."""
+    from zeroclaw_eval._support.files import create_new
     from zeroclaw_eval.collect.suite import display_path
-    from zeroclaw_eval.files import create_new
 
     try:
         create_new(path, text.encode("utf-8"))
@@ -162,12 +162,12 @@ def new_command(
     Exit codes: 0 written; 2 the flags cannot make a case, the file exists, or a
     usage or configuration error.
     """
+    from zeroclaw_eval._support.json.text import pretty_json
+    from zeroclaw_eval.cases.admission import admit_bytes
+    from zeroclaw_eval.cases.case import RejectedFixture
+    from zeroclaw_eval.cases.scaffold import ScaffoldSpec, scaffold_fixture
     from zeroclaw_eval.collect.suite import display_path
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.fixtures.admission import admit_bytes
-    from zeroclaw_eval.fixtures.case import RejectedFixture
-    from zeroclaw_eval.fixtures.json.text import pretty_json
-    from zeroclaw_eval.fixtures.scaffold import ScaffoldSpec, scaffold_fixture
 
     with exit_on_error():
         if output is not None and suite is not None:

@@ -31,7 +31,7 @@ def schema_command(outputs: tuple[Path, ...]) -> None:
     schema in a top-level "$schema" key, which admission ignores.
 
     The installed package holds the same schema as
-    zeroclaw_eval/fixtures/llmtrace.schema.json.
+    zeroclaw_eval/cases/llmtrace.schema.json.
 
     \b
     Examples:
@@ -40,7 +40,7 @@ def schema_command(outputs: tuple[Path, ...]) -> None:
     \b
     Exit codes: 0 written; 2 a file could not be written.
     """
-    from zeroclaw_eval.fixtures.schema import schema_text
+    from zeroclaw_eval.cases.schema import schema_text
 
     text = schema_text()
     with exit_on_error():

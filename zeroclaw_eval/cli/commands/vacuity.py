@@ -34,7 +34,7 @@ from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.fixtures.case import RejectedFixture
+    from zeroclaw_eval.cases.case import RejectedFixture
     from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
 
 _HINT = (

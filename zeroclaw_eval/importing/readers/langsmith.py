@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
-from zeroclaw_eval.fixtures.json.text import compact_json
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 

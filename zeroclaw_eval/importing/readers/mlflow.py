@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.boundary.provider import ModelResponse
-from zeroclaw_eval.fixtures.json.text import compact_json, loads_untrusted
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
 from zeroclaw_eval.importing.readers.otlp import Span, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
-from zeroclaw_eval.fixtures.json.text import loads_untrusted
 from zeroclaw_eval.importing.messages import tool_names
 from zeroclaw_eval.importing.readers.otlp import Span, named, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content

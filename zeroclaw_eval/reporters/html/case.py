@@ -9,8 +9,8 @@ for byte; `tests/reporters/html/test_page.py` holds it to the page's escaping gu
 
 from __future__ import annotations
 
-from zeroclaw_eval.fixtures.json.text import pretty_json
-from zeroclaw_eval.fixtures.location import FieldRef
+from zeroclaw_eval._support.json.text import pretty_json
+from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
 from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, CaseReport, RepeatStats
 from zeroclaw_eval.reporters.html.diff import diff_view

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from zeroclaw_eval.fixtures.json.text import pretty_json
+from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.grading.result import GradeResult
 
 _TOKEN = re.compile(r"\s+|\w+|[^\w\s]", re.UNICODE)

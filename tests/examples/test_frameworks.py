@@ -1,0 +1,939 @@
+"""The framework examples (`examples/frameworks/`): one real agent per framework, run as
+its own process by `zeroclaw eval run --agent-cmd` and gated by its own suite.
+
+For each framework: the suite passes with the agent streamed and not streamed (and over
+each wire the agent speaks), and every case can fail (`zeroclaw eval vacuity`); the
+agent's `--stream` flag really switches what goes over the wire (checked against
+`ReplayServer`'s request log); and broken copies of the agent fail where they should: a
+tool result that never reaches the model, a request that tells the model to call no
+tool (`tool_choice: "none"`), garbled results, and per framework a renamed tool, a wrong
+answer, a wrong argument, a skipped tool, a dropped history.
+
+These runs are opt-in, as they start real frameworks (a second or more each): they run
+with ZEROCLAW_REQUIRE_FRAMEWORKS=1, as `nox -s frameworks` sets it, and then a framework
+that is not installed fails them (the Node agents need `node` and `npm ci` in their
+folders). Otherwise they skip, and the default suite stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.invoke import Runner
+from zeroclaw_eval import Case, ReplayServer, load_fixture
+
+FRAMEWORKS = Path(__file__).resolve().parents[2] / "examples" / "frameworks"
+REQUIRED = os.environ.get("ZEROCLAW_REQUIRE_FRAMEWORKS") == "1"
+
+# A run error: (its fixture pointer, words its message holds).
+Error = tuple[str, str]
+
+
+def _unconsumed(steps: int) -> str:
+    return f"the agent finished the turn with {steps} scripted step(s) unconsumed (first: step 2)"
+
+
+RENAMED = (
+    "the script calls get_weather, but the request offers the model no tool named get_weather"
+    " (it offers: fetch_weather, save_note)"
+)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """A broken copy of the agent: `old` replaced by `new` in its source (each must occur),
+    and how each case of the suite must then end: a run error at a pointer, the checks
+    that fail, or a pass (a case the bug does not touch: a dropped history in a case of
+    one turn), said outright."""
+
+    name: str
+    replacements: tuple[tuple[str, str], ...]
+    errors: dict[str, Error] = field(default_factory=dict)
+    failures: dict[str, list[str]] = field(default_factory=dict)
+    passes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Framework:
+    folder: str
+    #: Python modules the agent imports (none for Node).
+    modules: tuple[str, ...]
+    #: The command without the mode flag, relative to the folder.
+    command: str
+    #: The API the agent speaks, as the request log names it.
+    api: str
+    #: The multi-turn case the wire test replays.
+    multi_turn: str
+    mutations: tuple[Mutation, ...]
+    #: The npm packages a Node agent needs (none for Python).
+    packages: tuple[str, ...] = ()
+    #: Flags that switch the agent to the other wires it speaks, each gated too.
+    wires: tuple[tuple[str, ...], ...] = ()
+    #: Its tools run in the harness (its MCP server): a call is recorded when it runs,
+    #: whether or not its result then reaches the model.
+    harness_tools: bool = False
+
+    @property
+    def path(self) -> Path:
+        return FRAMEWORKS / self.folder
+
+    @property
+    def source(self) -> str:
+        return self.command.split()[-1]
+
+    def cases(self) -> list[str]:
+        return sorted(path.name for path in (self.path / "evals").glob("*.json"))
+
+
+def _renamed(*cases: str) -> Mutation:
+    # A refactor renames the tool everywhere in the agent, but the fixtures still script it.
+    return Mutation(
+        "rename",
+        (("get_weather", "fetch_weather"),),
+        errors={case: ("/turns/0/steps/0", RENAMED) for case in cases},
+    )
+
+
+def _wrong(old: str, new: str, *cases: str) -> Mutation:
+    return Mutation("wrong", ((old, new),), failures={case: ["response_contains[0]"] for case in cases})
+
+
+NO_TOOL = 'tool_choice is "none": the model may call no tool'
+
+
+def _no_tools(old: str, new: str, *cases: str) -> Mutation:
+    # The agent tells the model to call no tool, while every case's first step calls one.
+    return Mutation(
+        "tool_choice_none", ((old, new),), errors={case: ("/turns/0/steps/0", NO_TOOL) for case in cases}
+    )
+
+
+def _garbled(old: str, new: str, failures: dict[str, list[str]]) -> Mutation:
+    # Each weather result reaches the model reversed: what the gate records is what the
+    # model was sent, so the result checks fail (and a failure no longer reads as one).
+    return Mutation("garbled_results", ((old, new),), failures=failures)
+
+
+#: The weather lookup of the Python agents, and the same reversed.
+PYTHON_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+PYTHON_GARBLED = (PYTHON_WEATHER, PYTHON_WEATHER + "[::-1]")
+
+PYTHON_ANSWER = (
+    'print(json.dumps({"answer": text}), flush=True)',
+    'print(json.dumps({"answer": "Sunny!"}), flush=True)',
+)
+
+OPENAI_AGENTS = Framework(
+    "openai_agents",
+    ("agents",),
+    "python agent.py",
+    "responses",
+    "weather_then_note_over_two_turns.json",
+    (
+        _renamed(
+            "unknown_city_fails_then_note_saved.json",
+            "weather_in_two_cities_in_one_step.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        # The SDK stops at the first tool's output and returns it as the answer: the model
+        # never sees the result, and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (('name="Travel desk",', 'name="Travel desk", tool_use_behavior="stop_on_first_tool",'),),
+            errors={
+                "unknown_city_fails_then_note_saved.json": ("/turns/0/steps/1", _unconsumed(3)),
+                "weather_in_two_cities_in_one_step.json": ("/turns/0/steps/1", _unconsumed(1)),
+                "weather_then_note_over_two_turns.json": ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "unknown_city_fails_then_note_saved.json",
+            "weather_in_two_cities_in_one_step.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        _no_tools(
+            'name="Travel desk",',
+            'name="Travel desk", model_settings=__import__("agents").ModelSettings(tool_choice="none"),',
+            "unknown_city_fails_then_note_saved.json",
+            "weather_in_two_cities_in_one_step.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        _garbled(
+            *PYTHON_GARBLED,
+            {
+                "unknown_city_fails_then_note_saved.json": [
+                    "all_tools_succeeded",
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_in_two_cities_in_one_step.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_then_note_over_two_turns.json": ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+)
+
+PYDANTIC_AI = Framework(
+    "pydantic_ai",
+    ("pydantic_ai",),
+    "python agent.py",
+    "chat.completions",
+    "follow_up_question_keeps_the_conversation.json",
+    (
+        _renamed(
+            "follow_up_question_keeps_the_conversation.json",
+            "two_cities_in_one_step_then_noted.json",
+            "unknown_city_is_a_failed_call.json",
+        ),
+        # The weather tool looks the city up but returns nothing: pydantic-ai feeds the
+        # empty result back, and the result checks (and the failure the lookup was) fail.
+        Mutation(
+            "empty_result",
+            (
+                (
+                    '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")',
+                    '    WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+                    '\n    return ""',
+                ),
+            ),
+            failures={
+                "follow_up_question_keeps_the_conversation.json": ["tool_results_contain[0]"],
+                "two_cities_in_one_step_then_noted.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "unknown_city_is_a_failed_call.json": ["all_tools_succeeded", "tool_results_contain[0]"],
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "follow_up_question_keeps_the_conversation.json",
+            "two_cities_in_one_step_then_noted.json",
+            "unknown_city_is_a_failed_call.json",
+        ),
+        # pydantic-ai sets tool_choice itself; extra_body overrides it in the request.
+        _no_tools(
+            "instructions=INSTRUCTIONS)",
+            'instructions=INSTRUCTIONS, model_settings={"extra_body": {"tool_choice": "none"}})',
+            "follow_up_question_keeps_the_conversation.json",
+            "two_cities_in_one_step_then_noted.json",
+            "unknown_city_is_a_failed_call.json",
+        ),
+        _garbled(
+            *PYTHON_GARBLED,
+            {
+                "follow_up_question_keeps_the_conversation.json": ["tool_results_contain[0]"],
+                "two_cities_in_one_step_then_noted.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "unknown_city_is_a_failed_call.json": ["all_tools_succeeded", "tool_results_contain[0]"],
+            },
+        ),
+    ),
+)
+
+LANGGRAPH = Framework(
+    "langgraph",
+    ("langchain", "langchain_openai", "langgraph"),
+    "python agent.py",
+    "chat.completions",
+    "weather_then_packing_note_over_two_turns.json",
+    (
+        _renamed(
+            "unknown_city_then_fallback_over_two_rounds.json",
+            "weather_for_two_cities_in_one_step.json",
+            "weather_then_packing_note_over_two_turns.json",
+        ),
+        # return_direct: the graph ends at the tool and answers with its output, so the
+        # model never sees the result and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (("@tool\ndef get_weather", "@tool(return_direct=True)\ndef get_weather"),),
+            errors={
+                "unknown_city_then_fallback_over_two_rounds.json": ("/turns/0/steps/1", _unconsumed(2)),
+                "weather_for_two_cities_in_one_step.json": ("/turns/0/steps/1", _unconsumed(1)),
+                "weather_then_packing_note_over_two_turns.json": ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        _wrong(
+            *PYTHON_ANSWER,
+            "unknown_city_then_fallback_over_two_rounds.json",
+            "weather_for_two_cities_in_one_step.json",
+            "weather_then_packing_note_over_two_turns.json",
+        ),
+        _no_tools(
+            "ChatOpenAI(model=MODEL, streaming=stream)",
+            'ChatOpenAI(model=MODEL, streaming=stream, model_kwargs={"tool_choice": "none"})',
+            "unknown_city_then_fallback_over_two_rounds.json",
+            "weather_for_two_cities_in_one_step.json",
+            "weather_then_packing_note_over_two_turns.json",
+        ),
+        _garbled(
+            *PYTHON_GARBLED,
+            {
+                "unknown_city_then_fallback_over_two_rounds.json": [
+                    "all_tools_succeeded",
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_for_two_cities_in_one_step.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_then_packing_note_over_two_turns.json": ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+)
+
+NODE_OPENAI = Framework(
+    "node_openai",
+    (),
+    "node agent.mjs",
+    "chat.completions",
+    "weather_then_note_over_two_turns.json",
+    (
+        _renamed(
+            "weather_in_two_cities_in_one_step.json",
+            "weather_saved_as_a_note_in_two_rounds.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        # The loop runs each tool but drops its `tool` message: the next request lacks it.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    'history.push({ role: "tool", tool_call_id: call.id, content: runTool(call) });',
+                    "runTool(call);",
+                ),
+            ),
+            errors={
+                "weather_in_two_cities_in_one_step.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                "weather_saved_as_a_note_in_two_rounds.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo)",
+                ),
+                "weather_then_note_over_two_turns.json": (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        _wrong(
+            "JSON.stringify({ answer: text })",
+            'JSON.stringify({ answer: "Sunny!" })',
+            "weather_in_two_cities_in_one_step.json",
+            "weather_saved_as_a_note_in_two_rounds.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        _no_tools(
+            "const request = { model: MODEL, messages, tools: TOOLS };",
+            'const request = { model: MODEL, messages, tools: TOOLS, tool_choice: "none" };',
+            "weather_in_two_cities_in_one_step.json",
+            "weather_saved_as_a_note_in_two_rounds.json",
+            "weather_then_note_over_two_turns.json",
+        ),
+        _garbled(
+            "content: runTool(call) });",
+            'content: [...runTool(call)].reverse().join("") });',
+            {
+                "weather_in_two_cities_in_one_step.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_saved_as_a_note_in_two_rounds.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+                "weather_then_note_over_two_turns.json": [
+                    "tool_results_contain[0]",
+                    "tool_results_contain[1]",
+                ],
+            },
+        ),
+    ),
+    packages=("openai",),
+)
+
+#: The suite of the anthropic SDK and Vercel AI SDK agents (the same three cases).
+UNKNOWN = "unknown_city_then_a_known_one.json"
+TWO_CITIES = "weather_in_two_cities_in_one_step.json"
+TWO_TURNS = "weather_then_note_over_two_turns.json"
+SUITE = (UNKNOWN, TWO_CITIES, TWO_TURNS)
+
+
+def _unreached(*calls: str, left: int = 1, first: int = 2) -> str:
+    results = ", ".join(f"get_weather's result (call {call})" for call in calls)
+    return (
+        f"the agent finished the turn with {left} scripted step(s) unconsumed (first: step {first});"
+        f" {results} never reached the model"
+    )
+
+
+#: A lookup that no longer normalises the city: "Oslo" is not a key, so each known city
+#: is a failed lookup, and its result the failure.
+WRONG_ARGUMENT = {
+    UNKNOWN: ["tool_results_contain[1]"],
+    TWO_CITIES: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+    TWO_TURNS: ["all_tools_succeeded", "tool_results_contain[0]"],
+}
+
+ANTHROPIC_SDK = Framework(
+    "anthropic_sdk",
+    ("anthropic",),
+    "python agent.py",
+    "messages",
+    TWO_TURNS,
+    (
+        # The tools run, but their results are not added to the conversation.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    '        history.append({"role": "user", "content": [run_tool(call) for call in calls]})',
+                    "        [run_tool(call) for call in calls]",
+                ),
+            ),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id toolu_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id toolu_oslo),"
+                    " get_weather (id toolu_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id toolu_paris)",
+                ),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("found = WEATHER.get(city.strip().lower())", "found = WEATHER.get(city)"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Only the first call of a step runs: the second city's result is never sent.
+        Mutation(
+            "tool_skipped",
+            (("[run_tool(call) for call in calls]", "[run_tool(call) for call in calls[:1]]"),),
+            errors={
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id toolu_lima)",
+                )
+            },
+            passes=(UNKNOWN, TWO_TURNS),
+        ),
+        # Each turn starts a new conversation: the second turn leaves the script.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    '    history.append({"role": "user", "content": user_input})',
+                    '    history[:] = [{"role": "user", "content": user_input}]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _no_tools(
+            '        "tools": TOOLS,\n    }',
+            '        "tools": TOOLS,\n        "tool_choice": {"type": "none"},\n    }',
+            *SUITE,
+        ),
+        # is_error still marks the failed lookup, so only the texts fail.
+        _garbled(
+            '"tool_use_id": block.id, "content": content}',
+            '"tool_use_id": block.id, "content": content[::-1]}',
+            {
+                UNKNOWN: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]", "tool_results_contain[1]"],
+            },
+        ),
+    ),
+)
+
+VERCEL_WEATHER = (
+    "execute: async ({ city }) => WEATHER[city.trim().toLowerCase()] ?? `Error: no weather data for ${city}`,"
+)
+
+VERCEL_AI = Framework(
+    "vercel_ai",
+    (),
+    "node agent.mjs",
+    "responses",
+    TWO_TURNS,
+    (
+        # Without stopWhen the SDK stops after one step (its default): the tools run, and
+        # their results never go back to the model.
+        Mutation(
+            "not_fed_back",
+            ((", stopWhen: isStepCount(10) };", " };"),),
+            errors={
+                UNKNOWN: ("/turns/0/steps/1", _unreached("call_atlantis", left=2)),
+                TWO_CITIES: ("/turns/0/steps/1", _unreached("call_oslo", "call_lima")),
+                TWO_TURNS: ("/turns/0/steps/1", _unreached("call_paris")),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER[city.trim().toLowerCase()]", "WEATHER[city]"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # A tool without execute is the caller's to run: the SDK ends the turn at its call.
+        Mutation(
+            "tool_skipped",
+            (("    execute: async ({ text }) => {", "    _execute: async ({ text }) => {"),),
+            errors={
+                TWO_TURNS: (
+                    "/turns/1/steps/1",
+                    "save_note's result (call call_note) never reached the model, which step 2 needs",
+                )
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # ai 7's `response.messages` holds the last step's messages only: an agent that
+        # carries its history with it (as ai 6 agents did) loses the tool round.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    "history.push(...(await result.responseMessages));",
+                    "history.push(...(await result.response).messages);",
+                ),
+                ("history.push(...result.responseMessages);", "history.push(...result.response.messages);"),
+            ),
+            errors={
+                TWO_TURNS: (
+                    "/turns/1/steps/0",
+                    "turn 1, step 1 of the script calls get_weather (id call_paris);"
+                    " the request echoes back none",
+                )
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _no_tools("tools, stopWhen", 'tools, toolChoice: "none", stopWhen', *SUITE),
+        _garbled(
+            VERCEL_WEATHER,
+            VERCEL_WEATHER.replace("=> WEATHER", "=> [...(WEATHER").replace(
+                "${city}`,", '${city}`)].reverse().join(""),'
+            ),
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+    packages=("ai", "@ai-sdk/openai", "@ai-sdk/anthropic", "zod"),
+    wires=(("--api", "chat"), ("--api", "anthropic")),
+)
+
+#: The source of the service example's tool loop, where its broken copies change it.
+SERVICE_RESULT = (
+    '                history.append({"role": "tool", "tool_call_id": call.id, "content": result})'
+)
+SERVICE_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+
+#: An agent that runs as an HTTP service (`--agent-service`, its zeroclaw.toml's
+#: `agent_service`): a starlette app over the `openai` client, started once per run.
+STARLETTE_SERVICE = Framework(
+    "starlette_service",
+    ("starlette", "uvicorn", "openai"),
+    "python app.py",
+    "chat",
+    TWO_TURNS,
+    (
+        Mutation(
+            "not_fed_back",
+            ((SERVICE_RESULT, "                pass"),),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        _no_tools(
+            "messages=history, tools=TOOLS)", 'messages=history, tools=TOOLS, tool_choice="none")', *SUITE
+        ),
+        _garbled(
+            SERVICE_WEATHER,
+            SERVICE_WEATHER + "[::-1]",
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+        _renamed(*SUITE),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Each turn starts a new conversation: the session is not kept.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    'history = self.sessions.setdefault(session, [{"role": "system", "content": SYSTEM}])',
+                    'history = [{"role": "system", "content": SYSTEM}]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _wrong('                return message.content or ""', '                return "Sunny!"', *SUITE),
+    ),
+)
+
+#: The agent of examples/frameworks/openai_agents_mcp: the Agents SDK with no tools of its
+#: own, taking get_weather and save_note from the MCP server the harness serves (mcp =
+#: true), whose calls the fixtures double.
+MCP_SUITE = (
+    "unknown_city_fails_then_note_saved.json",
+    "weather_in_two_cities_in_one_step.json",
+    "weather_then_note_over_two_turns.json",
+)
+OPENAI_AGENTS_MCP = Framework(
+    "openai_agents_mcp",
+    ("agents", "mcp"),
+    "python agent.py",
+    "responses",
+    "weather_then_note_over_two_turns.json",
+    (
+        Mutation(
+            "not_fed_back",
+            (('name="Travel desk",', 'name="Travel desk", tool_use_behavior="stop_on_first_tool",'),),
+            errors={
+                MCP_SUITE[0]: ("/turns/0/steps/1", "get_weather's result (call call_atlantis) never reached"),
+                MCP_SUITE[1]: ("/turns/0/steps/1", "get_weather's result (call call_paris)"),
+                MCP_SUITE[2]: ("/turns/0/steps/1", "get_weather's result (call call_lima) never reached"),
+            },
+        ),
+        _no_tools(
+            'name="Travel desk",',
+            'name="Travel desk", model_settings=__import__("agents").ModelSettings(tool_choice="none"),',
+            *MCP_SUITE,
+        ),
+        # The MCP client filters get_weather out: the model is never offered it.
+        Mutation(
+            "tool_filtered",
+            (
+                (
+                    "cache_tools_list=True)",
+                    'cache_tools_list=True, tool_filter=__import__("agents.mcp", fromlist=["x"])'
+                    '.create_static_tool_filter(blocked_tool_names=["get_weather"]))',
+                ),
+            ),
+            errors={
+                case: (
+                    "/turns/0/steps/0",
+                    "the request offers the model no tool named get_weather (it offers: save_note)",
+                )
+                for case in MCP_SUITE
+            },
+        ),
+        # The agent is not connected to the MCP server at all.
+        Mutation(
+            "no_server",
+            (("mcp_servers=[tools]", "mcp_servers=[]"),),
+            errors={
+                case: (
+                    "/turns/0/steps/0",
+                    "the request offers the model no tool named get_weather (it offers: none)",
+                )
+                for case in MCP_SUITE
+            },
+        ),
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    '            history.append({"role": "user", "content": json.loads(line)["user_input"]})',
+                    '            history = [{"role": "user", "content": json.loads(line)["user_input"]}]',
+                ),
+            ),
+            errors={
+                MCP_SUITE[2]: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Lima?"')
+            },
+            passes=MCP_SUITE[:2],
+        ),
+        _wrong(
+            'print(json.dumps({"answer": str(result.final_output)}), flush=True)',
+            'print(json.dumps({"answer": "Sunny!"}), flush=True)',
+            *MCP_SUITE,
+        ),
+    ),
+    harness_tools=True,
+)
+
+ALL = (OPENAI_AGENTS, PYDANTIC_AI, LANGGRAPH, NODE_OPENAI, ANTHROPIC_SDK, VERCEL_AI)
+IDS = [framework.folder for framework in ALL]
+#: Every example: the agent commands, and the agent services.
+EXAMPLES = (*ALL, STARLETTE_SERVICE, OPENAI_AGENTS_MCP)
+#: The examples gated by their zeroclaw.toml as it is (no --stream flag to switch).
+AS_CONFIGURED = (STARLETTE_SERVICE, OPENAI_AGENTS_MCP)
+MUTATIONS = [(framework, mutation) for framework in EXAMPLES for mutation in framework.mutations]
+MUTATION_IDS = [f"{framework.folder}-{mutation.name}" for framework, mutation in MUTATIONS]
+
+
+def _missing(framework: Framework) -> str | None:
+    """Why the framework cannot run here, if it cannot."""
+    if framework.packages:
+        if shutil.which("node") is None:
+            return "node is not on PATH"
+        absent = [
+            name for name in framework.packages if not (framework.path / "node_modules" / name).is_dir()
+        ]
+        if absent:
+            return f"npm packages not installed ({', '.join(absent)}): run `npm ci` in {framework.path}"
+        return None
+    absent = [name for name in framework.modules if importlib.util.find_spec(name) is None]
+    return f"not installed: {', '.join(absent)}" if absent else None
+
+
+def _require(framework: Framework) -> None:
+    if not REQUIRED:
+        pytest.skip("opt-in: `nox -s frameworks` (or ZEROCLAW_REQUIRE_FRAMEWORKS=1) runs the frameworks")
+    why = _missing(framework)
+    if why is not None:
+        pytest.fail(f"{framework.folder}: {why} (ZEROCLAW_REQUIRE_FRAMEWORKS=1 allows no skip)")
+
+
+@pytest.fixture(autouse=True)
+def this_python_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python` in an agent command is this interpreter (its environment has the frameworks)."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def _run(cli: Runner, folder: Path, *extra: str) -> dict[str, Any]:
+    result = cli("eval", "run", "--format", "json", "--details", "all", "--jobs", "3", *extra, cwd=folder)
+    assert result.code in (0, 1), result.stdout + result.stderr
+    report: dict[str, Any] = result.json()
+    return report
+
+
+def _script(path: Path) -> dict[str, Any]:
+    """A fixture as plain JSON."""
+    script: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return script
+
+
+def _describe(case: dict[str, Any]) -> str:
+    """A failing case, for an assertion message."""
+    failed = [grade["check_id"] for grade in case["grades"] if not grade["passed"]]
+    return json.dumps({"status": case["status"], "error": case["error"], "failed": failed}, indent=1)[:4000]
+
+
+def test_every_framework_folder_is_tested_and_in_the_readme() -> None:
+    folders = sorted(path.parent.name for path in FRAMEWORKS.glob("*/zeroclaw.toml"))
+    assert folders == sorted(example.folder for example in EXAMPLES)
+    readme = (FRAMEWORKS / "README.md").read_text(encoding="utf-8")
+    assert f"| `{STARLETTE_SERVICE.folder}/` |" in readme
+    assert f"(cd examples/frameworks/{STARLETTE_SERVICE.folder} && zeroclaw eval run)\n" in readme
+    for framework in ALL:
+        assert f"| `{framework.folder}/` |" in readme
+        # The one command per framework, in both modes.
+        assert (
+            f"(cd examples/frameworks/{framework.folder} && zeroclaw eval run"
+            f' && zeroclaw eval run --agent-cmd "{framework.command}")\n'
+        ) in readme
+
+
+#: Each framework over its default wire (flags ()) and each other wire it speaks.
+WIRES = [(framework, wire) for framework in ALL for wire in ((), *framework.wires)]
+WIRE_IDS = [" ".join([framework.folder, *wire]).replace(" --api ", "-") for framework, wire in WIRES]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize(("framework", "wire"), WIRES, ids=WIRE_IDS)
+def test_the_agent_passes_its_suite(
+    cli: Runner, framework: Framework, wire: tuple[str, ...], stream: bool
+) -> None:
+    _require(framework)
+    # Streamed: the command of the folder's zeroclaw.toml; plain: the same without --stream.
+    configured = (framework.path / "zeroclaw.toml").read_text(encoding="utf-8")
+    assert f'agent_cmd = "{framework.command} --stream"\n' in configured
+    command = " ".join([framework.command, *wire, *(["--stream"] if stream else [])])
+    report = _run(cli, framework.path, *(() if stream and not wire else ("--agent-cmd", command)))
+    cases = {case["name"]: case for case in report["cases"]}
+    assert sorted(cases) == framework.cases()
+    for name, case in cases.items():
+        assert case["status"] == "passed", f"{name}: {_describe(case)}"
+    assert report["counts"]["passed"] == report["counts"]["total"] >= 2
+    # Every tool call the script makes came back as a result the agent's own tool returned.
+    for case in report["cases"]:
+        record = case["record"]
+        scripted = [
+            call["id"]
+            for turn in _script(framework.path / "evals" / case["name"])["turns"]
+            for step in turn["steps"]
+            for call in step["response"].get("tool_calls", [])
+        ]
+        assert [call["call_id"] for call in record["calls"]] == scripted
+        assert all(call["result"] for call in record["calls"])
+        assert all(sorted(step["offered_tools"]) == ["get_weather", "save_note"] for step in record["steps"])
+
+
+@pytest.mark.parametrize("example", AS_CONFIGURED, ids=[example.folder for example in AS_CONFIGURED])
+def test_the_example_passes_its_suite_as_configured(cli: Runner, example: Framework) -> None:
+    _require(example)
+    configured = (example.path / "zeroclaw.toml").read_text(encoding="utf-8")
+    assert f'"{example.command}"\n' in configured
+    report = _run(cli, example.path)
+    for case in report["cases"]:
+        assert case["status"] == "passed", f"{case['name']}: {_describe(case)}"
+    assert sorted(case["name"] for case in report["cases"]) == example.cases()
+    # Every tool call the script makes was dispatched once: by the service's own tool,
+    # or by the harness's MCP server (its double), its id taken over from the model's.
+    for case in report["cases"]:
+        scripted = [
+            call["id"]
+            for turn in _script(example.path / "evals" / case["name"])["turns"]
+            for step in turn["steps"]
+            for call in step["response"].get("tool_calls", [])
+        ]
+        assert sorted(call["call_id"] for call in case["record"]["calls"]) == sorted(scripted)
+
+
+@pytest.mark.parametrize("framework", EXAMPLES, ids=[example.folder for example in EXAMPLES])
+def test_every_case_can_fail(cli: Runner, framework: Framework) -> None:
+    # Vacuity runs no agent, so it needs no framework.
+    vacuity = cli("eval", "vacuity", cwd=framework.path)
+    assert vacuity.code == 0, vacuity.stdout + vacuity.stderr
+    assert f"PASSED: {len(framework.cases())} fixtures, each failing a check" in vacuity.stdout
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("framework", ALL, ids=IDS)
+def test_the_stream_flag_decides_what_goes_over_the_wire(
+    framework: Framework, stream: bool, tmp_path: Path
+) -> None:
+    _require(framework)
+    path = framework.path / "evals" / framework.multi_turn
+    turns = _script(path)["turns"]
+    case = load_fixture(path)
+    assert isinstance(case, Case)
+    assert len(turns) >= 2
+    server = ReplayServer([case]).start()
+    try:
+        runner, source = framework.command.split()
+        program = sys.executable if runner == "python" else runner
+        argv = [program, str(framework.path / source), *(["--stream"] if stream else [])]
+        lines = "".join(
+            json.dumps({"turn": n, "user_input": t["user_input"]}) + "\n" for n, t in enumerate(turns)
+        )
+        environment = {
+            **os.environ,
+            "OPENAI_BASE_URL": server.url,
+            "OPENAI_API_KEY": "placeholder",
+            "ANTHROPIC_BASE_URL": server.url.removesuffix("/v1"),
+            "ANTHROPIC_API_KEY": "placeholder",
+            "ZEROCLAW_EVAL_MODEL": _script(path)["model_name"],
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+        }
+        done = subprocess.run(
+            argv,
+            input=lines,
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        log = server.requests()
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = [
+        json.loads(line)["answer"] for line in done.stdout.splitlines() if line.startswith('{"answer"')
+    ]
+    assert answers == [turn["steps"][-1]["response"]["content"] for turn in turns]
+    assert [(entry["status"], entry["api"], entry["stream"]) for entry in log] == [
+        (200, framework.api, stream)
+    ] * sum(len(turn["steps"]) for turn in turns)
+    assert [(entry["turn"], entry["step"]) for entry in log] == [
+        (n, s) for n, turn in enumerate(turns) for s in range(len(turn["steps"]))
+    ]
+
+
+@pytest.mark.parametrize(("framework", "mutation"), MUTATIONS, ids=MUTATION_IDS)
+def test_a_broken_agent_fails_where_it_should(
+    cli: Runner, framework: Framework, mutation: Mutation, tmp_path: Path
+) -> None:
+    _require(framework)
+    copy = tmp_path / framework.folder
+    shutil.copytree(framework.path, copy, ignore=shutil.ignore_patterns("node_modules"))
+    if (framework.path / "node_modules").is_dir():
+        (copy / "node_modules").symlink_to(framework.path / "node_modules", target_is_directory=True)
+    source = copy / framework.source
+    text = source.read_text(encoding="utf-8")
+    for old, new in mutation.replacements:
+        assert old in text, f"{framework.source} no longer holds {old!r}: update the mutation"
+        text = text.replace(old, new)
+    source.write_text(text, encoding="utf-8")
+
+    report = _run(cli, copy)  # the streamed agent of zeroclaw.toml
+    assert report["exit_code"] == 1
+    cases = {case["name"]: case for case in report["cases"]}
+    said = {**mutation.errors, **mutation.failures, **dict.fromkeys(mutation.passes)}
+    assert sorted(cases) == sorted(said) == framework.cases()
+    for name in mutation.passes:
+        assert cases[name]["status"] == "passed", f"{name}: {_describe(cases[name])}"
+    for name, (pointer, words) in mutation.errors.items():
+        case = cases[name]
+        assert case["status"] == "error", f"{name}: {_describe(case)}"
+        assert case["error"]["field"]["pointer"] == pointer, f"{name}: {_describe(case)}"
+        assert words in case["error"]["message"], f"{name}: {_describe(case)}"
+        # Not every scripted call's result reached the model (in a later turn, none did);
+        # a call the agent's own tool ran is seen only when its result does.
+        scripted = _script(copy / "evals" / name)["turns"]
+        calls = sum(
+            len(step["response"].get("tool_calls", [])) for turn in scripted for step in turn["steps"]
+        )
+        assert len(case["record"]["calls"]) < calls or framework.harness_tools, name
+        assert all(call["turn"] <= int(pointer.split("/")[2]) for call in case["record"]["calls"]), name
+    for name, checks in mutation.failures.items():
+        case = cases[name]
+        assert case["status"] == "failed", f"{name}: {_describe(case)}"
+        assert [grade["check_id"] for grade in case["grades"] if not grade["passed"]] == checks, name
