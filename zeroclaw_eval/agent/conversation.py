@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from zeroclaw_eval._support.json.text import compact_json, quote
+from zeroclaw_eval._support.json.text import arguments_text, compact_json, quote
 from zeroclaw_eval.boundary.provider import (
     ModelResponse,
     ToolCallRequest,
@@ -37,11 +37,8 @@ def _to_model_response(response: Response, turn: int, step: int) -> ModelRespons
         return ModelResponse(response.content, (), response.input_tokens, response.output_tokens)
     calls = []
     for index, call in enumerate(response.tool_calls):
-        arguments = call.arguments
-        if not isinstance(arguments, str):
-            # Key order and non-ASCII text are kept, so the tool receives what the
-            # fixture wrote.
-            arguments = compact_json(arguments)
+        # Key order and non-ASCII text are kept, so the tool receives what the fixture wrote.
+        arguments = arguments_text(call.arguments)
         # A call the fixture gives no id gets one, so that its result can be matched.
         call_id = call.id or f"call_{turn}_{step}_{index}"
         calls.append(ToolCallRequest(call_id, call.name, arguments))

@@ -36,7 +36,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from zeroclaw_eval._support.json.text import compact_json, json_equal, loads_untrusted, quote
+from zeroclaw_eval._support.json.text import arguments_text, json_equal, loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import (
     AUTO,
     Message,
@@ -240,7 +240,7 @@ def _where(call: ToolCallRequest) -> str:
 
 
 def _shown(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else compact_json(arguments)
+    return arguments_text(arguments)
 
 
 def said(ran: RecordedCall) -> str:

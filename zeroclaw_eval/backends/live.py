@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import (
     AUTO,
@@ -185,7 +185,7 @@ class OpenAIProvider:
             ToolCallRequest(
                 str(call.get("id") or f"call_{index}"),
                 str(call["function"]["name"]),
-                _arguments_text(call["function"].get("arguments")),
+                arguments_text(call["function"].get("arguments")),
             )
             for index, call in enumerate(message.get("tool_calls") or ())
         )
@@ -230,13 +230,6 @@ class AnthropicProvider(OpenAIProvider):
 
     def _read(self, data: Any) -> ModelResponse:
         return anthropic.parsed_message(data)
-
-
-def _arguments_text(arguments: Any) -> str:
-    # Providers send a JSON string; a few send the object itself.
-    if arguments is None:
-        return "{}"
-    return arguments if isinstance(arguments, str) else compact_json(arguments)
 
 
 #: The largest reply read from the provider, decoded: a chat completion is some KiB, a

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from zeroclaw_eval._support.frozen import quick_init
-from zeroclaw_eval._support.json.text import loads_untrusted, quote
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted, quote
 
 
 def entry(value: Any, key: str) -> Any:
@@ -119,7 +119,7 @@ def fed_back(messages: list[Any]) -> list[FedBack]:
         )
         calls[call_id] = (
             name if isinstance(name, str) else "",
-            arguments if isinstance(arguments, str) else "",
+            "" if arguments is None else arguments_text(arguments),
         )
     results = []
     for message in messages[last + 1 :]:

@@ -11,9 +11,9 @@ read as `wire.anthropic` reads them off the wire), LangChain's serialized messag
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import entry, message_text
 from zeroclaw_eval.errors import WireError
@@ -36,13 +36,6 @@ _LANGCHAIN_ROLES = {
 def listed(value: Any) -> list[Any]:
     """`value` when it is a list, else an empty one: what a trace holds is untrusted."""
     return value if isinstance(value, list) else []
-
-
-def arguments_text(arguments: Any) -> str:
-    """Tool-call arguments as the JSON text a provider sends."""
-    if isinstance(arguments, str):
-        return arguments
-    return json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
 
 
 def _anthropic(messages: Any) -> bool:

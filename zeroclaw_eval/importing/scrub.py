@@ -22,7 +22,6 @@ be written.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -30,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from zeroclaw_eval._support.json.scan import printable
+from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval._support.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
 from zeroclaw_eval.boundary.provider import ModelResponse, decode_arguments
 from zeroclaw_eval.cases.patterns import compile_regex
@@ -130,7 +130,7 @@ class Scrubber:
         if isinstance(decoded, str):
             return self.text(arguments)
         scrubbed = self.value(decoded)
-        return arguments if scrubbed == decoded else json.dumps(scrubbed, ensure_ascii=False)
+        return arguments if scrubbed == decoded else arguments_text(scrubbed)
 
     def message(self, message: Any) -> Any:
         """A chat message with its content and its calls' arguments scrubbed; its role,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval._support.json.text import compact_json, cut
+from zeroclaw_eval._support.json.text import arguments_text, compact_json, cut
 from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
 from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.mutate.edits import nudge_bytes
@@ -45,7 +45,7 @@ def shown(text: str) -> str:
 def argument_text(call: RecordedCall) -> str:
     """A call's arguments as text: raw text as it came, an object as compact JSON (the
     spelling a needle is searched in)."""
-    return call.arguments if isinstance(call.arguments, str) else compact_json(call.arguments)
+    return arguments_text(call.arguments)
 
 
 def describe_call(call: RecordedCall) -> str:

@@ -31,13 +31,13 @@ import concurrent.futures
 import contextlib
 import importlib.util
 import itertools
-import json
 import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.tools.doubles import answers
@@ -236,9 +236,12 @@ def _unscripted(case: Case, toolbox: ToolBox, name: str, arguments: dict[str, An
         )
     doubles = case.trace.tool_doubles.get(name)
     if doubles and not any(answers(double, arguments) for double in doubles):
+        wanted = "; ".join(arguments_text(double.when) for double in doubles)
         return (
-            f"the agent called the MCP tool {name} with {json.dumps(arguments, ensure_ascii=False)},"
-            " which none of its doubles answers: add a double whose when matches",
+            f"the agent called the MCP tool {name} with {arguments_text(arguments)}, which none of"
+            f" its doubles answers (they want: {wanted}): the agent asked for something the case"
+            " does not expect, or, if such a call is right, the case needs a double whose when"
+            " matches it",
             f"/tool_doubles/{name}",
         )
     return None

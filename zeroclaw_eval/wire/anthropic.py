@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, compact_json, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
@@ -94,7 +94,7 @@ def _assistant(blocks: list[Any], index: int) -> Message:
                 {
                     "id": block.get("id"),
                     "type": "function",
-                    "function": {"name": block.get("name"), "arguments": compact_json(arguments)},
+                    "function": {"name": block.get("name"), "arguments": arguments_text(arguments)},
                 }
             )
         elif kind not in _SKIPPED:

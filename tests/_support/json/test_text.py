@@ -155,3 +155,17 @@ def test_json_equal_holds(left: Any, right: Any) -> None:
 def test_json_equal_does_not_hold(left: Any, right: Any) -> None:
     assert not json_equal(left, right)
     assert not json_equal(right, left)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [
+        ('{"city": "Paris"}', '{"city": "Paris"}'),  # text as the model sent it, spaces and all
+        ("not json", "not json"),  # malformed arguments are kept
+        (None, "{}"),  # no arguments at all
+        ({"b": 1, "a": "東京"}, '{"b":1,"a":"東京"}'),  # an object: compact, keys in order, non-ASCII kept
+        ([1, 2], "[1,2]"),
+    ],
+)
+def test_arguments_have_one_spelling_as_text(arguments: Any, text: str) -> None:
+    assert json_text.arguments_text(arguments) == text

@@ -195,6 +195,16 @@ def compact_json(value: Any) -> str:
         return _COMPACT.encode(clamped(value))
 
 
+def arguments_text(arguments: Any) -> str:
+    """Tool-call arguments as the JSON text a model sends: text as it is (a model's
+    malformed arguments kept), none at all as `{}`, anything else (the object an SDK or a
+    trace holds) as compact JSON (`compact_json`: separators `,` and `:`, keys in their
+    order, non-ASCII kept). The one spelling of arguments as text, everywhere."""
+    if isinstance(arguments, str):
+        return arguments
+    return "{}" if arguments is None else compact_json(arguments)
+
+
 #: `json.dumps(value, ensure_ascii=False, separators=(",", ":"))` without a new encoder per call.
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from zeroclaw_eval._support.json.text import loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.errors import UnfaithfulTrace
-from zeroclaw_eval.importing.messages import arguments_text, assistant_reply, listed, tool_names
+from zeroclaw_eval.importing.messages import assistant_reply, listed, tool_names
 from zeroclaw_eval.importing.readers import logfire, openllmetry
 from zeroclaw_eval.importing.readers.otlp import Event, Span, named, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.importing.messages import (
-    arguments_text,
     assistant_reply,
     chat_message,
     chat_messages,

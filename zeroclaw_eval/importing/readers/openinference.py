@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.importing.messages import tool_names
@@ -79,7 +79,7 @@ def _message(flat: dict[str, Any]) -> Message:
         request = ToolCallRequest(
             str(call.get("tool_call.id") or ""),
             str(call.get("tool_call.function.name") or ""),
-            arguments if isinstance(arguments, str) else "",
+            arguments_text(arguments),
         )
         calls.append(request.as_openai())
     if calls:

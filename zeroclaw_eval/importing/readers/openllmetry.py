@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
-from zeroclaw_eval.importing.messages import arguments_text
 from zeroclaw_eval.importing.readers.openinference import unflattened
 from zeroclaw_eval.importing.readers.otlp import Span, span_failed
 from zeroclaw_eval.importing.trace import ToolRun
