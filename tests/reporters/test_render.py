@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -239,3 +240,40 @@ def test_tool_arguments_nested_past_what_json_recurses_through_are_cut_in_every_
     json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     etree.parse(str(tmp_path / "out.junit"))
     assert "levels deep: not written" in (tmp_path / "out.html").read_text(encoding="utf-8")
+
+
+def test_every_kind_of_report_is_written_through_the_one_render(tmp_path: Path) -> None:
+    """A vacuity verdict, a mutation verdict and a pull-request comment are reports like a
+    suite's: their reporters write through `render`, which makes the folders and replaces
+    the file whole, and a reporter of theirs that raises writes nothing."""
+    from tests.support.builders import scripted_fixture, text_step, write_fixture
+    from zeroclaw_eval.grading.vacuity import check_vacuity
+    from zeroclaw_eval.mutate.engine import mutate_suite
+    from zeroclaw_eval.reporters import mutation, vacuity
+    from zeroclaw_eval.reporters.pull_request import COMMENT, Comparison
+    from zeroclaw_eval.reporters.render import render
+    from zeroclaw_eval.runner import RunOptions
+
+    suite = tmp_path / "suite"
+    write_fixture(
+        suite,
+        "hi.json",
+        scripted_fixture([("hi", [text_step("hello there")])], {"response_contains": ["hello"]}),
+    )
+    verdicts: list[tuple[Any, Any]] = [
+        (vacuity.FORMATS["table"], check_vacuity(suite)),
+        (mutation.FORMATS["json"], mutate_suite([suite], RunOptions())),
+        (COMMENT, Comparison(None, every_status_report(), note="first run")),
+    ]
+    for number, (reporter, report) in enumerate(verdicts):
+        target = tmp_path / "out" / f"deep{number}" / "report.txt"
+        assert render(reporter, report, str(target)) == target
+        assert target.read_text(encoding="utf-8") == reporter(report)
+
+        def broken(report: Any, out: Any, **options: bool) -> None:
+            out.write("half")
+            raise RuntimeError("broken")
+
+        with pytest.raises(ReporterError, match="nothing was written"):
+            render(replace(reporter, write=broken), report, str(target))
+        assert target.read_text(encoding="utf-8") == reporter(report)  # the old file, whole

@@ -17,6 +17,7 @@ from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome, Mutation
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.github import annotation, capped
 from zeroclaw_eval.reporters.paint import passed_mark, verdict_line
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, log_line, neutralize_json
 
 #: The shape of the JSON verdict; raised whenever a field changes meaning or goes away.
@@ -160,3 +161,11 @@ def render_annotations(report: MutationReport) -> str:
             warnings.append(annotation(path, fixture.expects, title, message, level="warning"))
     text = capped(errors, what="refused fixture(s)") + capped(warnings, what="survivor(s)", level="warning")
     return encodable(text)
+
+
+#: The mutation verdict's formats: the table, the JSON verdict, GitHub annotations.
+FORMATS: dict[str, Reporter[MutationReport]] = {
+    "table": Reporter.whole("table", render_table, for_log=True),
+    "json": Reporter.whole("json", render_json),
+    "github": Reporter.whole("github", render_annotations),
+}

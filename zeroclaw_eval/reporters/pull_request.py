@@ -32,6 +32,7 @@ from zeroclaw_eval.report.baseline import (
 from zeroclaw_eval.report.model import ERROR, FAILED, FLAKY, PASSED, REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import shorten
 
 #: GitHub refuses a comment body over 65,536 characters; `within` counts UTF-8 bytes,
@@ -310,3 +311,25 @@ def _cost_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]
         lines.append(f"| {code(path)} | {then_tokens:,} | {now_tokens:,} | {change} | {durations} |\n")
     lines.append("\n")
     return lines
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What a pull-request comment reports: the head's run against the base's (None: no
+    baseline), the marker it is found again by, a note for the reader, its links."""
+
+    base: SuiteReport | None
+    head: SuiteReport
+    key: str = DEFAULT_KEY
+    note: str | None = None
+    links: Links = Links()
+
+
+def _comment(comparison: Comparison) -> str:
+    return pull_request_comment(
+        comparison.base, comparison.head, key=comparison.key, note=comparison.note, links=comparison.links
+    )
+
+
+#: The pull-request comment, a report of a `Comparison` (Markdown, under GitHub's limit).
+COMMENT: Reporter[Comparison] = Reporter.whole("markdown", _comment)

@@ -1,10 +1,13 @@
-"""The report formats: the one `Reporter` interface, the built-in formats, and plugins
-found by entry point.
+"""The report formats: the one `Reporter` interface, the built-in formats of a suite
+report, and plugins found by entry point.
 
-A reporter writes a finished report to an open text stream; `render_report` owns where
+A reporter writes a finished report to an open text stream; `render.render` owns where
 that stream goes (stdout, or a file replaced whole). Whether a format is written a piece
 at a time, and whether it is meant for a human reading a CI log, are properties of its
-reporter, so nothing else keeps a list of formats.
+reporter, so nothing else keeps a list of formats. Every kind of report has its
+reporters: a suite report's are here (`get_reporter`), the vacuity check's, mutation
+testing's and the pull-request comment's are their modules' (`vacuity.FORMATS`,
+`mutation.FORMATS`, `pull_request.COMMENT`).
 
 Third-party formats register a function `render(report, *, color=False) -> str` (it may
 also take `verbose` and `quiet`) under the entry-point group `zeroclaw_eval.reporters`,
@@ -22,7 +25,7 @@ import io
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.report.model import SuiteReport
@@ -48,23 +51,27 @@ class TextSink(Protocol):
         ...
 
 
-class Writer(Protocol):
+#: The kind of report a reporter writes (a `SuiteReport`, a vacuity or mutation verdict,
+#: the comparison a pull-request comment is made of).
+ReportT = TypeVar("ReportT")
+ReportIn = TypeVar("ReportIn", contravariant=True)
+
+
+class Writer(Protocol[ReportIn]):
     """Writes the output for `report` to `out`; `verbose` and `quiet` are the command
     line's -v and -q, `color` whether the text may be painted."""
 
-    def __call__(
-        self, report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool
-    ) -> None:
+    def __call__(self, report: ReportIn, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
         """Write the whole output, a piece or all at once."""
         ...
 
 
 @dataclass(frozen=True)
-class Reporter:
+class Reporter(Generic[ReportT]):
     """A report format: what writes it, and what kind of output it is."""
 
     name: str
-    write: Writer
+    write: Writer[ReportT]
     #: Written a piece at a time as it is made, so a large suite's output is never held
     #: whole; otherwise made whole first, so a reporter that raises writes nothing at all.
     streams: bool = False
@@ -76,28 +83,28 @@ class Reporter:
     #: (`report.compact`). A plugin's format is taken to show them.
     passing_details: bool = True
 
-    @classmethod
+    @staticmethod
     def streaming(
-        cls, name: str, pieces: Callable[[SuiteReport], Iterable[str]], *, passing_details: bool = True
-    ) -> Reporter:
+        name: str, pieces: Callable[[ReportT], Iterable[str]], *, passing_details: bool = True
+    ) -> Reporter[ReportT]:
         """A format written a piece at a time: each of `pieces(report)` as it is made."""
 
-        def write(report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
+        def write(report: ReportT, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
             for piece in pieces(report):
                 out.write(piece)
 
-        return cls(name, write, streams=True, passing_details=passing_details)
+        return Reporter(name, write, streams=True, passing_details=passing_details)
 
-    @classmethod
+    @staticmethod
     def whole(
-        cls, name: str, render: Callable[..., str], *, for_log: bool = False, passing_details: bool = True
-    ) -> Reporter:
-        """A format made whole, then written: `render(report, *, color)` (given `verbose`
-        and `quiet` too when it takes them), as a plugin's format is."""
-        return cls(name, _text_writer(render), for_log=for_log, passing_details=passing_details)
+        name: str, render: Callable[..., str], *, for_log: bool = False, passing_details: bool = True
+    ) -> Reporter[Any]:
+        """A format made whole, then written: `render(report)` (given `color`, `verbose`
+        and `quiet` too where it takes them), as a plugin's format is."""
+        return Reporter(name, _text_writer(render), for_log=for_log, passing_details=passing_details)
 
     def __call__(
-        self, report: SuiteReport, *, color: bool = False, verbose: bool = False, quiet: bool = False
+        self, report: ReportT, *, color: bool = False, verbose: bool = False, quiet: bool = False
     ) -> str:
         """The whole output for `report`, as the text an output holds (a lone surrogate
         as its visible escape, as every output writes it)."""
@@ -134,10 +141,10 @@ def reporter_names() -> list[str]:
     return [*_BUILTIN, *sorted(_plugin_entry_points())]
 
 
-def get_reporter(name: str) -> Reporter:
-    """The reporter of format `name`; a `UsageError` naming the choices if none."""
+def get_reporter(name: str) -> Reporter[SuiteReport]:
+    """The reporter of a suite report's format `name`; a `UsageError` naming the choices if none."""
     if name in _BUILTIN:
-        reporter: Reporter = importlib.import_module(_BUILTIN[name]).REPORTER
+        reporter: Reporter[SuiteReport] = importlib.import_module(_BUILTIN[name]).REPORTER
         return reporter
     plugin = _plugin_entry_points().get(name)
     if plugin is None:
@@ -149,15 +156,17 @@ def get_reporter(name: str) -> Reporter:
     return Reporter.whole(name, loaded)
 
 
-def _text_writer(render: Callable[..., str]) -> Writer:
+def _text_writer(render: Callable[..., str]) -> Writer[Any]:
     """A plugin's `render(report, *, color) -> str` as a writer: the text made whole, then
-    written. Verbosity is an extra a format may offer; a plugin written for
-    `(report, *, color)` is called as it expects."""
+    written. Colour and verbosity are extras a format may offer; a plugin written for
+    `(report, *, color)` is called as it expects, a format with no colour with none."""
 
-    def write(report: SuiteReport, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
+    def write(report: Any, out: TextSink, *, color: bool, verbose: bool, quiet: bool) -> None:
         asked = {"verbose": verbose, "quiet": quiet}
         extra = {name: True for name, wanted in asked.items() if wanted and _takes(render, name)}
-        out.write(render(report, color=color, **extra))
+        if not _refuses(render, "color"):
+            extra["color"] = color
+        out.write(render(report, **extra))
 
     return write
 
@@ -167,3 +176,15 @@ def _takes(render: Callable[..., str], option: str) -> bool:
         return option in inspect.signature(render).parameters
     except (TypeError, ValueError):  # a callable without a signature to read (a C function)
         return False
+
+
+def _refuses(render: Callable[..., str], option: str) -> bool:
+    """Whether `render`'s signature says it takes no keyword `option` (none of that name
+    and no `**` catch-all); a callable without a signature to read takes it."""
+    try:
+        parameters = inspect.signature(render).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    names = {parameter.name for parameter in parameters}
+    catch_all = any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters)
+    return option not in names and not catch_all

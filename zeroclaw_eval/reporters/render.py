@@ -23,7 +23,7 @@ from typing import BinaryIO
 from zeroclaw_eval._support.files import atomic_writer, write_atomic
 from zeroclaw_eval.errors import ReporterError, exception_words
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.reporters.registry import Reporter, TextSink, get_reporter
+from zeroclaw_eval.reporters.registry import Reporter, ReportT, TextSink, get_reporter
 from zeroclaw_eval.reporters.safety import encodable, encoded, stop_commands
 
 
@@ -37,8 +37,26 @@ def render_report(
     quiet: bool = False,
     in_ci_log: bool = False,
 ) -> Path | None:
-    """Render `report` as `fmt` and write it to `output` (`-`: stdout); return the file
-    written, if any.
+    """Render a suite `report` as its format `fmt` and write it to `output` (`-`: stdout);
+    return the file written, if any (`render`, with the reporter of `fmt`)."""
+    return render(
+        get_reporter(fmt), report, output, color=color, verbose=verbose, quiet=quiet, in_ci_log=in_ci_log
+    )
+
+
+def render(
+    reporter: Reporter[ReportT],
+    report: ReportT,
+    output: str = "-",
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    quiet: bool = False,
+    in_ci_log: bool = False,
+) -> Path | None:
+    """Write `report` as `reporter` writes it to `output` (`-`: stdout), whatever kind of
+    report it is (a suite's, a vacuity or mutation verdict, a pull-request comment);
+    return the file written, if any.
 
     A reporter that raises is a `ReporterError`: it wrote nothing to a file, and nothing
     to stdout unless its format streams (then stdout stops where it failed). A write the
@@ -46,7 +64,6 @@ def render_report(
     reporters that take them (the table). `in_ci_log`: stdout is a GitHub Actions log,
     where a format meant for a log is fenced off with `::stop-commands::`.
     """
-    reporter = get_reporter(fmt)
     options = {"color": color, "verbose": verbose, "quiet": quiet}
     fenced = in_ci_log and reporter.for_log and reaches_log(output)
     if not reporter.streams or fenced:
@@ -169,7 +186,7 @@ class _Unwritable(Exception):
 
 
 def _write(
-    reporter: Reporter, report: SuiteReport, out: TextSink, options: dict[str, bool], output: str
+    reporter: Reporter[ReportT], report: ReportT, out: TextSink, options: dict[str, bool], output: str
 ) -> None:
     """`reporter` writes `report` to `out`, bound for `output`. What it raises is a
     `ReporterError` saying what is left of that output (a third-party reporter is outside

@@ -1,15 +1,22 @@
-"""The vacuity check (`zeroclaw eval vacuity`) for GitHub Actions: annotations at the
+"""How the vacuity check (`zeroclaw eval vacuity`) shows its verdict: the console text
+(each vacuous or rejected fixture, a verdict), and for GitHub Actions annotations at the
 checks of each vacuous fixture and at each rejected fixture's problems, and a Markdown
-step summary, escaped, ranked and capped exactly as `run`'s (`reporters.github`)."""
+step summary, escaped, ranked and capped exactly as `run`'s (`reporters.github`).
+
+A fixture's name, model_name and details are untrusted: the text shows their control
+characters instead of obeying them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+from zeroclaw_eval.cases.case import RejectedFixture
 from zeroclaw_eval.cases.location import FieldRef
+from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.grading.vacuity import VacuityReport
+from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
+from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.github import (
     SUMMARY_LIMIT,
     annotation,
@@ -19,6 +26,8 @@ from zeroclaw_eval.reporters.github import (
     round_robin,
 )
 from zeroclaw_eval.reporters.markdown import code, within
+from zeroclaw_eval.reporters.paint import passed_mark, verdict_line
+from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, visible
 
 
@@ -87,3 +96,64 @@ def step_summary(report: VacuityReport, limit: int = SUMMARY_LIMIT) -> str:
             body.append(f"| {code(f.fixture)} | {code(f.check)} | {code(where)} | {code(f.message)} |\n")
         body.append("\n")
     return within(head, body, limit)
+
+
+_HINT = (
+    "A vacuous case passes whatever the agent does, so it certifies nothing: give it a check"
+    " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
+    " tool_results_contain, response_contains, a file the agent must write, ...)."
+)
+
+
+def _vacuous_lines(case: VacuousCase, color: bool) -> list[str]:
+    path = display_path(case.path)
+    checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
+    mark = passed_mark(False, color)
+    lines = [f"{mark} {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
+    for check in case.checks:
+        lines.append(f"    {_line(check.check_id)} [{check.category}]  {_line(check.field.where(path))}")
+        lines.append(f"      {visible(check.detail)}")
+    return lines
+
+
+def _rejected_lines(fixture: RejectedFixture, color: bool) -> list[str]:
+    path = display_path(fixture.path)
+    lines = [f"{passed_mark(False, color)} {_line(fixture.name)}  (rejected)"]
+    for problem in fixture.problems:
+        lines.append(f"    {visible(problem.describe(path))}")
+    return lines
+
+
+def _line(text: str) -> str:
+    """Untrusted text that must stay on its line (a name, a path)."""
+    return visible(text, multiline=False)
+
+
+def render_table(report: VacuityReport, *, color: bool = False) -> str:
+    """The console text for a vacuity report: each vacuous or rejected fixture, a summary
+    (its marks and verdict in colour when `color`)."""
+    suite = _line(display_path(report.suite))
+    lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
+    for case in report.vacuous:
+        lines.extend(_vacuous_lines(case, color))
+    for fixture in report.rejected:
+        lines.extend(_rejected_lines(fixture, color))
+    if report.total == 0:
+        lines.append(verdict_line(f"FAILED: no fixtures found in {suite} ({NOTHING_RAN})", False, color))
+    elif report.exit_code() == ExitCode.OK:
+        passed = f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run"
+        lines.append(verdict_line(passed, True, color))
+    else:
+        parts = [f"{len(report.vacuous)} vacuous", f"{len(report.rejected)} rejected"]
+        failed = f"FAILED: {', '.join(parts)} of {plural(report.total, 'fixture')}"
+        lines.extend(["", verdict_line(failed, False, color)])
+        if report.vacuous:
+            lines.append(_HINT)
+    return "\n".join(lines) + "\n"
+
+
+#: The vacuity verdict's formats: the console text (meant for a log), the annotations.
+FORMATS: dict[str, Reporter[VacuityReport]] = {
+    "table": Reporter.whole("table", render_table, for_log=True),
+    "github": Reporter.whole("github", render),
+}

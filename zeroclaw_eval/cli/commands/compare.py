@@ -85,7 +85,8 @@ def compare_command(
     Exit codes: 0 written; 2 a report cannot be read, or unusable flags.
     """
     from zeroclaw_eval.report.saved import read_report
-    from zeroclaw_eval.reporters.pull_request import Links, pull_request_comment
+    from zeroclaw_eval.reporters.pull_request import COMMENT, Comparison, Links
+    from zeroclaw_eval.reporters.render import render
 
     with exit_on_error():
         if len(reports) > 2:
@@ -95,10 +96,4 @@ def compare_command(
         hint = "give a JSON report that zeroclaw eval run wrote (--report json=FILE)"
         base = read_report(reports[0], role="BASE ", hint=hint) if len(reports) == 2 else None
         head = read_report(reports[-1], role="HEAD ", hint=hint)
-        text = pull_request_comment(base, head, key=key, note=note, links=links)
-        if str(output) == "-":
-            click.echo(text, nl=False)
-        else:
-            from zeroclaw_eval._support.files import write_atomic
-
-            write_atomic(output, text.encode("utf-8"))
+        render(COMMENT, Comparison(base, head, key=key, note=note, links=links), str(output))

@@ -100,7 +100,7 @@ def mutate_command(
     """
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.mutate.engine import mutate_suite
-    from zeroclaw_eval.reporters.mutation import render_annotations, render_json, render_table
+    from zeroclaw_eval.reporters.mutation import FORMATS
     from zeroclaw_eval.runner.project import run_options
 
     with exit_on_error(unnamed="a temporary folder"):
@@ -110,21 +110,17 @@ def mutate_command(
         with hint_on_missing_suite(loaded, config):
             report = mutate_suite(targets, options, min_score=min_score)
     from zeroclaw_eval.cli.outputs import in_github_actions, use_color
-    from zeroclaw_eval.reporters.render import write_output
+    from zeroclaw_eval.reporters.render import render
 
     painted = use_color(color)  # on stdout only, never in a file
     to_stdout = str(output) == "-"
-    if output_format == "json":
-        text = render_json(report)
-    else:
-        text = render_table(report, color=painted and to_stdout)
     with exit_on_error():
-        write_output(text, str(output))
-    if not to_stdout and output_format == "json":
-        click.echo(render_table(report, color=painted), nl=False, color=painted)
+        render(FORMATS[output_format], report, str(output), color=painted and to_stdout)
+        if not to_stdout and output_format == "json":
+            render(FORMATS["table"], report, "-", color=painted)
     if in_github_actions():
         # On stderr, which the runner reads too: stdout may be a JSON file.
-        click.echo(render_annotations(report), nl=False, err=True)
+        click.echo(FORMATS["github"](report), nl=False, err=True)
     if not report.fixtures and not report.rejected:
         for line in first_fixture_hints(targets, loaded, config):
             say(line)

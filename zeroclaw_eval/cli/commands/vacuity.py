@@ -30,80 +30,9 @@ from zeroclaw_eval.cli.options import (
     suite_option,
 )
 from zeroclaw_eval.cli.say import say
-from zeroclaw_eval.errors import ExitCode
-from zeroclaw_eval.report.words import NOTHING_RAN, plural
 
 if TYPE_CHECKING:
-    from zeroclaw_eval.cases.case import RejectedFixture
-    from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
-
-_HINT = (
-    "A vacuous case passes whatever the agent does, so it certifies nothing: give it a check"
-    " that an agent doing nothing fails (tools_used, exact_tool_calls, tool_arguments_contain,"
-    " tool_results_contain, response_contains, a file the agent must write, ...)."
-)
-
-
-def _vacuous_lines(case: VacuousCase, color: bool) -> list[str]:
-    from zeroclaw_eval.collect.suite import display_path
-    from zeroclaw_eval.reporters.paint import passed_mark
-    from zeroclaw_eval.reporters.safety import visible
-
-    path = display_path(case.path)
-    checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
-    mark = passed_mark(False, color)
-    lines = [f"{mark} {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
-    for check in case.checks:
-        lines.append(f"    {_line(check.check_id)} [{check.category}]  {_line(check.field.where(path))}")
-        lines.append(f"      {visible(check.detail)}")
-    return lines
-
-
-def _rejected_lines(fixture: RejectedFixture, color: bool) -> list[str]:
-    from zeroclaw_eval.collect.suite import display_path
-    from zeroclaw_eval.reporters.paint import passed_mark
-    from zeroclaw_eval.reporters.safety import visible
-
-    path = display_path(fixture.path)
-    lines = [f"{passed_mark(False, color)} {_line(fixture.name)}  (rejected)"]
-    for problem in fixture.problems:
-        lines.append(f"    {visible(problem.describe(path))}")
-    return lines
-
-
-def _line(text: str) -> str:
-    """Untrusted text that must stay on its line (a name, a path)."""
-    # Imported here, like every heavy module of a command: `reporters` brings the report
-    # model (and pydantic) with it, which `zeroclaw --help` must not pay for.
-    from zeroclaw_eval.reporters.safety import visible
-
-    return visible(text, multiline=False)
-
-
-def render_vacuity(report: VacuityReport, *, color: bool = False) -> str:
-    """The console text for a vacuity report: each vacuous or rejected fixture, a summary
-    (its marks and verdict in colour when `color`)."""
-    from zeroclaw_eval.collect.suite import display_path
-    from zeroclaw_eval.reporters.paint import verdict_line
-
-    suite = _line(display_path(report.suite))
-    lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
-    for case in report.vacuous:
-        lines.extend(_vacuous_lines(case, color))
-    for fixture in report.rejected:
-        lines.extend(_rejected_lines(fixture, color))
-    if report.total == 0:
-        lines.append(verdict_line(f"FAILED: no fixtures found in {suite} ({NOTHING_RAN})", False, color))
-    elif report.exit_code() == ExitCode.OK:
-        passed = f"PASSED: {plural(report.total, 'fixture')}, each failing a check against an empty run"
-        lines.append(verdict_line(passed, True, color))
-    else:
-        parts = [f"{len(report.vacuous)} vacuous", f"{len(report.rejected)} rejected"]
-        failed = f"FAILED: {', '.join(parts)} of {plural(report.total, 'fixture')}"
-        lines.extend(["", verdict_line(failed, False, color)])
-        if report.vacuous:
-            lines.append(_HINT)
-    return "\n".join(lines) + "\n"
+    from zeroclaw_eval.grading.vacuity import VacuityReport
 
 
 @click.command("vacuity", context_settings=CONTEXT)
@@ -174,15 +103,16 @@ def emit_vacuity(report: VacuityReport, annotations: bool | None, color: bool | 
     Actions fenced off from the command parser, with annotations on stderr and the step
     summary appended (as `run` does)."""
     from zeroclaw_eval.cli.outputs import in_github_actions, use_color
-    from zeroclaw_eval.reporters import vacuity as github
+    from zeroclaw_eval.reporters import vacuity
     from zeroclaw_eval.reporters.github import SUMMARY_LIMIT
-    from zeroclaw_eval.reporters.render import append_summary, write_output
+    from zeroclaw_eval.reporters.render import append_summary, render
 
     github_log = in_github_actions()
-    write_output(render_vacuity(report, color=use_color(color)), "-", fenced=github_log)
+    render(vacuity.FORMATS["table"], report, "-", color=use_color(color), in_ci_log=github_log)
     if not (github_log if annotations is None else annotations):
         return
-    click.echo(github.render(report), err=True, nl=False)  # stderr: never mixed into the text
+    # On stderr: never mixed into the text.
+    click.echo(vacuity.FORMATS["github"](report), err=True, nl=False)
     summary_file = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary_file:
-        append_summary(Path(summary_file), lambda room: github.step_summary(report, room), SUMMARY_LIMIT)
+        append_summary(Path(summary_file), lambda room: vacuity.step_summary(report, room), SUMMARY_LIMIT)
