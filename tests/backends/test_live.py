@@ -1,4 +1,4 @@
-"""`zeroclaw_eval.backends.live`: the live client (`OpenAIProvider`) over real HTTP on loopback.
+"""`zeroclaw_eval.backends.live`: the live client (`LiveProvider`) over real HTTP on loopback.
 
 Scripted answers and faults come from `ReplayServer`; where a test needs to see request
 headers or make the server say something ReplayServer never says (an HTTP-date
@@ -27,7 +27,7 @@ import pytest
 
 from tests.support.builders import write_fixture
 from zeroclaw_eval._support.redaction import REDACTED
-from zeroclaw_eval.backends.live import MAX_ERROR_DETAIL, MAX_RETRY_WAIT, OpenAIProvider, retry_after
+from zeroclaw_eval.backends.live import MAX_ERROR_DETAIL, MAX_RETRY_WAIT, LiveProvider, retry_after
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError
@@ -134,7 +134,7 @@ def complete(
 
     async def go() -> ModelResponse:
         async with httpx.AsyncClient() as client:
-            provider = OpenAIProvider(
+            provider = LiveProvider(
                 provider_settings, key, client, sleep=waits or Waits(), backoff_secs=backoff
             )
             return await provider.complete(messages, [ECHO_SPEC] if tools is None else tools)

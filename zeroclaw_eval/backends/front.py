@@ -29,7 +29,8 @@ from zeroclaw_eval.boundary.provider import Provider, ToolCallRequest
 from zeroclaw_eval.boundary.sent import FedBack, fed_back, inferred_success
 from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.tools.toolbox import ToolBox
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, refusal
+from zeroclaw_eval.wire.base import Reply, WireRequest
+from zeroclaw_eval.wire.endpoint import Endpoint, error_reply, refusal
 from zeroclaw_eval.wire.http import EndpointServer
 from zeroclaw_eval.wire.limits import FRONT_CONNECTIONS
 

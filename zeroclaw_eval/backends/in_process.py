@@ -18,7 +18,8 @@ import httpx
 
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.errors import EvalError
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, refusal, route_of, too_large
+from zeroclaw_eval.wire.base import Reply
+from zeroclaw_eval.wire.endpoint import Endpoint, refusal, route_of, too_large
 
 #: The base URL to give the OpenAI SDK: the host is never resolved, the transport answers.
 BASE_URL = "http://zeroclaw.invalid/v1"

@@ -1,4 +1,6 @@
-"""The live provider: OpenAI chat completions or Anthropic messages with tools, over httpx.
+"""The live provider: a real model over httpx, on the wire its provider speaks (OpenAI
+Chat Completions, Anthropic Messages: the `wire` modules write each request and read each
+reply, `CLIENT_WIRES` says which).
 
 Each request has its own timeout; a 429, a 5xx or a dropped connection is retried with
 exponential backoff, honouring `Retry-After`; 401/403, 404 and malformed bodies fail at
@@ -17,20 +19,16 @@ from typing import Any
 
 import httpx
 
-from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval._support.redaction import scrub
-from zeroclaw_eval.boundary.provider import (
-    AUTO,
-    Message,
-    ModelResponse,
-    ToolCallRequest,
-    ToolChoice,
-    ToolSpec,
-)
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError, exception_words
-from zeroclaw_eval.wire import anthropic
-from zeroclaw_eval.wire.chat import chat_tool_choice
+from zeroclaw_eval.wire import anthropic, chat
+from zeroclaw_eval.wire.base import ClientWire
+
+#: The wire each kind of provider (`[providers.models.*].kind`) speaks.
+CLIENT_WIRES: dict[str, ClientWire] = {"openai": chat, "anthropic": anthropic}
 
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
 
@@ -51,13 +49,10 @@ def retry_after(response: httpx.Response) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-class OpenAIProvider:
-    """A `Provider` that asks an OpenAI-compatible `/chat/completions` endpoint. The
-    request's shape, its URL, its key's header and the reply's reading are the API's;
-    the retries, limits and messages are every API's (`AnthropicProvider`)."""
-
-    #: What a reply that cannot be read is not, for the error that says so.
-    shape = "no choices[0].message of the chat-completions shape"
+class LiveProvider:
+    """A `Provider` that asks a real model. The request's shape, its URL, its key's header
+    and the reply's reading are its wire's (`CLIENT_WIRES`); the retries, limits and
+    messages are every wire's."""
 
     def __init__(
         self,
@@ -73,38 +68,26 @@ class OpenAIProvider:
         self._client = client
         self._sleep = sleep
         self._backoff = backoff_secs
-        self._url = self._endpoint(settings.base_url.rstrip("/"))
-
-    def _endpoint(self, base_url: str) -> str:
-        return base_url + "/chat/completions"
-
-    def _auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
+        self._wire = CLIENT_WIRES[settings.kind]
+        self._url = self._wire.client_url(settings.base_url)
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(scrub(message, [self._key]))
-
-    def _body(self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self._settings.model, "messages": messages}
-        if tools:
-            body["tools"] = [tool.as_openai() for tool in tools]
-            # What the agent asked of the model reaches the model.
-            if choice != AUTO:
-                body["tool_choice"] = chat_tool_choice(choice)
-            if not choice.parallel:
-                body["parallel_tool_calls"] = False
-        if self._settings.temperature is not None:
-            body["temperature"] = self._settings.temperature
-        if self._settings.max_tokens is not None:
-            body["max_tokens"] = self._settings.max_tokens
-        return body
 
     async def complete(
         self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
     ) -> ModelResponse:
         """One chat completion, retried on 429, 5xx and connection failures."""
-        headers = {**self._settings.headers, **self._auth()}
-        body = self._body(messages, tools, choice)
+        settings = self._settings
+        headers = {**settings.headers, **self._wire.client_headers(self._key)}
+        body = self._wire.client_request(
+            settings.model,
+            messages,
+            tools,
+            choice,
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+        )
         attempts = self._settings.max_retries + 1
         for attempt in range(attempts):
             last = attempt == attempts - 1
@@ -172,64 +155,11 @@ class OpenAIProvider:
         except ValueError:
             raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
         try:
-            return self._read(data)
+            return self._wire.read_reply(data)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise self._fail(
-                f"malformed response from {self._url}: {self.shape} ({exception_words(exc)})"
+                f"malformed response from {self._url}: {self._wire.SHAPE} ({exception_words(exc)})"
             ) from None
-
-    def _read(self, data: Any) -> ModelResponse:
-        """The reply of a chat completion `data`; an exception when it is not one."""
-        message = data["choices"][0]["message"]
-        calls = tuple(
-            ToolCallRequest(
-                str(call.get("id") or f"call_{index}"),
-                str(call["function"]["name"]),
-                arguments_text(call["function"].get("arguments")),
-            )
-            for index, call in enumerate(message.get("tool_calls") or ())
-        )
-        usage = data.get("usage") or {}
-        content = message.get("content")
-        return ModelResponse(
-            content if isinstance(content, str) else None,
-            calls,
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-        )
-
-
-class AnthropicProvider(OpenAIProvider):
-    """A `Provider` that asks Anthropic's Messages API (`wire.anthropic` translates the
-    conversation both ways): the key in `x-api-key`, the API version pinned, and
-    `max_tokens`, which the API requires, 4096 unless the table sets it."""
-
-    shape = "no content list of the Messages API shape"
-    #: The API version the request shapes here are written against.
-    VERSION = "2023-06-01"
-    DEFAULT_MAX_TOKENS = 4096
-
-    def _endpoint(self, base_url: str) -> str:
-        # The SDKs' base URL has no /v1 (they add it); one that ends in it is taken as meant.
-        return base_url + ("/messages" if base_url.endswith("/v1") else "/v1/messages")
-
-    def _auth(self) -> dict[str, str]:
-        key = {"x-api-key": self._key} if self._key else {}
-        return {"anthropic-version": self.VERSION, **key}
-
-    def _body(self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice) -> dict[str, Any]:
-        settings = self._settings
-        body: dict[str, Any] = {
-            "model": settings.model,
-            "max_tokens": settings.max_tokens or self.DEFAULT_MAX_TOKENS,
-            **anthropic.messages_request(messages, tools, choice),
-        }
-        if settings.temperature is not None:
-            body["temperature"] = settings.temperature
-        return body
-
-    def _read(self, data: Any) -> ModelResponse:
-        return anthropic.parsed_message(data)
 
 
 #: The largest reply read from the provider, decoded: a chat completion is some KiB, a
@@ -255,9 +185,8 @@ def _error_message(response: httpx.Response, key: str) -> str:
 
 
 @asynccontextmanager
-async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[OpenAIProvider]:
+async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[LiveProvider]:
     """The configured provider over one HTTP client, closed on exit; `connections` bounds
     the requests open at once (two per case running at once)."""
-    kind = AnthropicProvider if options.provider.kind == "anthropic" else OpenAIProvider
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
-        yield kind(options.provider, options.api_key, client)
+        yield LiveProvider(options.provider, options.api_key, client)

@@ -57,10 +57,12 @@ from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.backends.front import CaseFront
 from zeroclaw_eval.backends.process import AgentProcess, tail_line
+from zeroclaw_eval.boundary.provider import AUTO
 from zeroclaw_eval.boundary.sent import request_words
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.tools.toolbox import ToolBox
+from zeroclaw_eval.wire import chat
 
 PROTOCOLS = ("json", "chat")
 DEFAULT_PATHS = {"json": "/turn", "chat": "/v1/chat/completions"}
@@ -367,7 +369,9 @@ class ServiceAgent:
             }
         else:
             messages = [*self._history, {"role": "user", "content": user_input}]
-            body = {"model": self._case.trace.model_name, "messages": messages}
+            body = chat.client_request(
+                self._case.trace.model_name, messages, [], AUTO, temperature=None, max_tokens=None
+            )
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         import httpx
 
@@ -395,8 +399,8 @@ class ServiceAgent:
                 raise self._failure(f"reported an error: {_quoted(str(data['error']))}")
             raise self._failure(f'answered {where} without a string "output": {_quoted(text)}')
         try:
-            content = data["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
+            content = chat.read_reply(data).content
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             content = None
         if not isinstance(content, str):
             raise self._failure(f"answered {where} with no choices[0].message.content text: {_quoted(text)}")

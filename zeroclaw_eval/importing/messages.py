@@ -17,6 +17,7 @@ from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import entry, message_text
 from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire import chat
 from zeroclaw_eval.wire.anthropic import parsed_message, request_messages
 
 #: LangChain's message classes and types, by the chat role they stand for.
@@ -143,7 +144,10 @@ def reply_of(value: Any) -> ModelResponse | None:
             return None
     choices = value.get("choices")
     if isinstance(choices, list) and choices:
-        return assistant_reply(entry(choices[0], "message"))
+        try:  # a Chat Completion, read as the live client reads one
+            return chat.read_reply(value)
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+            return assistant_reply(entry(choices[0], "message"))
     generations = value.get("generations")
     if isinstance(generations, list) and generations:
         first = generations[0][0] if isinstance(generations[0], list) and generations[0] else generations[0]

@@ -21,7 +21,8 @@ from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply, WireRequest, error_reply, model_named, refusal
+from zeroclaw_eval.wire.base import Reply, WireRequest
+from zeroclaw_eval.wire.endpoint import Endpoint, error_reply, model_named, refusal
 
 
 class Backend(Protocol):

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from zeroclaw_eval.serve.exchange import Backend, exchange
-from zeroclaw_eval.wire.endpoint import APIS, Reply, other_route, route_of
+from zeroclaw_eval.wire.base import Reply
+from zeroclaw_eval.wire.endpoint import APIS, other_route, route_of
 
 #: serve's own routes (the endpoint's come first): a control route is never a model's.
 REQUESTS = "/_zeroclaw/requests"

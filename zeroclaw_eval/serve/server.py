@@ -28,7 +28,8 @@ from zeroclaw_eval.serve import routes
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.request_log import MAX_LOG, RequestLog, joined
 from zeroclaw_eval.serve.routing import Router, Served
-from zeroclaw_eval.wire.endpoint import Endpoint, Reply
+from zeroclaw_eval.wire.base import Reply
+from zeroclaw_eval.wire.endpoint import Endpoint
 from zeroclaw_eval.wire.http import EndpointServer
 from zeroclaw_eval.wire.limits import CONNECTION_TIMEOUT, MAX_BODY, MAX_CONNECTIONS
 

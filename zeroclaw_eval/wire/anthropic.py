@@ -31,6 +31,7 @@ from zeroclaw_eval._support.json.text import arguments_text, compact_json, loads
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.
@@ -264,8 +265,9 @@ def _pieces(text: str) -> list[str]:
     return [text[at : at + TEXT_PIECE] for at in range(0, len(text), TEXT_PIECE)]
 
 
-def error_body(status: int, message: str) -> dict[str, Any]:
-    """An Anthropic error body, which the SDKs raise as their own errors."""
+def error_body(status: int, message: str, kind: str = "") -> dict[str, Any]:
+    """An Anthropic error body, which the SDKs raise as their own errors (its type is the
+    one the API gives the status, whatever `kind` the harness names it)."""
     kind = _ERROR_TYPES.get(status, "invalid_request_error" if status < 500 else "api_error")
     return {"type": "error", "error": {"type": kind, "message": message}}
 
@@ -378,3 +380,71 @@ def parsed_message(data: Any) -> ModelResponse:
         int(usage.get("input_tokens") or 0),
         int(usage.get("output_tokens") or 0),
     )
+
+
+# The wire's interface (`wire.base.Wire`, `wire.base.ClientWire`).
+
+API = "messages"
+ROUTES: tuple[str, ...] = ("/messages",)
+#: The API version the request shapes here are written against.
+VERSION = "2023-06-01"
+#: `max_tokens`, which the API requires, when the provider's table does not set it.
+DEFAULT_MAX_TOKENS = 4096
+#: What a reply that cannot be read is not, for the error that says so.
+SHAPE = "no content list of the Messages API shape"
+
+
+def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
+    """A Messages request as the conversation it stands for (`request_messages`), its
+    client tools and `tool_choice`. Its usage is always reported, streamed or not."""
+    conversation = request_messages(request)
+    tools = offered_tools(request.get("tools"))
+    stream = request.get("stream") is True
+    return WireRequest(
+        API, number, model, conversation, tools, stream, True, request, choice=tool_choice(request)
+    )
+
+
+def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: bool) -> Reply:
+    """`response` as a `message`, or the stream of events that builds one."""
+    if request.stream:
+        return events_reply(message_events(response, request.model, request.number))
+    return Reply(200, json_body(message_body(response, request.model, request.number)))
+
+
+def client_url(base_url: str) -> str:
+    """Where a provider's messages are asked for: the SDKs' base URL has no /v1 (they add
+    it); one that ends in it is taken as meant."""
+    base = base_url.rstrip("/")
+    return base + ("/messages" if base.endswith("/v1") else "/v1/messages")
+
+
+def client_headers(key: str) -> dict[str, str]:
+    """The API version pinned, and the key in `x-api-key`."""
+    return {"anthropic-version": VERSION, **({"x-api-key": key} if key else {})}
+
+
+def client_request(
+    model: str,
+    messages: list[Message],
+    tools: list[ToolSpec],
+    choice: ToolChoice,
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """A Messages request asking `model` what the chat `messages` ask (`messages_request`),
+    with `max_tokens`, which the API requires."""
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens or DEFAULT_MAX_TOKENS,
+        **messages_request(messages, tools, choice),
+    }
+    if temperature is not None:
+        body["temperature"] = temperature
+    return body
+
+
+def read_reply(data: Any) -> ModelResponse:
+    """The reply a Messages API `message` holds (`parsed_message`)."""
+    return parsed_message(data)

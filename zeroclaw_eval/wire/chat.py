@@ -13,8 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval.boundary.provider import ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval._support.json.text import arguments_text
+from zeroclaw_eval.boundary.provider import (
+    AUTO,
+    Message,
+    ModelResponse,
+    ToolCallRequest,
+    ToolChoice,
+    ToolSpec,
+)
 from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body
 
 #: Text is sent in pieces of at most this many characters, so that a client which only
 #: keeps the last delta (a bug worth catching) gets the answer wrong.
@@ -168,3 +177,96 @@ def completion_chunks(
     else:
         chunks.append(chunk({}, finish_reason(response), usage(response)))
     return chunks
+
+
+# The wire's interface (`wire.base.Wire`): the harness as the model, then as the client.
+
+API = "chat.completions"
+ROUTES: tuple[str, ...] = ("/chat/completions",)
+
+
+def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
+    """A Chat Completions request: its `messages` as they are (the harness's own shape),
+    its tools, whether it streams and asks for a usage chunk, its `tool_choice`."""
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        raise WireError(400, "the request has no messages list")
+    options = request.get("stream_options")
+    include_usage = isinstance(options, dict) and options.get("include_usage") is True
+    stream = request.get("stream") is True
+    tools = offered_specs(request.get("tools"))
+    return WireRequest(
+        API, number, model, messages, tools, stream, include_usage, request, choice=tool_choice_of(request)
+    )
+
+
+def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: bool) -> Reply:
+    """`response` as a chat completion, or the stream of its chunks (`data: [DONE]` last)."""
+    if request.stream:
+        chunks = completion_chunks(
+            response, request.model, request.number, include_usage=request.include_usage
+        )
+        data = b"".join(b"data: " + event_json(chunk) + b"\n\n" for chunk in chunks)
+        return Reply(200, data + b"data: [DONE]\n\n", "text/event-stream")
+    return Reply(200, json_body(completion(response, request.model, request.number)))
+
+
+#: What a reply that cannot be read is not, for the error that says so.
+SHAPE = "no choices[0].message of the chat-completions shape"
+
+
+def client_url(base_url: str) -> str:
+    """Where a provider's chat completions are asked for."""
+    return base_url.rstrip("/") + "/chat/completions"
+
+
+def client_headers(key: str) -> dict[str, str]:
+    """The key as a bearer token (none without a key: a local server may need none)."""
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def client_request(
+    model: str,
+    messages: list[Message],
+    tools: list[ToolSpec],
+    choice: ToolChoice,
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """A chat-completions request asking `model` what `messages` ask: the agent's tools,
+    and what it asked of the model with them, reach the model."""
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    if tools:
+        body["tools"] = [tool.as_openai() for tool in tools]
+        if choice != AUTO:
+            body["tool_choice"] = chat_tool_choice(choice)
+        if not choice.parallel:
+            body["parallel_tool_calls"] = False
+    if temperature is not None:
+        body["temperature"] = temperature
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    return body
+
+
+def read_reply(data: Any) -> ModelResponse:
+    """The reply of a chat completion `data`: its first choice's message, the usage; an
+    exception when it is not one."""
+    message = data["choices"][0]["message"]
+    calls = tuple(
+        ToolCallRequest(
+            str(call.get("id") or f"call_{index}"),
+            str(call["function"]["name"]),
+            arguments_text(call["function"].get("arguments")),
+        )
+        for index, call in enumerate(message.get("tool_calls") or ())
+    )
+    usage = data.get("usage") or {}
+    content = message.get("content")
+    return ModelResponse(
+        content if isinstance(content, str) else None,
+        calls,
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+    )

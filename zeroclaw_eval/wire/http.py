@@ -22,7 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from zeroclaw_eval.errors import exception_words
-from zeroclaw_eval.wire.endpoint import Reply, error_reply, route_of, too_large
+from zeroclaw_eval.wire.base import Reply
+from zeroclaw_eval.wire.endpoint import error_reply, route_of, too_large
 from zeroclaw_eval.wire.limits import MAX_BODY
 
 #: Seconds a refused request's unread body is read away for before its connection closes.

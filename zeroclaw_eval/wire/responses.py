@@ -20,6 +20,9 @@ from typing import Any
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire import chat
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body
+from zeroclaw_eval.wire.chat import offered_specs, tool_choice_of
 
 #: Input items that carry nothing the script checks (a reasoning summary).
 _SKIPPED = frozenset({"reasoning"})
@@ -227,3 +230,41 @@ def continued(conversation: list[Message], response: ModelResponse) -> list[Mess
     if response.tool_calls:
         reply["tool_calls"] = [call.as_openai() for call in response.tool_calls]
     return [*conversation, reply]
+
+
+# The wire's interface (`wire.base.Wire`): the harness as the model.
+
+API = "responses"
+ROUTES: tuple[str, ...] = ("/responses",)
+
+
+def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
+    """A Responses request: the conversation of the stored response it continues (if
+    any), then its `input` (references to stored items resolved), `instructions` first
+    as a system message; its tools and `tool_choice`."""
+    if not isinstance(request.get("store", True), bool):
+        raise WireError(400, f"store must be true or false, not {request['store']!r}")
+    history = store.continued(request.get("previous_response_id"))
+    history = [*history, *input_messages(request.get("input", []), store.item)]
+    instructions = request.get("instructions")
+    lead = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
+    tools = offered_specs(request.get("tools"))
+    stream = request.get("stream") is True
+    return WireRequest(
+        API, number, model, [*lead, *history], tools, stream, False, request, history, tool_choice_of(request)
+    )
+
+
+def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: bool) -> Reply:
+    """`response` as a `response` object, or the stream of events that builds one; kept
+    for later requests unless `keep` is off or the request said `store: false`."""
+    if keep and request.body.get("store", True):
+        store.keep(request, response)
+    if request.stream:
+        return events_reply(response_events(response, request.body, request.model, request.number))
+    return Reply(200, json_body(response_body(response, request.body, request.model, request.number)))
+
+
+def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
+    """An OpenAI error body (the Responses API's errors are the Chat Completions API's)."""
+    return chat.error_body(status, message, kind)

@@ -1,0 +1,151 @@
+"""What every wire speaks in: the model request read off the wire (`WireRequest`), the
+HTTP answer written back (`Reply`), the bodies and server-sent events they are made of,
+and the interface each wire module offers (`Wire`), as httpx's transports share one
+base. A wire is a module (`chat`, `responses`, `anthropic`) that offers `Wire`'s names;
+`endpoint.WIRES` is the table of them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
+
+
+@dataclass(frozen=True)
+class WireRequest:
+    """A model request as the script sees it, whichever API it came in."""
+
+    api: str
+    #: The request's number: every model request is numbered as it arrives, from 1
+    #: (`Endpoint.number`), answered or refused; its reply's ids carry it.
+    number: int
+    model: str
+    #: The whole conversation as chat messages (`conversation.follow` reads these).
+    messages: list[Message]
+    tools: list[ToolSpec]
+    stream: bool
+    include_usage: bool
+    #: The request body as sent.
+    body: dict[str, Any] = field(repr=False)
+    #: Responses: the conversation a later `previous_response_id` continues from.
+    history: list[Message] = field(default_factory=list, repr=False)
+    #: What the request lets the model do with the tools it offers.
+    choice: ToolChoice = AUTO
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP answer: status, content type and body."""
+
+    status: int
+    body: bytes
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+    #: What went wrong, in words, for a log (an error reply's message).
+    error: str | None = field(default=None, compare=False)
+
+
+class Store(Protocol):
+    """What the endpoint keeps between requests, for a wire whose requests may refer to
+    an earlier reply (the Responses API's `previous_response_id` and `item_reference`)."""
+
+    def continued(self, previous: Any) -> list[Message]:
+        """The conversation of the kept reply `previous` continues (`WireError` if none)."""
+        ...
+
+    def item(self, item_id: str) -> dict[str, Any] | None:
+        """The output item of a kept reply with id `item_id`, if any."""
+        ...
+
+    def keep(self, request: WireRequest, response: ModelResponse) -> None:
+        """Keep `response` to `request` for later requests."""
+        ...
+
+
+class Wire(Protocol):
+    """The names a wire module offers: where its requests arrive, how one is read, how the
+    model's answer and an error are written back (the harness as the model), and, for a
+    wire the live client speaks, how a request is written and its reply read (the harness
+    as the client)."""
+
+    #: The API's name, as `WireRequest.api` carries it.
+    API: str
+    #: The paths of its model requests (after an optional `/v1`), as regular expressions;
+    #: a group named `model` reads the model from the path.
+    ROUTES: tuple[str, ...]
+
+    def parse(self, request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
+        """The request `body` stands for, numbered `number`, for `model` (the body's, or
+        the path's); `WireError` when it is not one."""
+        ...
+
+    def reply(self, request: WireRequest, response: ModelResponse, store: Store, *, keep: bool) -> Reply:
+        """`response` in the shape `request` asked for, plain or streamed; `keep`: the
+        reply may be kept for later requests (`Store.keep`)."""
+        ...
+
+    def error_body(self, status: int, message: str, kind: str) -> dict[str, Any]:
+        """An error body of this API, which its official clients raise as their own."""
+        ...
+
+
+class ClientWire(Protocol):
+    """A wire the live client speaks: its URL and headers, its request, its reply read."""
+
+    def client_url(self, base_url: str) -> str:
+        """Where its model requests go, from the provider's base URL."""
+        ...
+
+    def client_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry the API key (and the API's version, where it has one)."""
+        ...
+
+    def client_request(
+        self,
+        model: str,
+        messages: list[Message],
+        tools: list[ToolSpec],
+        choice: ToolChoice,
+        *,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> dict[str, Any]:
+        """The request body asking `model` what `messages` ask, with `tools` offered."""
+        ...
+
+    def read_reply(self, data: Any) -> ModelResponse:
+        """The model's reply a response body holds; `KeyError`, `IndexError`, `TypeError`,
+        `AttributeError` or `ValueError` when it is not one."""
+        ...
+
+    #: What a reply that cannot be read is not, for the error that says so.
+    SHAPE: str
+
+
+def json_body(value: Any) -> bytes:
+    """A JSON body as UTF-8 (non-ASCII kept); a lone surrogate (echoed from a request, or in
+    a script), which has no UTF-8, written as its escape, so the body is still JSON every
+    client reads."""
+    try:
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value).encode("ascii")
+
+
+def event_json(value: Any) -> bytes:
+    """One event's data line: ASCII, since some SSE readers also split lines at U+2028,
+    U+2029 and U+0085, which would cut a JSON text holding them in two."""
+    return json.dumps(value).encode("ascii")
+
+
+def sse(event: dict[str, Any]) -> bytes:
+    """One server-sent event named by its type (Responses and Messages streams name theirs)."""
+    return f"event: {event['type']}\n".encode() + b"data: " + event_json(event) + b"\n\n"
+
+
+def events_reply(events: list[dict[str, Any]]) -> Reply:
+    """A stream of named server-sent events, whole."""
+    return Reply(200, b"".join(sse(event) for event in events), "text/event-stream")
