@@ -234,14 +234,26 @@ def _expects_problems(
             False,
             "expects declares no check: a case that checks nothing always passes",
         )
-    if expects.min_tool_calls == 0:
-        message = "min_tool_calls: 0 is vacuous (every run makes at least 0 calls); remove it"
-        yield "/expects/min_tool_calls", False, message
     order = list(raw)
 
     def later(a: str, b: str) -> str:
         return f"/expects/{max(a, b, key=order.index)}"
 
+    for rules in EXPECTS_RULES:
+        yield from rules(expects, later)
+
+
+#: Names the later of two keys of `expects` (where a contradiction between them is shown).
+Later = Callable[[str, str], str]
+
+
+def tool_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+    """The tool family's checks no run can pass, or every run passes: a vacuous
+    `min_tool_calls: 0`, bounds that contradict each other or `tools_used`, a tool both
+    used and not used, a trajectory that can never fail or never pass."""
+    if expects.min_tool_calls == 0:
+        message = "min_tool_calls: 0 is vacuous (every run makes at least 0 calls); remove it"
+        yield "/expects/min_tool_calls", False, message
     low, high, exact = expects.min_tool_calls, expects.max_tool_calls, expects.exact_tool_calls
     if low is not None and high is not None and low > high:
         message = f"min_tool_calls ({low}) is greater than max_tool_calls ({high}); no run can pass"
@@ -256,6 +268,15 @@ def _expects_problems(
         if tool in expects.tools_used:
             message = f"{tool!r} is in both tools_used and tools_not_used; no run can pass"
             yield f"/expects/tools_not_used/{index}", False, message
+    if expects.tools_used and (expects.max_tool_calls is not None or expects.exact_tool_calls is not None):
+        yield from _count_problems(expects, later)
+    if expects.trajectory is not None:
+        yield from _trajectory_problems(expects)
+
+
+def response_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+    """The response family's checks no run can pass: text both required and forbidden,
+    a `response_json` key that is no JSON pointer, a pattern RE2 cannot compile."""
     for index, text in enumerate(expects.response_not_contains):
         if any(text in needle for needle in expects.response_contains):
             message = f"{text!r} is inside a response_contains entry; no run can pass both"
@@ -272,12 +293,17 @@ def _expects_problems(
         if reason is not None:
             message = f"RE2 cannot compile this pattern ({reason}), so no response can match it"
             yield f"/expects/response_matches/{index}", False, message
-    if expects.tools_used and (expects.max_tool_calls is not None or expects.exact_tool_calls is not None):
-        yield from _count_problems(expects, later)
-    if expects.trajectory is not None:
-        yield from _trajectory_problems(expects)
+
+
+def workspace_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+    """The workspace family's paths no run can satisfy, or that leave the workspace."""
     if expects.workspace is not None:
         yield from _workspace_check_problems(expects.workspace)
+
+
+#: The admission rules of each check family that has some (the table of check families,
+#: `grading.families`, names each family's): every fixture's `expects` is held to them.
+EXPECTS_RULES = (tool_rules, response_rules, workspace_rules)
 
 
 def _trajectory_problems(expects: Expects) -> Iterator[RawProblem]:

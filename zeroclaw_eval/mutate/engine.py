@@ -16,9 +16,10 @@ from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.grading.families import observable
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
-from zeroclaw_eval.mutate.equivalence import observable, unused_tool
+from zeroclaw_eval.mutate.equivalence import unused_tool
 from zeroclaw_eval.mutate.mutant import Mutant
 from zeroclaw_eval.mutate.report import FixtureMutation, MutantOutcome, MutationReport
 from zeroclaw_eval.mutate.run_operators import (
