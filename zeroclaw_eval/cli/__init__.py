@@ -9,25 +9,12 @@ from __future__ import annotations
 
 import atexit
 import gc
+import importlib
 from typing import Any
 
 import click
 
 from zeroclaw_eval._version import __version__
-from zeroclaw_eval.cli.commands.check import check_command
-from zeroclaw_eval.cli.commands.comment import comment_command
-from zeroclaw_eval.cli.commands.compare import compare_command
-from zeroclaw_eval.cli.commands.import_traces import import_command
-from zeroclaw_eval.cli.commands.listing import list_command
-from zeroclaw_eval.cli.commands.mcp import mcp_command
-from zeroclaw_eval.cli.commands.merge import merge_command
-from zeroclaw_eval.cli.commands.mutate import mutate_command
-from zeroclaw_eval.cli.commands.new import new_command
-from zeroclaw_eval.cli.commands.render import render_command
-from zeroclaw_eval.cli.commands.run import run_command
-from zeroclaw_eval.cli.commands.schema import schema_command
-from zeroclaw_eval.cli.commands.serve import serve_command
-from zeroclaw_eval.cli.commands.vacuity import vacuity_command
 from zeroclaw_eval.cli.options import CONTEXT
 
 #: Young objects allocated before a collection, and young (then middle) collections
@@ -68,7 +55,44 @@ def entry() -> None:
     main()
 
 
-@main.group("eval", context_settings=CONTEXT)
+#: Each `zeroclaw eval` command, in the order `--help` lists them, and where it lives:
+#: a command's module is imported when it runs, so a run pays for no other command.
+COMMANDS = {
+    "run": "run:run_command",
+    "list": "listing:list_command",
+    "render": "render:render_command",
+    "compare": "compare:compare_command",
+    "comment": "comment:comment_command",
+    "merge": "merge:merge_command",
+    "vacuity": "vacuity:vacuity_command",
+    "mutate": "mutate:mutate_command",
+    "serve": "serve:serve_command",
+    "mcp": "mcp:mcp_command",
+    "check": "check:check_command",
+    "new": "new:new_command",
+    "import": "import_traces:import_command",
+    "schema": "schema:schema_command",
+}
+
+
+class _Commands(click.Group):
+    """The `eval` group, its commands imported on first use (click's lazy group)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = COMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        module, _, name = where.partition(":")
+        command: click.Command = getattr(
+            importlib.import_module(f"zeroclaw_eval.cli.commands.{module}"), name
+        )
+        return command
+
+
+@main.group("eval", cls=_Commands, context_settings=CONTEXT)
 def eval_group() -> None:
     """Replay JSON trace fixtures through an agent loop and grade them.
 
@@ -77,22 +101,3 @@ def eval_group() -> None:
     from the working directory upward to the repository root; flags override them
     (run -v says which file was read).
     """
-
-
-for _command in (
-    run_command,
-    list_command,
-    render_command,
-    compare_command,
-    comment_command,
-    merge_command,
-    vacuity_command,
-    mutate_command,
-    serve_command,
-    mcp_command,
-    check_command,
-    new_command,
-    import_command,
-    schema_command,
-):
-    eval_group.add_command(_command)

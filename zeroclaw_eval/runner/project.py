@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agent.call import raised
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
-from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
@@ -26,11 +25,11 @@ from zeroclaw_eval.runner.imports import load_callable
 from zeroclaw_eval.runner.judging import Judges, judges_of
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
-from zeroclaw_eval.tools.mcp import require_sdk, upstream_tools
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 
 if TYPE_CHECKING:
+    from zeroclaw_eval.backends.command import AgentCommand
     from zeroclaw_eval.backends.service import AgentService
 
 
@@ -58,6 +57,10 @@ def run_options(
     mcp = settings.mcp if mcp is None else mcp
     proxied: tuple[ProjectTool, ...] = ()
     if mcp:
+        # Imported only where a run serves MCP (as an agent command's module is only
+        # where one runs): a plain run pays for neither.
+        from zeroclaw_eval.tools.mcp import require_sdk, upstream_tools
+
         require_sdk()  # before any case runs: every case would fail alike
         if live and settings.mcp_upstream:
             proxied = upstream_tools(settings.mcp_upstream, loaded.setting("mcp_upstream"))
@@ -175,6 +178,8 @@ def _agent(
         return factory, None
     if settings.agent and agent_cmd is None:
         raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
+    from zeroclaw_eval.backends.command import AgentCommand
+
     return reference_agent, AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
 
 

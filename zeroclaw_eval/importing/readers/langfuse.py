@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
-from zeroclaw_eval.importing.readers.otlp import Span, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
 
 
@@ -91,23 +91,13 @@ def read_langfuse_spans(trace_id: str, spans: list[Span], source: str) -> Import
             if not key.startswith(_PREFIX):
                 continue
             if name in ("input", "output", "usage_details"):
-                observation["usageDetails" if name == "usage_details" else name] = _decoded(value)
+                observation["usageDetails" if name == "usage_details" else name] = decoded(value)
             elif name.startswith("metadata."):
-                observation["metadata"][name[len("metadata.") :]] = _decoded(value)
+                observation["metadata"][name[len("metadata.") :]] = decoded(value)
         observations.append(observation)
     trace = _read(trace_id, {}, observations, source)
     trace.service = next((span.service for span in spans if span.service), None)
     return trace
-
-
-def _decoded(value: Any) -> Any:
-    """An attribute the SDK wrote as JSON text, parsed (text that is not JSON, as it is)."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return loads_untrusted(value)
-    except ValueError:
-        return value
 
 
 def _start(value: Any) -> int | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.importing.messages import (
     assistant_reply,
@@ -32,7 +32,7 @@ from zeroclaw_eval.importing.messages import (
     listed,
     tool_names,
 )
-from zeroclaw_eval.importing.readers.otlp import Span, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
 from zeroclaw_eval.importing.trace import ToolRun, tokens
 
 _TEMPLATE = "logfire.msg_template"
@@ -73,36 +73,27 @@ def agent_name(span: Span) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _json(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    try:
-        return loads_untrusted(value)
-    except ValueError:
-        return value
-
-
 def model_call(span: Span) -> tuple[list[Message], ModelResponse | None, list[str] | None] | None:
     """The messages sent, the reply (None: none recorded) and the tools offered (None:
     not recorded) of a Logfire model-call span in one of its own shapes; None when the
     span holds none of them (the GenAI conventions' attributes are `genai`'s)."""
     attributes = span.attributes
     template = _template(span)
-    request = _json(attributes.get("request_data"))
+    request = decoded(attributes.get("request_data"))
     if template.startswith(("Chat Completion with", "streaming response from")) and isinstance(request, dict):
-        answer = _json(attributes.get("response_data"))
+        answer = decoded(attributes.get("response_data"))
         reply = _reply_data(answer) if isinstance(answer, dict) else None
         sent_messages = chat_messages(request.get("messages"))
         return _without_replies(sent_messages), reply, _offered(request.get("tools"))
-    sent = _json(attributes.get("input"))
+    sent = decoded(attributes.get("input"))
     if template.startswith("Chat completion with") and isinstance(sent, list):
-        return chat_messages(sent), _agents_output(_json(attributes.get("output")), attributes), None
-    events = _json(attributes.get("events"))
+        return chat_messages(sent), _agents_output(decoded(attributes.get("output")), attributes), None
+    events = decoded(attributes.get("events"))
     if template.startswith("Responses API with") and isinstance(events, list):
         messages = [message for event in events if (message := chat_message(event)) is not None]
         while messages and messages[-1].get("role") == "assistant":
             messages.pop()  # the reply, which `response` holds as the model gave it
-        response = _json(attributes.get("response"))
+        response = decoded(attributes.get("response"))
         reply = _responses_reply(response, attributes) if isinstance(response, dict) else None
         offered = _offered(response.get("tools")) if isinstance(response, dict) else None
         return messages, reply, offered
@@ -136,7 +127,7 @@ def _reply_data(answer: dict[str, Any]) -> ModelResponse | None:
 
 
 def _usage(attributes: dict[str, Any]) -> tuple[int, int]:
-    usage = _json(attributes.get("usage"))
+    usage = decoded(attributes.get("usage"))
     if not isinstance(usage, dict):
         usage = {}
     return tokens(usage.get("input_tokens")), tokens(usage.get("output_tokens"))

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
-from zeroclaw_eval.importing.readers.otlp import Span, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 _TYPE, _INPUTS, _OUTPUTS = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
@@ -32,14 +32,8 @@ def is_mlflow(spans: list[Span]) -> bool:
 
 
 def _value(span: Span, key: str) -> Any:
-    """An attribute MLflow wrote as JSON text, parsed (text that is not JSON as it is)."""
-    value = span.attributes.get(key)
-    if not isinstance(value, str):
-        return value
-    try:
-        return loads_untrusted(value)
-    except ValueError:
-        return value
+    """An attribute MLflow wrote as JSON text, parsed."""
+    return decoded(span.attributes.get(key))
 
 
 def read_mlflow(trace_id: str, spans: list[Span], source: str) -> ImportedTrace:

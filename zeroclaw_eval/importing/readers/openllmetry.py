@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
+from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.importing.readers.openinference import unflattened
-from zeroclaw_eval.importing.readers.otlp import Span, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
 from zeroclaw_eval.importing.trace import ToolRun
 
 PROMPT, COMPLETION = "gen_ai.prompt", "gen_ai.completion"
@@ -90,7 +90,7 @@ def tool_run(span: Span) -> ToolRun:
     """A `@tool` span as the tool run it recorded."""
     attributes = span.attributes
     name = attributes.get("gen_ai.tool.name", attributes.get("traceloop.entity.name"))
-    arguments = _decoded(attributes.get("traceloop.entity.input"))
+    arguments = decoded(attributes.get("traceloop.entity.input"))
     if (
         isinstance(arguments, dict)
         and not arguments.get("args")
@@ -98,7 +98,7 @@ def tool_run(span: Span) -> ToolRun:
     ):
         arguments = arguments["kwargs"]  # the function's keywords: the call's arguments
     output = attributes.get("traceloop.entity.output")
-    result = _decoded(output)
+    result = decoded(output)
     return ToolRun(
         span.span_id,
         span.start,
@@ -108,13 +108,3 @@ def tool_run(span: Span) -> ToolRun:
         None if output is None else result if isinstance(result, str) else str(output),
         not span_failed(span),
     )
-
-
-def _decoded(value: Any) -> Any:
-    """An attribute the SDK wrote as JSON text, parsed (anything else as it is)."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return loads_untrusted(value)
-    except ValueError:
-        return value

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.importing.messages import listed
 
@@ -192,6 +193,18 @@ def _span(raw: Any, service: str | None) -> Span:
         status=_status(_get(raw, "status")),
         service=service,
     )
+
+
+def decoded(value: Any) -> Any:
+    """An attribute that an SDK wrote as JSON text (Langfuse's, Logfire's, MLflow's,
+    OpenLLMetry's dicts and lists), parsed; text that is not JSON, and any other value,
+    as it is."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return loads_untrusted(value)
+    except ValueError:
+        return value
 
 
 def named(span: Span, *keys: str) -> str | None:
