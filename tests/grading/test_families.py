@@ -27,6 +27,7 @@ REFERENCE = ROOT / "docs" / "reference" / "fixture-format.md"
 #: A check of each key, as a fixture declares it: a family's new key needs one here.
 EXAMPLES: dict[str, Any] = {
     "response_contains": ["hello"],
+    "turn_response_contains": [{"turn": 0, "needle": "hel"}],
     "response_not_contains": ["sorry"],
     "response_matches": ["^hel+o"],
     "response_json": {"/ok": True},

@@ -330,6 +330,8 @@ def test_a_second_turn_starts_where_a_request_ends_with_a_new_user_message(tmp_p
         "And in Rome?",
     ]
     assert fixture["expects"]["response_contains"] == ["Rainy."]
+    # The first turn's answer is checked too, not only the last.
+    assert fixture["expects"]["turn_response_contains"] == [{"turn": 0, "needle": "It is sunny in Paris."}]
 
 
 def test_turns_before_the_first_traced_call_come_from_its_history(tmp_path: Path) -> None:

@@ -115,6 +115,7 @@ def test_each_suggested_check_keeps_the_case_green_and_kills_its_mutant(tmp_path
         ({"tool_results_contain": [{"tool": "file_read", "needle": "v1"}]}, ["swap_calls"]),
         ({"budget": {"max_llm_calls": 4, "max_total_tokens": 30}}, ["inflate_budget"]),
         ({"response_contains": ["Echoed b2.\nAll 2 done."]}, ["alter_response", "alter_turn_order"]),
+        ({"turn_response_contains": [{"turn": 0, "needle": "Saved 1 file."}]}, ["alter_turn_order"]),
     ],
 )
 def test_a_check_on_what_an_operator_changes_kills_every_mutant_of_it(
@@ -252,3 +253,19 @@ def test_the_trajectory_suggestion_reads_and_applies_as_one_value() -> None:
     }
     add_check(expects, check)
     assert expects["trajectory"] == check["trajectory"]
+
+
+def test_a_turn_order_survivor_is_offered_a_check_of_the_turns_answer(tmp_path: Path) -> None:
+    # The calls are checked, the answers not: swapping two turns that call nothing can
+    # only be told by what each turn answered.
+    turns = [
+        ("Hello", [text_step("Hi there.")]),
+        ("Bye", [text_step("Goodbye.")]),
+        ("Echo x", [tools_step(tool_call("echo", {"message": "x"})), text_step("Echoed x.")]),
+    ]
+    result = mutated(
+        tmp_path, scripted_fixture(turns, {"tools_used": ["echo"], "response_contains": ["Echoed x."]})
+    )
+    survivor = by_name(result)["alter_turn_order[turns 1 and 2]"]
+    assert not survivor.killed
+    assert survivor.check == {"turn_response_contains": [{"turn": 0, "needle": "Hi there."}]}

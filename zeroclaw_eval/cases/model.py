@@ -159,6 +159,13 @@ class Setup(Strict):
     )
 
 
+class TurnCheck(Strict):
+    """A needle one turn's answer must contain: `{turn, needle}`."""
+
+    turn: Count = Field(description="The turn, 0-based (a fixture's first turn is 0).")
+    needle: Needle = Field(description="A plain substring that turn's answer must contain.")
+
+
 class DispatchCheck(Strict):
     """A needle that calls to a tool must contain: `{tool, needle, call_index?}`."""
 
@@ -253,6 +260,9 @@ class Expects(Strict):
     """The declarative checks of a case; each declared entry is one graded check."""
 
     response_contains: list[Substring] = _listed("Substrings the final response must each contain.")
+    turn_response_contains: list[TurnCheck] = _listed(
+        "Needles that a turn's answer must contain: {turn, needle}, the turn 0-based."
+    )
     response_not_contains: list[Substring] = _listed("Substrings the final response must not contain.")
     response_matches: list[Substring] = _listed("RE2 regexes that must each match somewhere in the response.")
     response_json: dict[str, Any] = _mapped(
@@ -284,35 +294,19 @@ class Expects(Strict):
     budget: BudgetExpects | None = _optional("Upper bounds on what the run spent.")
 
     def declares_a_check(self) -> bool:
-        """True when at least one check is declared (empty lists declare nothing)."""
-        if (
-            self.min_tool_calls is not None
-            or self.max_tool_calls is not None
-            or self.exact_tool_calls is not None
-            or self.trajectory is not None
-            or self.all_tools_succeeded is not None
-        ):
-            return True
-        lists = (
-            self.response_contains,
-            self.response_not_contains,
-            self.response_matches,
-            self.response_json,
-            self.tools_used,
-            self.tools_not_used,
-            self.tool_arguments_contain,
-            self.tool_results_contain,
-            self.system_prompt_contains,
-            self.tools_offered,
-            self.judge,
-        )
-        if any(lists):
-            return True
-        ws = self.workspace
-        if ws and (ws.file_exists or ws.file_absent or any(ws.file_contains.values())):
-            return True
-        budget = self.budget
-        return budget is not None and any(v is not None for v in budget.model_dump().values())
+        """True when at least one check is declared (empty lists declare nothing, nor do
+        a workspace or budget block that hold none): any key, a new one included."""
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, WorkspaceExpects):
+                if value.file_exists or value.file_absent or any(value.file_contains.values()):
+                    return True
+            elif isinstance(value, BudgetExpects):
+                if any(bound is not None for bound in value.model_dump().values()):
+                    return True
+            elif value is not None and value != [] and value != {}:
+                return True
+        return False
 
 
 class ToolDouble(Strict):

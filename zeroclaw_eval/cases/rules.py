@@ -61,7 +61,9 @@ def partial_rule_problems(
             pass
         else:
             # A misspelt or invalid key would otherwise also read as "declares no check".
-            yield from _expects_problems(model, known, empty_ok=len(known) < len(expects))
+            turns = data.get("turns")
+            count = len(turns) if isinstance(turns, list) else None
+            yield from _expects_problems(model, known, count, empty_ok=len(known) < len(expects))
     setup = data.get("setup")
     if isinstance(setup, dict):
         try:
@@ -90,7 +92,7 @@ def rule_problems(
         yield from _turn_problems(index, turn)
     if trace.setup is not None:
         yield from _setup_problems(trace.setup)
-    yield from _expects_problems(trace.expects, data["expects"])
+    yield from _expects_problems(trace.expects, data["expects"], len(trace.turns))
     # Each rule family is asked only where the fixture has something for it: every
     # fixture of a suite comes here, and most list no tools and double none.
     if trace.tools:
@@ -226,7 +228,7 @@ def _setup_problems(setup: Setup) -> Iterator[RawProblem]:
 
 
 def _expects_problems(
-    expects: Expects, raw: dict[str, Any], *, empty_ok: bool = False
+    expects: Expects, raw: dict[str, Any], turns: int | None, *, empty_ok: bool = False
 ) -> Iterator[RawProblem]:
     if not expects.declares_a_check() and not empty_ok:
         yield (
@@ -240,14 +242,14 @@ def _expects_problems(
         return f"/expects/{max(a, b, key=order.index)}"
 
     for rules in EXPECTS_RULES:
-        yield from rules(expects, later)
+        yield from rules(expects, later, turns)
 
 
 #: Names the later of two keys of `expects` (where a contradiction between them is shown).
 Later = Callable[[str, str], str]
 
 
-def tool_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+def tool_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The tool family's checks no run can pass, or every run passes: a vacuous
     `min_tool_calls: 0`, bounds that contradict each other or `tools_used`, a tool both
     used and not used, a trajectory that can never fail or never pass."""
@@ -274,7 +276,7 @@ def tool_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
         yield from _trajectory_problems(expects)
 
 
-def response_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+def response_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The response family's checks no run can pass: text both required and forbidden,
     a `response_json` key that is no JSON pointer, a pattern RE2 cannot compile."""
     for index, text in enumerate(expects.response_not_contains):
@@ -295,15 +297,29 @@ def response_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
             yield f"/expects/response_matches/{index}", False, message
 
 
-def workspace_rules(expects: Expects, later: Later) -> Iterator[RawProblem]:
+def workspace_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The workspace family's paths no run can satisfy, or that leave the workspace."""
     if expects.workspace is not None:
         yield from _workspace_check_problems(expects.workspace)
 
 
+def turn_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
+    """The turn family's checks no run can pass: a turn the fixture does not have (`turns`:
+    how many it has; None where its turns did not validate)."""
+    if turns is None:
+        return
+    for index, check in enumerate(expects.turn_response_contains):
+        if check.turn >= turns:
+            message = (
+                f"turn {check.turn} (0-based) is not a turn of this fixture, which has {turns};"
+                " no run can answer it"
+            )
+            yield f"/expects/turn_response_contains/{index}/turn", False, message
+
+
 #: The admission rules of each check family that has some (the table of check families,
 #: `grading.families`, names each family's): every fixture's `expects` is held to them.
-EXPECTS_RULES = (tool_rules, response_rules, workspace_rules)
+EXPECTS_RULES = (tool_rules, response_rules, turn_rules, workspace_rules)
 
 
 def _trajectory_problems(expects: Expects) -> Iterator[RawProblem]:

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import Expects
-from zeroclaw_eval.cases.rules import Later, response_rules, tool_rules, workspace_rules
+from zeroclaw_eval.cases.rules import Later, response_rules, tool_rules, turn_rules, workspace_rules
 from zeroclaw_eval.grading.budget_checks import budget_checks, reads_spending
 from zeroclaw_eval.grading.judge import judge_checks
 from zeroclaw_eval.grading.request_checks import reads_requests, request_checks
 from zeroclaw_eval.grading.response_checks import reads_response, response_checks
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, SIDE_EFFECT, TOOL, GradeResult
 from zeroclaw_eval.grading.tool_checks import reads_calls, tool_checks
+from zeroclaw_eval.grading.turn_checks import reads_turns, turn_checks
 from zeroclaw_eval.grading.workspace_checks import workspace_checks
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -48,7 +49,7 @@ class CheckFamily:
     operators: tuple[str, ...]
     #: The admission rules of its checks no run can pass, or every run passes (None: the
     #: model's own rules are all it has).
-    rules: Callable[[Expects, Later], Iterator[RawProblem]] | None = None
+    rules: Callable[[Expects, Later, int | None], Iterator[RawProblem]] | None = None
 
 
 def _judge_checks(
@@ -78,6 +79,15 @@ FAMILIES: tuple[CheckFamily, ...] = (
         reads_response,
         ("alter_response", "alter_turn_order"),
         response_rules,
+    ),
+    CheckFamily(
+        "turn",
+        ("turn_response_contains",),
+        RESPONSE,
+        turn_checks,
+        reads_turns,
+        ("alter_response", "alter_turn_order"),
+        turn_rules,
     ),
     CheckFamily(
         "judge", ("judge",), RESPONSE, _judge_checks, reads_response, ("alter_response", "alter_turn_order")

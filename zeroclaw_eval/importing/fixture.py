@@ -4,7 +4,8 @@ the checks its recorded run proves, proven before the fixture is written.
 The checks pin down what the agent did in the traced run, at the boundaries a replay
 grades: which tools it dispatched, in which order and with which arguments and outcome
 (a strict `trajectory`), what each tool answered (`tool_results_contain`), the final
-answer (`response_contains`), and the tools every request offered. A call's outcome is
+answer (`response_contains`) and every earlier turn's (`turn_response_contains`), and the
+tools every request offered. A call's outcome is
 stated only where the trace proves it (`results.proven_outcome`): a call nothing proves
 has no `status`, and `all_tools_succeeded` is written only when every call is proven to
 have succeeded. Each check is graded against the recorded run before the file is written
@@ -157,6 +158,11 @@ def suggested_expects(talk: Conversation) -> dict[str, Any]:
     answer = needle(talk.record.final_response)
     if answer is not None:
         expects["response_contains"] = [answer]
+    # Every turn's answer, not only the last (which `response_contains` checks).
+    earlier = [(turn.index, needle(turn.response or "")) for turn in talk.record.turns[:-1]]
+    turns = [{"turn": index, "needle": found} for index, found in earlier if found is not None]
+    if turns:
+        expects["turn_response_contains"] = turns
     if not calls:
         # Nothing dispatched, and nothing must be: an agent that starts calling tools fails.
         expects["exact_tool_calls"] = 0

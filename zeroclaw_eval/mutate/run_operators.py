@@ -128,6 +128,10 @@ def _turn_words(record: RunRecord, first: int, second: int) -> str:
 def _order_candidates(record: RunRecord, first: int, second: int) -> Iterator[dict[str, Any]]:
     if record.final_response:
         yield {"response_contains": [needle_of(record.final_response)]}
+    for turn in (first, second):
+        answer = record.turns[turn].response
+        if answer:
+            yield {"turn_response_contains": [{"turn": turn, "needle": needle_of(answer)}]}
     seen: dict[str, int] = {}
     for call in record.calls:
         index = seen.get(call.name, 0)
