@@ -39,6 +39,12 @@ class _Step:
     #: The model call it came from (None: read from an earlier turn's history).
     call: ModelCall | None
 
+    def outputs(self) -> bool:
+        """Whether the step is the run's structured answer: it calls output tools only
+        (pydantic-ai's `final_result`), which the agent reads, not runs."""
+        names = self.call.output_tools if self.call is not None else frozenset()
+        return bool(self.reply.tool_calls) and all(call.name in names for call in self.reply.tool_calls)
+
 
 @dataclass
 class _Turn:
@@ -46,7 +52,8 @@ class _Turn:
     steps: list[_Step] = field(default_factory=list)
 
     def answered(self) -> bool:
-        return bool(self.steps) and not self.steps[-1].reply.tool_calls
+        """Whether the turn ends with the model's answer: text, or a structured one."""
+        return bool(self.steps) and (not self.steps[-1].reply.tool_calls or self.steps[-1].outputs())
 
 
 @dataclass
@@ -258,8 +265,11 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
             steps.append({"response": _response(step.reply)})
             if step.call is not None:
                 span_ids.append(step.call.span_id)
-                tools.update(dict.fromkeys(step.call.offered or []))
+                offered = [name for name in step.call.offered or [] if name not in step.call.output_tools]
+                tools.update(dict.fromkeys(offered))
             record.steps.append(_model_step(index, step))
+            if step.outputs():
+                continue  # the structured answer: no tool runs it, and no result comes back
             for position, request in enumerate(step.reply.tool_calls):
                 tools[request.name] = None
                 after = step.call.start if step.call is not None else None
@@ -270,6 +280,8 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
                 proven.append(found.proven)
                 if found.run is not None:
                     span_ids.append(found.run.span_id)
+        # A structured answer is what the agent makes of the output tool's arguments, which
+        # the trace does not say in words: no answer text to check.
         response = turn.steps[-1].reply.content or ""
         record.turns.append(TurnRecord(index, turn.user_input, response))
         written.append({"user_input": turn.user_input, "steps": steps})

@@ -75,6 +75,9 @@ class ModelCall:
     reply_attribute: str = ""
     #: The request failed (an error status): with no reply, it is no step.
     failed: bool = False
+    #: The tools offered whose call is the run's structured answer, not a tool run
+    #: (pydantic-ai's output tools, `final_result`).
+    output_tools: frozenset[str] = frozenset()
     #: Attributes that look like message content in a shape no reader reads (so a call
     #: with no messages and no reply says that, not that content capture is off).
     unread: list[str] = field(default_factory=list)

@@ -29,7 +29,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.importing.messages import assistant_reply, listed, tool_names
 from zeroclaw_eval.importing.readers import logfire, openllmetry
-from zeroclaw_eval.importing.readers.otlp import Event, Span, named, span_failed
+from zeroclaw_eval.importing.readers.otlp import Event, Span, decoded, named, span_failed
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -147,6 +147,7 @@ def _model_call(trace_id: str, span: Span) -> ModelCall:
     definitions = attributes.get("gen_ai.tool.definitions")
     if definitions is not None:
         call.offered = tool_names(json_attribute(trace_id, span, "gen_ai.tool.definitions", definitions))
+    call.output_tools = _output_tools(attributes.get("model_request_parameters"))
     if not call.messages and call.reply is None:
         call.unread = [key for key in unread_content(attributes) if key not in (INPUT, OUTPUT, SYSTEM)]
     return call
@@ -296,4 +297,14 @@ def _tool_run(trace_id: str, span: Span) -> ToolRun:
         arguments,
         None if result is None else _result_text(result),
         not span_failed(span),
+    )
+
+
+def _output_tools(parameters: Any) -> frozenset[str]:
+    """The output tools pydantic-ai offered (`model_request_parameters.output_tools`): a
+    call to one is the run's structured answer (`final_result`), which no tool runs."""
+    data = decoded(parameters)
+    tools = data.get("output_tools") if isinstance(data, dict) else None
+    return frozenset(
+        tool["name"] for tool in listed(tools) if isinstance(tool, dict) and isinstance(tool.get("name"), str)
     )
