@@ -3,10 +3,13 @@ official `mcp` SDK's client over streamable HTTP (ZEROCLAW_EVAL_MCP_URL), and th
 over Chat Completions at OPENAI_BASE_URL (the standard library's HTTP client). It speaks
 the `--agent-cmd` jsonl protocol.
 
-    python tests/support/mcp_agent.py [--stdio] [--break WHAT]
+    python tests/support/mcp_agent.py [--stdio] [--prefix NAME] [--break WHAT]
 
 With --stdio it launches `zeroclaw eval mcp --url $ZEROCLAW_EVAL_MCP_URL` and talks to
-that bridge over stdio, as an agent whose MCP configuration names commands does.
+that bridge over stdio, as an agent whose MCP configuration names commands does. With
+--prefix NAME it offers each tool to the model as `NAME_<tool>` and calls the MCP tool by
+its own name, as clients that load an `mcpServers` file do (pydantic-ai's
+`load_mcp_toolsets`, langchain-mcp-adapters, Mastra).
 
 Each turn it lists the server's tools, offers them to the model, calls each tool the
 model asks for through MCP and sends each result back. WHAT makes a broken variant:
@@ -63,12 +66,14 @@ async def _call(session: ClientSession, name: str, arguments: dict[str, Any], br
     return "garbage" if breaks == "garble" else text
 
 
-async def answer(session: ClientSession, history: list[dict[str, Any]], user_input: str, breaks: str) -> str:
+async def answer(
+    session: ClientSession, history: list[dict[str, Any]], user_input: str, breaks: str, prefix: str
+) -> str:
     listed = await session.list_tools()
     tools = [
         {
             "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            "function": {"name": prefix + t.name, "description": t.description, "parameters": t.input_schema},
         }
         for t in listed.tools
     ]
@@ -80,7 +85,8 @@ async def answer(session: ClientSession, history: list[dict[str, Any]], user_inp
             return str(message.get("content") or "")
         for requested in message["tool_calls"]:
             function = requested["function"]
-            text = await call(session, function["name"], json.loads(function["arguments"] or "{}"), breaks)
+            name = function["name"].removeprefix(prefix)
+            text = await call(session, name, json.loads(function["arguments"] or "{}"), breaks)
             if breaks != "forget":
                 history.append({"role": "tool", "tool_call_id": requested["id"], "content": text})
 
@@ -88,9 +94,11 @@ async def answer(session: ClientSession, history: list[dict[str, Any]], user_inp
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--break", dest="breaks", default="")
+    parser.add_argument("--prefix", default="", help="offer each tool as PREFIX_<tool>")
     parser.add_argument("--stdio", action="store_true", help="launch `zeroclaw eval mcp`, talk over stdio")
     options = parser.parse_args()
     breaks = options.breaks
+    prefix = f"{options.prefix}_" if options.prefix else ""
     url = os.environ["ZEROCLAW_EVAL_MCP_URL"]
     history: list[dict[str, Any]] = []
     async with AsyncExitStack() as stack:
@@ -105,7 +113,7 @@ async def main() -> None:
         await session.initialize()
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
-            text = await answer(session, history, json.loads(line)["user_input"], breaks)
+            text = await answer(session, history, json.loads(line)["user_input"], breaks, prefix)
             print(json.dumps({"answer": text}), flush=True)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from tests.support.builders import dispatch, make_box
 from zeroclaw_eval.tools.tool import ToolOutcome
+from zeroclaw_eval.tools.toolbox import served_as
 from zeroclaw_eval.tools.workspace import Workspace
 
 
@@ -105,3 +106,25 @@ def test_specs_describe_the_tools_on_offer() -> None:
     openai = specs["echo"].as_openai()
     assert openai["type"] == "function"
     assert openai["function"]["name"] == "echo"
+
+
+@pytest.mark.parametrize(
+    ("model_name", "tool", "same"),
+    [
+        ("lookup_order", "lookup_order", True),
+        ("shop_lookup_order", "lookup_order", True),
+        ("shop-lookup_order", "lookup_order", True),
+        ("shop.lookup_order", "lookup_order", True),
+        ("shop:lookup_order", "lookup_order", True),
+        ("shop/lookup_order", "lookup_order", True),
+        ("shop__lookup_order", "lookup_order", True),
+        # No separator, no prefix before it, or a longer tool name: a name of its own.
+        ("shoplookup_order", "lookup_order", False),
+        ("_lookup_order", "lookup_order", False),
+        ("shop_lookup_orders", "lookup_order", False),
+        ("lookup_order", "shop_lookup_order", False),
+        ("shop_lookup", "lookup_order", False),
+    ],
+)
+def test_a_prefixed_mcp_name_stands_for_the_tool_it_ends_in(model_name: str, tool: str, same: bool) -> None:
+    assert served_as(model_name, tool) is same

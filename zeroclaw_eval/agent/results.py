@@ -59,6 +59,7 @@ from zeroclaw_eval.boundary.sent import (
     last_of,
 )
 from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.tools.toolbox import served_as
 
 
 class ResultsChecked:
@@ -184,7 +185,7 @@ class ResultsChecked:
                 return self._error(
                     index, f"{_where(call)} was returned by no tool: the agent never ran that call"
                 )
-            if ran.name != call.name or not same_arguments(ran.arguments, call.arguments):
+            if not served_as(call.name, ran.name) or not same_arguments(ran.arguments, call.arguments):
                 return self._error(
                     index,
                     f"{_where(call)} is the result of {ran.name} with {quote(_shown(ran.arguments))},"
@@ -212,7 +213,8 @@ class ResultsChecked:
 def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]) -> dict[str, RecordedCall]:
     """The recorded dispatches of a reply's calls, by call id: those the agent dispatched
     with the call's id, then, for the calls left, those it dispatched without one of the
-    same tool and arguments, in order among equal ones."""
+    same tool (or the MCP tool the call's name stands for, `served_as`) and arguments, in
+    order among equal ones."""
     ids = {call.id for call in calls}
     found = {call.call_id: call for call in recorded if call.call_id in ids}
     if len(found) == len(ids):
@@ -225,7 +227,7 @@ def _dispatches(recorded: list[RecordedCall], calls: tuple[ToolCallRequest, ...]
             (
                 i
                 for i, ran in enumerate(anonymous)
-                if ran.name == call.name and same_arguments(ran.arguments, call.arguments)
+                if served_as(call.name, ran.name) and same_arguments(ran.arguments, call.arguments)
             ),
             None,
         )

@@ -17,6 +17,20 @@ from zeroclaw_eval.boundary.record import RecordedCall, RunRecord
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.workspace import Workspace
 
+#: What an MCP client puts between the server's name and a tool's when it prefixes it.
+_PREFIX_ENDS = frozenset("_-.:/")
+
+
+def served_as(model_name: str, tool: str) -> bool:
+    """Whether the model's call `model_name` is a call of the MCP tool `tool` as a client
+    that prefixes each tool with its server's name offers it (pydantic-ai's toolsets
+    loaded from an `mcpServers` file: `shop_lookup_order` for `lookup_order`), or that
+    very tool. A prefixed name that ends in no served tool stays a name of its own."""
+    if model_name == tool:
+        return True
+    cut = len(model_name) - len(tool)
+    return cut > 1 and model_name.endswith(tool) and model_name[cut - 1] in _PREFIX_ENDS
+
 
 class ToolBox:
     """The harness-owned tool registry: every call through it is recorded."""
@@ -91,8 +105,10 @@ class ToolBox:
         return outcome
 
     def serves(self, name: str) -> bool:
-        """Whether a call of `name` is this tool box's to run."""
-        return name in self._tools
+        """Whether the model's call `name` is a call of a tool this tool box runs, by that
+        name or with an MCP client's prefix (`served_as`): a result sent back for it must
+        come from the tool box."""
+        return name in self._tools or any(served_as(name, tool) for tool in self._tools)
 
     def ran(self, call_id: str) -> bool:
         """Whether a call with this id is recorded already."""
@@ -104,16 +120,19 @@ class ToolBox:
         return len(self._record.calls)
 
     def unclaimed(self, name: str, arguments: str, *, since: int, taken: Set[int]) -> int | None:
-        """The index of the first call of `name` with `arguments` (equal as JSON) this tool
-        box ran without a call id (an MCP client's) at or after `since`, not in `taken`
-        and not claimed by a call id yet; None if there is none."""
+        """The index of the first call that is the model's call `name` with `arguments`
+        (equal as JSON) this tool box ran without a call id (an MCP client's) at or after
+        `since`, not in `taken` and not claimed by a call id yet: a call of that very tool
+        first, else of the tool the name stands for with a client's prefix
+        (`served_as`); None if there is none."""
         calls = self._record.calls
-        for index in range(since, len(calls)):
-            call = calls[index]
-            if call.call_id or index in taken or call.name != name:
-                continue
-            if same_arguments(call.arguments, arguments):
-                return index
+        for exact in (True, False):
+            for index in range(since, len(calls)):
+                call = calls[index]
+                if call.call_id or index in taken or (call.name == name) is not exact:
+                    continue
+                if (exact or served_as(name, call.name)) and same_arguments(call.arguments, arguments):
+                    return index
         return None
 
     def dispatch_at(self, index: int) -> RecordedCall:

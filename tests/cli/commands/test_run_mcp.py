@@ -182,6 +182,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from zeroclaw_eval import AgentContext, ToolSpec
 
+PREFIX = ""  # what the tools are offered under, as a client that prefixes a server's name does
+
 
 class McpAgent:
     """Asks the model with the MCP server's tools, and calls them through MCP only."""
@@ -197,10 +199,12 @@ class McpAgent:
             async with ClientSession(streams[0], streams[1]) as session:
                 await session.initialize()
                 listed = await session.list_tools()
-                specs = [ToolSpec(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools]
+                specs = [
+                    ToolSpec(PREFIX + t.name, t.description or "", dict(t.input_schema)) for t in listed.tools
+                ]
                 if not name:
                     return specs, ""
-                result = await session.call_tool(name, arguments)
+                result = await session.call_tool(name.removeprefix(PREFIX), arguments)
                 return specs, "".join(getattr(part, "text", "") for part in result.content)
 
     async def run_turn(self, user_input: str) -> str:
@@ -223,12 +227,15 @@ def make_agent(context: AgentContext) -> McpAgent:
 '''
 
 
+@pytest.mark.parametrize("prefix", ["", "files_"], ids=["as-served", "prefixed"])
 def test_an_agent_of_this_process_gets_the_url_and_its_mcp_calls_run_in_the_workspace(
-    cli: Runner, tmp_path: Path
+    cli: Runner, tmp_path: Path, prefix: str
 ) -> None:
-    (tmp_path / "mcp_agent_here.py").write_text(IN_PROCESS, encoding="utf-8")
+    source = IN_PROCESS.replace('PREFIX = ""', f"PREFIX = {prefix!r}")
+    module = f"mcp_agent_here{prefix}"  # one module per variant: the run imports it in this process
+    (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
     (tmp_path / "zeroclaw.toml").write_text(
-        '[eval]\nagent = "mcp_agent_here:make_agent"\nmcp = true\n', encoding="utf-8"
+        f'[eval]\nagent = "{module}:make_agent"\nmcp = true\n', encoding="utf-8"
     )
     write_fixture(
         tmp_path / "evals" / "regression",
@@ -240,14 +247,16 @@ def test_an_agent_of_this_process_gets_the_url_and_its_mcp_calls_run_in_the_work
                 {
                     "user_input": "Write hi to out.txt",
                     "steps": [
-                        tools_step(tool_call("file_write", {"path": "out.txt", "content": "hi"}, "w1")),
+                        tools_step(
+                            tool_call(f"{prefix}file_write", {"path": "out.txt", "content": "hi"}, "w1")
+                        ),
                         text("Written."),
                     ],
                 }
             ],
             "expects": {
                 "tools_used": ["file_write"],
-                "tools_offered": ["file_write"],
+                "tools_offered": [f"{prefix}file_write"],  # the request's names
                 "all_tools_succeeded": True,
                 "workspace": {"file_contains": {"out.txt": ["hi"]}},
             },
@@ -257,7 +266,7 @@ def test_an_agent_of_this_process_gets_the_url_and_its_mcp_calls_run_in_the_work
     assert result.code == 0, result.stdout + result.stderr
     calls = result.json()["cases"][0]["record"]["calls"]
     # Dispatched over MCP, which carries no call id: the result check matched it by tool
-    # and arguments.
+    # (under its own name, whatever the client offered it as) and arguments.
     assert [(c["call_id"], c["name"]) for c in calls] == [("", "file_write")]
 
 
@@ -326,3 +335,57 @@ def test_with_nothing_to_serve_it_says_how_to_start(cli: Runner, tmp_path: Path)
     result = cli("eval", "mcp", cwd=tmp_path, env={"ZEROCLAW_EVAL_MCP_URL": ""})
     assert result.code == 2
     assert "nothing to serve: give a FIXTURE, or --url" in result.stderr
+
+
+def _prefixed(fixture: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """`fixture` with each scripted call named as a client that prefixes the server's name
+    offers the tool to the model (`shop_lookup_order`); the tools, doubles and checks keep
+    the tools' own names."""
+    prefixed = json.loads(json.dumps(fixture))
+    for turn in prefixed["turns"]:
+        for step in turn["steps"]:
+            for call in step["response"].get("tool_calls", []):
+                call["name"] = f"{prefix}{call['name']}"
+    return prefixed
+
+
+def test_a_client_that_prefixes_the_servers_name_is_recorded_once_under_the_tools_own_name(
+    cli: Runner, project: Path
+) -> None:
+    write_fixture(project / "evals" / "regression", "order.json", _prefixed(ORDER, "shop_"))
+    case = run(cli, project, "--prefix", "shop")
+    assert case["status"] == "passed", case["error"] or case["grades"]
+    calls = [(c["call_id"], c["name"], c["arguments"], c["result"]) for c in case["record"]["calls"]]
+    assert calls == [
+        ("c1", "lookup_order", {"order_id": "42"}, "order 42: shipped"),
+        ("c2", "echo", {"message": "done"}, "done"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("breaks", "words"),
+    [
+        ("own-tool", "was returned by no call to the MCP server since the model asked for it"),
+        ("garble", "is not what the MCP tool returned"),
+    ],
+)
+def test_a_prefixed_client_that_makes_up_or_changes_a_result_is_still_a_run_error(
+    cli: Runner, project: Path, breaks: str, words: str
+) -> None:
+    write_fixture(project / "evals" / "regression", "order.json", _prefixed(ORDER, "shop_"))
+    case = run(cli, project, "--prefix", "shop", "--break", breaks)
+    assert case["status"] == "error", case
+    assert words in case["error"]["message"]
+
+
+def test_a_prefixed_name_that_ends_in_no_served_tool_stays_a_tool_of_its_own(
+    cli: Runner, project: Path
+) -> None:
+    # `shop_lookup_orders` is not `lookup_order` under a prefix: the agent's MCP call of
+    # `lookup_orders` is a tool the case does not serve.
+    fixture = _prefixed(ORDER, "shop_")
+    fixture["turns"][0]["steps"][0]["response"]["tool_calls"][0]["name"] = "shop_lookup_orders"
+    write_fixture(project / "evals" / "regression", "order.json", fixture)
+    case = run(cli, project, "--prefix", "shop")
+    assert case["status"] == "error", case
+    assert "the MCP tool 'lookup_orders', which this case does not serve" in case["error"]["message"]
