@@ -15,7 +15,7 @@ from tests.support.scripts import (
     USER_1,
     USER_2,
 )
-from zeroclaw_eval.agent.conversation import check_choice, next_step
+from zeroclaw_eval.agent.conversation import check_choice, next_step, step_at
 from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import Divergence
@@ -227,3 +227,46 @@ def test_a_step_the_request_forbids_diverges_saying_why(
     with pytest.raises(Divergence) as raised:
         check_choice(step, choice)
     assert expected in str(raised.value)
+
+
+# The templates two frameworks wrap the user's input in: smolagents (in content parts) and CrewAI.
+WRAPPED = [
+    {"role": "user", "content": [{"type": "text", "text": "New task:\nEcho hello"}]},
+    {"role": "user", "content": "\nCurrent Task: Echo hello\n\nThis is the expected criteria: be short."},
+]
+
+
+@pytest.mark.parametrize("user", WRAPPED, ids=["smolagents", "crewai"])
+def test_a_wrapped_input_passes_under_contains_and_says_how_under_exact(two_turns: Case, user: Any) -> None:
+    trace = two_turns.trace
+    assert step_at(trace, [user], match="contains")[1].tool_calls[0].id == "call_1"
+    with pytest.raises(Divergence) as refused:
+        step_at(trace, [user])
+    assert 'turn 1\'s user input is "Echo hello"' in str(refused.value)
+    assert 'set user_input_match = "contains"' in str(refused.value)
+    assert refused.value.pointer == "/turns/0/user_input"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["New task:\nEcho goodbye", "New task:\nEcho hell", "Echo  hello", "echo hello", ""],
+    ids=["other-input", "cut", "respaced", "recased", "empty"],
+)
+def test_contains_still_wants_the_whole_input(two_turns: Case, text: str) -> None:
+    with pytest.raises(Divergence) as refused:
+        step_at(two_turns.trace, [{"role": "user", "content": text}], match="contains")
+    assert 'which does not contain it (user_input_match is "contains")' in str(refused.value)
+
+
+def test_an_unwrapped_input_that_differs_gets_no_advice_to_loosen_the_match(two_turns: Case) -> None:
+    with pytest.raises(Divergence) as refused:
+        step_at(two_turns.trace, [{"role": "user", "content": "Echo goodbye"}])
+    assert "user_input_match" not in str(refused.value)
+
+
+def test_contains_holds_each_turn_to_its_own_input(two_turns: Case) -> None:
+    # The second turn's message repeats the first input, not its own: another turn's input.
+    second = {"role": "user", "content": "New task:\nEcho hello"}
+    with pytest.raises(Divergence) as refused:
+        step_at(two_turns.trace, [USER_1, CALL_1, RESULT_1, ANSWER_1, second], match="contains")
+    assert "turn 2's user input" in str(refused.value)

@@ -17,6 +17,7 @@ from tests.support.scripts import (
     post,
     text_step,
 )
+from zeroclaw_eval.errors import Divergence
 from zeroclaw_eval.serve.routing import Router
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -132,3 +133,29 @@ def test_fixtures_naming_the_served_agents_own_tools_are_admitted(tmp_path: Path
     )
     assert served.case.trace.tools == ["search_orders"]
     assert served.step.tool_calls[0].name == "search_orders"
+
+
+WRAPPED_WEATHER = [{"role": "user", "content": "New task:\nWhat is the weather?"}]
+
+
+def test_a_wrapped_first_message_routes_where_the_suite_says_contains(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    cases = load(tmp_path, two_turns=TWO_TURNS, weather=OTHER)
+    refused = post(serve(cases), "gpt-4o-mini", WRAPPED_WEATHER)
+    assert refused.status_code == 400
+    reply = post(serve(cases, user_input_match="contains"), "gpt-4o-mini", WRAPPED_WEATHER)
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["choices"][0]["message"]["content"] == "Sunny."
+
+
+def test_a_fixtures_own_user_input_match_wins_over_the_suites(tmp_path: Path) -> None:
+    # weather says contains itself; two_turns follows the suite (exact).
+    cases = load(tmp_path, two_turns=TWO_TURNS, weather={**OTHER, "user_input_match": "contains"})
+    router = Router(cases)
+    assert router.answer("gpt-4o-mini", WRAPPED_WEATHER).case.name == "weather.json"
+    with pytest.raises(Divergence, match="turn 1's user input is"):
+        router.answer("two_turns", [{"role": "user", "content": "New task:\nEcho hello"}])
+    loose = Router(load(tmp_path / "exact", weather={**OTHER, "user_input_match": "exact"}), match="contains")
+    with pytest.raises(Divergence):
+        loose.answer("gpt-4o-mini", WRAPPED_WEATHER)

@@ -4,7 +4,11 @@ ANTHROPIC_BASE_URL over Messages, plain or streamed, with tools of its own (`ech
 `write_note`).
 
     python tests/support/agent_command.py [--api chat|responses|anthropic] [--stream]
-        [--break WHAT] [--oneshot]
+        [--wrap] [--break WHAT] [--oneshot]
+
+With --wrap it sends each user input inside a task template, as CrewAI does
+("\nCurrent Task: <input>\n\n..."). `stale-input` (with --wrap) sends the first turn's
+input again in every later turn.
 
 WHAT makes a broken variant: `rename` (its tool is offered as `repeat`), `forget` (tool
 results are not fed back), `wrong` (the final answer is changed), `fail` (write_note
@@ -228,8 +232,16 @@ def turn_responses(history: list[dict[str, Any]], options: argparse.Namespace, t
                 history.append({"type": "function_call_output", "call_id": call["call_id"], "output": result})
 
 
+FIRST_INPUT: list[str] = []
+
+
 def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Namespace) -> str:
     tools = ["repeat" if name == "echo" and options.breaks == "rename" else name for name in TOOLS]
+    FIRST_INPUT.append(user_input)
+    if options.breaks == "stale-input":
+        user_input = FIRST_INPUT[0]
+    if options.wrap:
+        user_input = f"\nCurrent Task: {user_input}\n\nThis is the expected criteria: a short answer."
     history.append({"role": "user", "content": user_input})
     turn = {"responses": turn_responses, "anthropic": turn_anthropic}.get(options.api, turn_chat)
     try:
@@ -247,6 +259,7 @@ def main() -> None:
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--break", dest="breaks", default=None)
     parser.add_argument("--oneshot", action="store_true")
+    parser.add_argument("--wrap", action="store_true", help="send each input inside a task template")
     parser.add_argument("user_input", nargs="?")
     options = parser.parse_args()
     if not options.oneshot:

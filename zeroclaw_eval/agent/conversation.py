@@ -10,11 +10,15 @@ step = assistant messages since the last one) or the first message that leaves i
 Replay checks that position against the step it is about to serve, walking only what
 each request adds (`Follower`); `zeroclaw eval serve`, which keeps no state, answers
 with the step at that position.
+
+A turn's user message carries its scripted input exactly, or, where the case says
+`user_input_match = "contains"` (agents whose framework wraps the user's input in a
+template of its own), whole inside its text (`input_matches`).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from zeroclaw_eval._support.json.text import arguments_text, compact_json, quote
 from zeroclaw_eval.boundary.provider import (
@@ -30,6 +34,24 @@ from zeroclaw_eval.errors import Divergence
 
 #: Each turn's replies, in order: `script[turn][step]`.
 Script = list[list[ModelResponse]]
+
+#: How a turn's user message must carry its scripted input (`input_matches`).
+InputMatch = Literal["exact", "contains"]
+
+
+def input_match_of(trace: LlmTrace, default: InputMatch = "exact") -> InputMatch:
+    """How a case's user messages must carry its inputs: its fixture's
+    `user_input_match`, else `default` (the suite's `[eval].user_input_match`)."""
+    return trace.user_input_match or default
+
+
+def input_matches(expected: str, sent: str | None, match: InputMatch) -> bool:
+    """Whether a user message whose text is `sent` carries the scripted input `expected`:
+    all of it and nothing else, or with "contains" all of it somewhere inside (never a
+    part: a cut or reworded input is another input)."""
+    if sent is None:
+        return False
+    return sent == expected if match == "exact" else expected in sent
 
 
 def _to_model_response(response: Response, turn: int, step: int) -> ModelResponse:
@@ -64,13 +86,14 @@ class Position(NamedTuple):
         return f"turn {self.turn + 1}, step {self.step + 1}"
 
 
-def follow(trace: LlmTrace, script: Script, messages: list[Any]) -> Position:
-    """Where a request carrying `messages` stands in the script: the step it asks for.
+def follow(trace: LlmTrace, script: Script, messages: list[Any], match: InputMatch = "exact") -> Position:
+    """Where a request carrying `messages` stands in the script: the step it asks for,
+    each user message carrying its turn's input as `match` says.
 
     Raises `Divergence` at the first message that leaves the script, or when a result
     the script's calls need was not sent back.
     """
-    walk = _Walk(trace, script)
+    walk = _Walk(trace, script, match)
     for index, message in enumerate(messages):
         walk.take(index, message)
     return walk.position()
@@ -86,14 +109,21 @@ class Follower:
     walked from its first message, so every request gets what `follow` says.
     """
 
-    def __init__(self, trace: LlmTrace, script: Script, history: SentHistory | None = None) -> None:
+    def __init__(
+        self,
+        trace: LlmTrace,
+        script: Script,
+        history: SentHistory | None = None,
+        match: InputMatch = "exact",
+    ) -> None:
         self.trace = trace
         self.script = script
+        self.match = match
         #: Without a history of the recorder's (which reads each request before it comes
         #: here), the follower keeps one of its own.
         self._own = history is None
         self._history = history if history is not None else SentHistory()
-        self._walk = _Walk(trace, script)
+        self._walk = _Walk(trace, script, match)
         #: How many messages `_walk` has taken, and of which request (`SentHistory.requests`).
         self._walked = 0
         self._at = 0
@@ -104,13 +134,13 @@ class Follower:
         if self._own:
             history.take(messages)
         if type(messages) is not list:  # read it once, as `follow` does, and resume from nothing
-            self._walk, self._walked, self._at = _Walk(self.trace, self.script), 0, 0
-            return follow(self.trace, self.script, messages)
+            self._walk, self._walked, self._at = _Walk(self.trace, self.script, self.match), 0, 0
+            return follow(self.trace, self.script, messages, self.match)
         # The request before this one was walked here, and is this one's unchanged start.
         resume = history.requests == self._at + 1 and history.unchanged == self._walked
         # Resumed in place: a walk that raises leaves `_at` behind, so the next request
         # starts a walk of its own rather than resume this one.
-        walk = self._walk if resume else _Walk(self.trace, self.script)
+        walk = self._walk if resume else _Walk(self.trace, self.script, self.match)
         for index in range(self._walked if resume else 0, len(messages)):
             walk.take(index, messages[index])
         self._walk, self._walked, self._at = walk, len(messages), history.requests
@@ -121,9 +151,10 @@ class _Walk:
     """The state of a walk through a request's messages: the turn and step reached, and
     the calls of the last assistant message still waiting for their results."""
 
-    def __init__(self, trace: LlmTrace, script: Script) -> None:
+    def __init__(self, trace: LlmTrace, script: Script, match: InputMatch) -> None:
         self.trace = trace
         self.script = script
+        self.match = match
         self.turn = -1
         self.step = 0
         self.pending: list[ToolCallRequest] = []
@@ -162,11 +193,10 @@ class _Walk:
                 )
             expected = trace.turns[turn].user_input
             sent = message_text(entry(message, "content"))
-            if sent != expected:
-                shown = "no text" if sent is None else quote(sent)
+            if sent != expected and not input_matches(expected, sent, self.match):
                 raise Divergence(
                     f"{_where(index, role)}: turn {turn + 1}'s user input is {quote(expected)};"
-                    f" the request has {shown}",
+                    f" the request has {_shown_input(expected, sent, self.match)}",
                     pointer=f"/turns/{turn}/user_input",
                 )
             self.turn, self.step = turn, 0
@@ -226,12 +256,12 @@ class _Walk:
 
 
 def step_at(
-    trace: LlmTrace, messages: list[Any], script: Script | None = None
+    trace: LlmTrace, messages: list[Any], script: Script | None = None, match: InputMatch = "exact"
 ) -> tuple[Position, ModelResponse]:
     """The position a request carrying `messages` asks for, and its scripted answer (what
     serve answers)."""
     script = script_of(trace) if script is None else script
-    position = follow(trace, script, messages)
+    position = follow(trace, script, messages, match)
     steps = script[position.turn]
     if position.step >= len(steps):
         raise Divergence(
@@ -391,6 +421,21 @@ def _shown_arguments(value: Any) -> str:
     if value is None:
         return "no arguments"
     return quote(value if isinstance(value, str) else compact_json(value))
+
+
+def _shown_input(expected: str, sent: str | None, match: InputMatch) -> str:
+    """A user message's text as a divergence about its input quotes it, with the setting
+    that lets it pass where the input is there, wrapped."""
+    if sent is None:
+        return "no text"
+    if match == "contains":
+        return f'{quote(sent)}, which does not contain it (user_input_match is "contains")'
+    if expected in sent:
+        return (
+            f"{quote(sent)}: the input wrapped in other text; where the agent's framework wraps"
+            ' it so, set user_input_match = "contains" (in [eval] or the fixture)'
+        )
+    return quote(sent)
 
 
 def _where(index: int, role: Any) -> str:

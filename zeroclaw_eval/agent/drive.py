@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from zeroclaw_eval.agent.call import agent_attribute, allows_inline, make_agent, run_turn, user_traceback
+from zeroclaw_eval.agent.conversation import input_match_of
 from zeroclaw_eval.agent.deadline import steps_bounded, within
 from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgent
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
@@ -90,7 +91,10 @@ async def drive(
     hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
     # Each request is read once, by the recorder, for every check behind it.
     history = SentHistory()
-    script = ReplayProvider(case.trace, offered, history=history, **hints) if live is None else None
+    match = input_match_of(case.trace, settings.user_input_match)
+    script = (
+        ReplayProvider(case.trace, offered, history=history, match=match, **hints) if live is None else None
+    )
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
     # The results an agent of this process sends back are checked against its tools'.
     checked = None if external else ResultsChecked(provider, record, history, scripted=live is None)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from zeroclaw_eval.agent.conversation import (
     Follower,
+    InputMatch,
     Position,
     check_choice,
     check_offered,
@@ -40,11 +41,12 @@ class ReplayProvider:
         offered: Iterable[str] = (),
         offer_hint: str = "; pass on the tools the harness gives the agent",
         history: SentHistory | None = None,
+        match: InputMatch = "exact",
     ) -> None:
         #: What to do about a tool the request did not offer, said after the divergence.
         self._offer_hint = offer_hint
         self._turns = script_of(trace)
-        self._follower = Follower(trace, self._turns, history)
+        self._follower = Follower(trace, self._turns, history, match)
         #: The tools the harness offers the case: the agent must pass on each one a step calls.
         self._offered = frozenset(offered)
         self._queue: deque[ModelResponse] = deque()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.cases.case import Case
@@ -63,6 +63,9 @@ class CaseSettings:
     #: Tools whose live calls `--record` writes as `tool_doubles` (those proxied to a
     #: project's MCP server, `[eval].mcp_upstream`, which a replay must not reach).
     recorded_as_doubles: frozenset[str] = frozenset()
+    #: How a turn's user message carries its scripted input where the fixture does not
+    #: say (`[eval].user_input_match`, `agent.conversation.input_matches`).
+    user_input_match: Literal["exact", "contains"] = "exact"
 
     def __post_init__(self) -> None:
         # Checked when the settings are made, before any case runs: a project tool that

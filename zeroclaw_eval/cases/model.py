@@ -362,6 +362,12 @@ class LlmTrace(Strict):
         description="The conversation, one user input each (at least one).", json_schema_extra={"minItems": 1}
     )
     expects: Expects = Field(description="What must hold after the run (at least one check).")
+    user_input_match: Literal["exact", "contains"] | None = _optional(
+        "How each turn's user message must carry its user_input: exact, or contains (the"
+        " input whole inside it, for agents whose framework wraps the input in a template of"
+        " its own, as smolagents and CrewAI do). Left out: [eval].user_input_match, exact by"
+        " default."
+    )
     provenance: Provenance | None = _optional(
         "Where an imported case came from: the trace format, file, trace id and span ids."
     )

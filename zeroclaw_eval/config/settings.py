@@ -46,6 +46,9 @@ class EvalSettings(BaseModel):
     #: own: a background call the service makes then fails that case. (At most 10 s: an
     #: agent's closing is bounded by 15.)
     agent_service_quiet_secs: float = Field(default=0.5, ge=0, le=10)
+    #: How each turn's user message must carry its scripted input, for the cases whose
+    #: fixture does not say: `exact`, or `contains` (inside a framework's own template).
+    user_input_match: Literal["exact", "contains"] = "exact"
     #: Serve each case's tools as an MCP server too (ZEROCLAW_EVAL_MCP_URL), for agents
     #: that take their tools from MCP servers.
     mcp: bool = False

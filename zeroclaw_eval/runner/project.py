@@ -72,6 +72,7 @@ def run_options(
         agent_cmd=command,
         case_timeout_secs=settings.case_timeout_secs,
         max_tool_iterations=settings.max_tool_iterations,
+        user_input_match=settings.user_input_match,
         tools=tools,
         mcp=mcp,
         recorded_as_doubles=frozenset(tool.name for tool in proxied),

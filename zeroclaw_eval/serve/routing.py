@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zeroclaw_eval.agent.conversation import Position, Script, script_of, step_at
+from zeroclaw_eval.agent.conversation import (
+    InputMatch,
+    Position,
+    Script,
+    input_match_of,
+    input_matches,
+    script_of,
+    step_at,
+)
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.boundary.sent import entry, message_text
 from zeroclaw_eval.cases.admission import load_fixture
@@ -26,11 +34,14 @@ class Served:
 
 
 class Router:
-    """Routes requests to the served cases; `single` routes every request to the one case."""
+    """Routes requests to the served cases; `single` routes every request to the one case.
+    `match` is how a user message carries its input in a case whose fixture does not say
+    (`[eval].user_input_match`)."""
 
-    def __init__(self, cases: list[Case], *, single: bool = False) -> None:
+    def __init__(self, cases: list[Case], *, single: bool = False, match: InputMatch = "exact") -> None:
         self.cases = cases
         self.single = single
+        self._match = {case.name: input_match_of(case.trace, match) for case in cases}
         self._by_name: dict[str, list[Case]] = {}
         # Made once: serve answers many requests of each case.
         self._scripts: dict[str, Script] = {case.name: script_of(case.trace) for case in cases}
@@ -43,7 +54,8 @@ class Router:
 
         A request names its fixture by `model` (a file stem or model_name), or, when the
         model names none (an agent configured with a real model name), by its first
-        user message; where several fixtures share that, the one whose script the whole
+        user message (as each fixture's `user_input_match` says); where several fixtures
+        share that, the one whose script the whole
         conversation follows.
         """
         if self.single:
@@ -83,11 +95,15 @@ class Router:
         first = next(
             (message_text(entry(m, "content")) for m in messages if entry(m, "role") == "user"), None
         )
-        return [c for c in self.cases if c.trace.turns and c.trace.turns[0].user_input == first]
+        return [
+            c
+            for c in self.cases
+            if c.trace.turns and input_matches(c.trace.turns[0].user_input, first, self._match[c.name])
+        ]
 
     def _served(self, case: Case, messages: list[Any]) -> Served:
         try:
-            position, step = step_at(case.trace, messages, self._scripts[case.name])
+            position, step = step_at(case.trace, messages, self._scripts[case.name], self._match[case.name])
         except Divergence as exc:
             raise Divergence(str(exc), case.name, exc.pointer) from None
         return Served(case, position, step)

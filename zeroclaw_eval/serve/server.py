@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from zeroclaw_eval.agent.conversation import InputMatch
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.serve import routes
@@ -63,6 +64,9 @@ class ReplayServer:
     #: See `CONNECTION_TIMEOUT` and `MAX_CONNECTIONS`.
     timeout_secs: float = CONNECTION_TIMEOUT
     max_connections: int = MAX_CONNECTIONS
+    #: `[eval].user_input_match`: how a user message carries its input where a fixture
+    #: does not say.
+    user_input_match: InputMatch = "exact"
 
     def __post_init__(self) -> None:
         if not is_loopback(self.host):
@@ -73,7 +77,7 @@ class ReplayServer:
         self._served: dict[tuple[str, int, int], int] = {}
         #: Cases whose run ended early (a fault or a refusal answered one of its requests).
         self._broken: set[str] = set()
-        self.router = Router(self.cases, single=self.single)
+        self.router = Router(self.cases, single=self.single, match=self.user_input_match)
         self.endpoint = Endpoint()
         self._server: EndpointServer | None = None
 

@@ -413,3 +413,41 @@ def test_mutation_grades_the_run_an_agent_command_recorded(cli: Runner, suite: P
     assert names["alter_turn_order[turns 1 and 2]"]["killed"]
     assert names["skip_write[note.txt]"]["killed_by"] == ['workspace.file_contains["note.txt"][0]']
     assert not names["alter_argument[turn 1, call 0, /message]"]["killed"]  # nothing pins it
+
+
+@pytest.mark.parametrize(
+    ("suite_says", "fixture_says", "passes"),
+    [
+        (None, None, False),
+        ("contains", None, True),
+        (None, "contains", True),
+        ("contains", "exact", False),  # the fixture's own word wins
+        ("exact", "contains", True),
+    ],
+)
+def test_an_agent_that_wraps_the_input_passes_where_user_input_match_is_contains(
+    cli: Runner, tmp_path: Path, suite_says: str | None, fixture_says: str | None, passes: bool
+) -> None:
+    fixture = {**NOTES, "user_input_match": fixture_says} if fixture_says else NOTES
+    write_fixture(tmp_path / "evals" / "regression", "notes.json", fixture)
+    if suite_says:
+        (tmp_path / "zeroclaw.toml").write_text(f'[eval]\nuser_input_match = "{suite_says}"\n')
+    case = run(cli, tmp_path, "--wrap")
+    if passes:
+        assert case["status"] == "passed", case["error"] or case["grades"]
+        return
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/turns/0/steps/0"  # the step it asked for
+    message = case["error"]["message"]
+    assert "Current Task: Echo hello" in message
+    assert 'set user_input_match = "contains"' in message
+
+
+def test_under_contains_an_agent_that_sends_an_earlier_turns_input_still_fails(
+    cli: Runner, tmp_path: Path
+) -> None:
+    write_fixture(tmp_path / "evals" / "regression", "notes.json", {**NOTES, "user_input_match": "contains"})
+    case = run(cli, tmp_path, "--wrap", "--break", "stale-input")
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/turns/1/steps/0"
+    assert 'which does not contain it (user_input_match is "contains")' in case["error"]["message"]

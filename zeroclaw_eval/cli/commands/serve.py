@@ -112,6 +112,7 @@ def serve_command(
             max_body=max_body_bytes,
             timeout_secs=timeout_secs,
             max_connections=max_connections,
+            user_input_match=loaded.settings.user_input_match,
         )
         try:
             server.bind()
