@@ -7,13 +7,13 @@ import tempfile
 import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.builders import HOSTILE_ANSWER_FIXTURE, PASSING, TYPO_FIXTURE, write_fixture
 from tests.support.invoke import Runner, invoke, run_cli
 from tests.support.scripts import TWO_TURNS, load
-from zeroclaw_eval.agent.conversation import InputMatch
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.reporters.registry import ENTRY_POINT_GROUP, reset_registry
 from zeroclaw_eval.serve.faults import parse_fault
@@ -95,14 +95,12 @@ def install_plugin(
 @pytest.fixture
 def serve() -> Iterator[Callable[..., ReplayServer]]:
     """Start `ReplayServer`s on loopback: `serve(cases, *fault_specs, single=False,
-    user_input_match="exact")`; each is stopped when the test ends."""
+    **settings)` (`user_input_match`, `tool_echo`, `per_turn`); each is stopped when the
+    test ends."""
     started: list[ReplayServer] = []
 
-    def start(
-        cases: list[Case], *faults: str, single: bool = False, user_input_match: InputMatch = "exact"
-    ) -> ReplayServer:
-        faulted = [parse_fault(f) for f in faults]
-        server = ReplayServer(cases, faulted, single=single, user_input_match=user_input_match).start()
+    def start(cases: list[Case], *faults: str, single: bool = False, **settings: Any) -> ReplayServer:
+        server = ReplayServer(cases, [parse_fault(f) for f in faults], single=single, **settings).start()
         started.append(server)
         return server
 

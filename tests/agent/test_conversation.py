@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.builders import scripted_fixture, tool_call, tools_step
 from tests.support.scripts import (
     ANSWER_1,
     CALL_1,
@@ -14,10 +15,22 @@ from tests.support.scripts import (
     TWO_TURNS_DONE,
     USER_1,
     USER_2,
+    text_step,
 )
-from zeroclaw_eval.agent.conversation import check_choice, next_step, step_at
+from zeroclaw_eval.agent.conversation import (
+    Follower,
+    Position,
+    check_request,
+    follow,
+    next_step,
+    script_of,
+    step_at,
+)
+from zeroclaw_eval.agent.permitted import check_choice
 from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice
+from zeroclaw_eval.boundary.text_echo import structured
 from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.errors import Divergence
 
 
@@ -270,3 +283,63 @@ def test_contains_holds_each_turn_to_its_own_input(two_turns: Case) -> None:
     with pytest.raises(Divergence) as refused:
         step_at(two_turns.trace, [USER_1, CALL_1, RESULT_1, ANSWER_1, second], match="contains")
     assert "turn 2's user input" in str(refused.value)
+
+
+def test_per_turn_a_request_that_carries_its_own_turn_alone_follows_the_script(two_turns: Case) -> None:
+    trace = two_turns.trace
+    script = script_of(trace)
+    follower = Follower(trace, script, per_turn=True)
+    assert follower.follow([USER_1], 0) == Position(0, 0)
+    assert follower.follow([USER_1, CALL_1, RESULT_1], 0) == Position(0, 1)
+    # The second turn afresh: no first turn before it, which a whole history must carry.
+    assert follower.follow([{"role": "system", "content": "x"}, USER_2], 1) == Position(1, 0)
+    with pytest.raises(Divergence, match="turn 1's user input is"):
+        check_request(Follower(trace, script), [USER_2], Position(1, 0))
+    # Each turn is still its own: the first turn's input is not the second's.
+    with pytest.raises(Divergence, match="turn 2's user input is"):
+        Follower(trace, script, per_turn=True).follow([USER_1], 1)
+
+
+def test_serve_finds_the_turn_a_request_of_one_turn_follows(two_turns: Case) -> None:
+    # The second turn's message quotes the first's input: the last turn that fits is the one.
+    quoted = {"role": "user", "content": "Earlier: Echo hello\nNow: Now say bye"}
+    position, step = step_at(two_turns.trace, [quoted], match="contains", per_turn=True)
+    assert (position, step.content) == (Position(1, 0), "bye")
+
+
+def _smolagents_turns() -> LlmTrace:
+    final = tools_step(tool_call("final_answer", {"answer": "hello"}, "call_f"))
+    fixture = scripted_fixture(
+        [
+            ("Echo hello", [tools_step(tool_call("echo", {"message": "hello"}, "call_1")), final]),
+            ("Bye", [text_step("bye")]),
+        ],
+        {"min_tool_calls": 1},
+    )
+    return LlmTrace.model_validate(fixture)
+
+
+TEXT_TURN_1 = [
+    {"role": "user", "content": "New task:\nEcho hello"},
+    {
+        "role": "assistant",
+        "content": "Calling tools:\n[{'id': 'call_1', 'function': {'name': 'echo', 'arguments': "
+        + "{'message': 'hello'}}}]",
+    },
+    {"role": "user", "content": "Observation:\nhello"},
+    {
+        "role": "assistant",
+        "content": "Calling tools:\n[{'id': 'call_f', 'function': {'name': 'final_answer', 'arguments': "
+        + "{'answer': 'hello'}}}]",
+    },
+]
+
+
+def test_the_last_results_of_a_turn_read_from_text_may_carry_the_next_input() -> None:
+    trace = _smolagents_turns()
+    carried = {"role": "user", "content": "Observation:\nhello\nNew task:\nBye"}
+    assert follow(trace, script_of(trace), structured([*TEXT_TURN_1, carried]), "contains") == Position(1, 0)
+    stale = {"role": "user", "content": "Observation:\nhello\nNew task:\nEcho hello"}
+    with pytest.raises(Divergence, match='turn 2\'s user input is "Bye"') as refused:
+        follow(trace, script_of(trace), structured([*TEXT_TURN_1, stale]), "contains")
+    assert refused.value.pointer == "/turns/1/user_input"

@@ -159,3 +159,24 @@ def test_a_fixtures_own_user_input_match_wins_over_the_suites(tmp_path: Path) ->
     loose = Router(load(tmp_path / "exact", weather={**OTHER, "user_input_match": "exact"}), match="contains")
     with pytest.raises(Divergence):
         loose.answer("gpt-4o-mini", WRAPPED_WEATHER)
+
+
+def test_serve_reads_a_text_echo_and_a_turn_sent_alone_as_the_suite_says(
+    tmp_path: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    cases = load(tmp_path, two_turns=TWO_TURNS)
+    echoed = (
+        "Calling tools:\n[{'id': 'call_1', 'function': {'name': 'echo', 'arguments': {'message': 'hello'}}}]"
+    )
+    as_text = [
+        USER_1,
+        {"role": "assistant", "content": echoed},
+        {"role": "user", "content": "Observation:\nhello"},
+    ]
+    assert post(serve(cases), "two_turns", as_text).status_code == 400
+    reply = post(serve(cases, tool_echo="text"), "two_turns", as_text)
+    assert reply.json()["choices"][0]["message"]["content"] == "The echo tool said: hello"
+    alone = [{"role": "user", "content": "Now say bye"}]
+    assert post(serve(cases), "two_turns", alone).status_code == 400
+    reply = post(serve(cases, per_turn=True), "two_turns", alone)
+    assert reply.json()["choices"][0]["message"]["content"] == "bye"

@@ -13,22 +13,30 @@ with the step at that position.
 
 A turn's user message carries its scripted input exactly, or, where the case says
 `user_input_match = "contains"` (agents whose framework wraps the user's input in a
-template of its own), whole inside its text (`input_matches`).
+template of its own), whole inside its text (`input_matches`). Two settings describe
+agents that write the conversation otherwise:
+
+- `[eval].tool_echo = "text"`: calls echoed in the assistant's text and results sent back
+  as user messages, read as structured messages before the walk
+  (`boundary.text_echo`); a turn's last results may then carry the next turn's input;
+- `[eval].history = "turn"`: each request carries only its own turn (a framework that
+  starts every turn afresh, a CrewAI crew kicked off per turn); the walk starts at the
+  turn the script is at, and no earlier turn is asked for.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal, NamedTuple
 
 from zeroclaw_eval._support.json.text import arguments_text, compact_json, quote
 from zeroclaw_eval.boundary.provider import (
     ModelResponse,
     ToolCallRequest,
-    ToolChoice,
-    ToolSpec,
     echoed_as_sent,
 )
 from zeroclaw_eval.boundary.sent import SentHistory, entry, message_text
+from zeroclaw_eval.boundary.text_echo import FROM_TEXT
 from zeroclaw_eval.cases.model import LlmTrace, Response
 from zeroclaw_eval.errors import Divergence
 
@@ -86,14 +94,17 @@ class Position(NamedTuple):
         return f"turn {self.turn + 1}, step {self.step + 1}"
 
 
-def follow(trace: LlmTrace, script: Script, messages: list[Any], match: InputMatch = "exact") -> Position:
+def follow(
+    trace: LlmTrace, script: Script, messages: list[Any], match: InputMatch = "exact", start: int = 0
+) -> Position:
     """Where a request carrying `messages` stands in the script: the step it asks for,
-    each user message carrying its turn's input as `match` says.
+    each user message carrying its turn's input as `match` says, the first that of turn
+    `start` (0 but for an agent whose requests carry only their own turn).
 
     Raises `Divergence` at the first message that leaves the script, or when a result
     the script's calls need was not sent back.
     """
-    walk = _Walk(trace, script, match)
+    walk = _Walk(trace, script, match, start)
     for index, message in enumerate(messages):
         walk.take(index, message)
     return walk.position()
@@ -115,32 +126,43 @@ class Follower:
         script: Script,
         history: SentHistory | None = None,
         match: InputMatch = "exact",
+        per_turn: bool = False,
     ) -> None:
         self.trace = trace
         self.script = script
         self.match = match
+        #: Each request carries only its own turn (`[eval].history = "turn"`).
+        self.per_turn = per_turn
+        #: The turn the walk in hand started at.
+        self._start = 0
         #: Without a history of the recorder's (which reads each request before it comes
         #: here), the follower keeps one of its own.
         self._own = history is None
         self._history = history if history is not None else SentHistory()
-        self._walk = _Walk(trace, script, match)
+        self._walk = _Walk(trace, script, match, 0)
         #: How many messages `_walk` has taken, and of which request (`SentHistory.requests`).
         self._walked = 0
         self._at = 0
 
-    def follow(self, messages: list[Any]) -> Position:
-        """What `follow(trace, script, messages)` returns (or raises)."""
+    def follow(self, messages: list[Any], turn: int = 0) -> Position:
+        """What `follow(trace, script, messages)` returns (or raises); `turn` is the turn
+        the script is at, where a request of an agent that sends each turn alone starts."""
         history = self._history
         if self._own:
             history.take(messages)
+        start = turn if self.per_turn else 0
         if type(messages) is not list:  # read it once, as `follow` does, and resume from nothing
-            self._walk, self._walked, self._at = _Walk(self.trace, self.script, self.match), 0, 0
-            return follow(self.trace, self.script, messages, self.match)
-        # The request before this one was walked here, and is this one's unchanged start.
-        resume = history.requests == self._at + 1 and history.unchanged == self._walked
+            self._walk, self._walked, self._at = _Walk(self.trace, self.script, self.match, 0), 0, 0
+            return follow(self.trace, self.script, messages, self.match, start)
+        # The request before this one was walked here, from the same turn, and is this
+        # one's unchanged start.
+        resume = (
+            history.requests == self._at + 1 and history.unchanged == self._walked and start == self._start
+        )
         # Resumed in place: a walk that raises leaves `_at` behind, so the next request
         # starts a walk of its own rather than resume this one.
-        walk = self._walk if resume else _Walk(self.trace, self.script, self.match)
+        walk = self._walk if resume else _Walk(self.trace, self.script, self.match, start)
+        self._start = start
         for index in range(self._walked if resume else 0, len(messages)):
             walk.take(index, messages[index])
         self._walk, self._walked, self._at = walk, len(messages), history.requests
@@ -151,19 +173,29 @@ class _Walk:
     """The state of a walk through a request's messages: the turn and step reached, and
     the calls of the last assistant message still waiting for their results."""
 
-    def __init__(self, trace: LlmTrace, script: Script, match: InputMatch) -> None:
+    def __init__(self, trace: LlmTrace, script: Script, match: InputMatch, start: int) -> None:
         self.trace = trace
         self.script = script
         self.match = match
-        self.turn = -1
-        self.step = 0
+        # Before turn `start`, every step of the turn before it done (none asked for).
+        self.turn = start - 1
+        self.step = len(script[start - 1]) if start else 0
         self.pending: list[ToolCallRequest] = []
+        #: A turn's last results, read from text, that did not carry the next turn's
+        #: input (its index and text): what the next assistant message is told by.
+        self.missed: tuple[int, str] | None = None
 
     def take(self, index: int, message: Any) -> None:
         """Walk one more message, the `index`-th of the request."""
         role = message.get("role") if isinstance(message, dict) else None  # `entry`, inlined: per message
         pending = self.pending
-        if role == "tool" and type(role) is str and pending and pending[0].id == message.get("tool_call_id"):
+        if (
+            role == "tool"
+            and type(role) is str
+            and pending
+            and pending[0].id == message.get("tool_call_id")
+            and FROM_TEXT not in message
+        ):
             del pending[0]  # the usual case, the result the first waiting call awaits: as below, sooner
             return
         trace, script, turn, step = self.trace, self.script, self.turn, self.step
@@ -194,12 +226,8 @@ class _Walk:
             expected = trace.turns[turn].user_input
             sent = message_text(entry(message, "content"))
             if sent != expected and not input_matches(expected, sent, self.match):
-                raise Divergence(
-                    f"{_where(index, role)}: turn {turn + 1}'s user input is {quote(expected)};"
-                    f" the request has {_shown_input(expected, sent, self.match)}",
-                    pointer=f"/turns/{turn}/user_input",
-                )
-            self.turn, self.step = turn, 0
+                raise self._input_divergence(turn, index, sent)
+            self.turn, self.step, self.missed = turn, 0, None
         elif role == "assistant":
             if turn < 0:
                 raise Divergence(
@@ -212,6 +240,8 @@ class _Walk:
                     f" {_calls(pending)}",
                     pointer=_calls_at(turn, step - 1),
                 )
+            if step >= len(script[turn]) and self.missed is not None:
+                raise self._input_divergence(turn + 1, *self.missed)
             if step >= len(script[turn]):
                 raise Divergence(
                     f"{_where(index, role)}: an assistant message beyond the script, whose turn"
@@ -231,12 +261,35 @@ class _Walk:
                     pointer=_calls_at(turn, step - 1) if turn >= 0 and step > 0 else "/turns",
                 )
             pending.remove(answered)
+            if not pending and entry(message, FROM_TEXT) is True:
+                self._carried(index, message)
         else:
             shown = quote(role) if isinstance(role, str) else "no role"
             raise Divergence(
                 f"{_where(index, role)}: a message with {shown}; expected user, assistant, tool or system",
                 pointer=f"/turns/{max(turn, 0)}",
             )
+
+    def _input_divergence(self, turn: int, index: int, sent: str | None) -> Divergence:
+        """Turn `turn`'s input is not what the `index`-th message carries (`sent`)."""
+        expected = self.trace.turns[turn].user_input
+        return Divergence(
+            f"{_where(index, 'user')}: turn {turn + 1}'s user input is {quote(expected)};"
+            f" the request has {_shown_input(expected, sent, self.match)}",
+            pointer=f"/turns/{turn}/user_input",
+        )
+
+    def _carried(self, index: int, message: Any) -> None:
+        """The results (read from a user message's text) that close a turn whose last
+        step calls tools may carry the next turn's input: then that turn begins."""
+        turn, script = self.turn, self.script
+        if self.step < len(script[turn]) or turn + 1 >= len(self.trace.turns):
+            return
+        text = message_text(entry(message, "content"))
+        if input_matches(self.trace.turns[turn + 1].user_input, text, self.match):
+            self.turn, self.step, self.missed = turn + 1, 0, None
+        else:
+            self.missed = (index, text or "")
 
     def position(self) -> Position:
         """The step the walked messages ask for; raises `Divergence` when they carry no
@@ -247,6 +300,8 @@ class _Walk:
                 f" {quote(self.trace.turns[0].user_input)}",
                 pointer="/turns/0/user_input",
             )
+        if self.missed is not None:  # the last results closed the turn, without the next input
+            raise self._input_divergence(self.turn + 1, *self.missed)
         if self.pending:
             raise Divergence(
                 f"the request does not carry the results of {_calls(self.pending)}",
@@ -256,12 +311,20 @@ class _Walk:
 
 
 def step_at(
-    trace: LlmTrace, messages: list[Any], script: Script | None = None, match: InputMatch = "exact"
+    trace: LlmTrace,
+    messages: list[Any],
+    script: Script | None = None,
+    match: InputMatch = "exact",
+    per_turn: bool = False,
 ) -> tuple[Position, ModelResponse]:
     """The position a request carrying `messages` asks for, and its scripted answer (what
-    serve answers)."""
+    serve answers). `per_turn`: the request carries one turn only, whichever the script's
+    it follows (the last that fits: a later turn's message may quote an earlier input)."""
     script = script_of(trace) if script is None else script
-    position = follow(trace, script, messages, match)
+    if per_turn:
+        position = _any_turn(trace, script, messages, match)
+    else:
+        position = follow(trace, script, messages, match)
     steps = script[position.turn]
     if position.step >= len(steps):
         raise Divergence(
@@ -272,79 +335,28 @@ def step_at(
     return position, steps[position.step]
 
 
+def _any_turn(trace: LlmTrace, script: Script, messages: list[Any], match: InputMatch) -> Position:
+    """`follow` from the last turn the messages fit, for a request that carries one turn;
+    the first turn's divergence when they fit none."""
+    refused: Divergence | None = None
+    for start in reversed(range(len(trace.turns))):
+        try:
+            return follow(trace, script, messages, match, start)
+        except Divergence as diverged:
+            refused = diverged
+    assert refused is not None  # a fixture has at least one turn
+    raise refused
+
+
 def next_step(trace: LlmTrace, messages: list[Any]) -> ModelResponse:
     """The scripted answer to a request carrying `messages`."""
     return step_at(trace, messages)[1]
 
 
-def check_offered(step: ModelResponse, required: frozenset[str], tools: list[Any], hint: str = "") -> None:
-    """Raise `Divergence` unless `tools` (the request's specs) offer each tool of `required`
-    that `step` calls. A call to a tool outside `required` (a model's hallucination the
-    fixture scripts on purpose) needs no offer."""
-    if not step.tool_calls:  # a text answer needs no tool offered (half the requests)
-        return
-    offered = {spec.name for spec in tools if isinstance(spec, ToolSpec)}
-    for call in step.tool_calls:
-        if call.name in required and call.name not in offered:
-            listed = ", ".join(sorted(offered)) or "none"
-            raise Divergence(
-                f"the script calls {call.name}, but the request offers the model no tool named"
-                f" {call.name} (it offers: {listed}){hint}"
-            )
-
-
-def check_choice(step: ModelResponse, choice: ToolChoice) -> None:
-    """Raise `Divergence` unless a model the request lets do only what `choice` says could
-    answer with `step`: a scripted model must not do what the real one could not (call a
-    tool the request forbids, answer with text when it must call one)."""
-    if choice.mode == "auto" and choice.allowed is None and (choice.parallel or len(step.tool_calls) < 2):
-        return  # what most requests say: anything goes
-    called = [call.name for call in step.tool_calls]
-    # The choice is put in words (`_choice_words`) only for a divergence: this runs per request.
-    if choice.mode == "none" and called:
-        raise Divergence(
-            f"the script calls {_named(called)}, but {_choice_words(choice)}: the model may call no tool"
-        )
-    if choice.mode in ("required", "function") and not called:
-        must = "must call a tool" if choice.mode == "required" else f"must call {choice.function}"
-        raise Divergence(f"the script answers with text, but {_choice_words(choice)}: the model {must}")
-    if choice.mode == "function":
-        others = [name for name in called if name != choice.function]
-        if others:
-            raise Divergence(
-                f"the script calls {_named(others)}, but {_choice_words(choice)}: the model may call"
-                " no other tool"
-            )
-    if choice.allowed is not None:
-        barred = [name for name in called if name not in choice.allowed]
-        if barred:
-            allowed = ", ".join(sorted(choice.allowed)) or "none"
-            raise Divergence(
-                f"the script calls {_named(barred)}, but the request allows the model only {allowed}"
-                " (tool_choice allowed_tools)"
-            )
-    if not choice.parallel and len(called) > 1:
-        raise Divergence(
-            f"the script calls {len(called)} tools in one step ({_named(called)}), but the request's"
-            " parallel_tool_calls is false: the model may call one at a time"
-        )
-
-
-def _choice_words(choice: ToolChoice) -> str:
-    """How a request's `tool_choice` is named in a divergence."""
-    if choice.mode == "function":
-        return f"the request's tool_choice forces {choice.function}"
-    return f'the request\'s tool_choice is "{choice.mode}"'
-
-
-def _named(names: list[str]) -> str:
-    return ", ".join(names)
-
-
 def check_request(follower: Follower, messages: list[Any], expected: Position) -> None:
     """Raise `Divergence` unless a request carrying `messages` asks for step `expected`."""
     trace, script = follower.trace, follower.script
-    found = follower.follow(messages)
+    found = follower.follow(messages, expected.turn)
     if found == expected:
         return
     if found.turn == expected.turn and found.step < expected.step:
@@ -394,7 +406,13 @@ def _echoed_calls(
                 break
         else:
             return list(wanted)
-    sent = [(entry(call, "id"), entry(entry(call, "function"), "name")) for call in calls]
+    sent = [(_text_or_none(entry(call, "id")), _text_or_none(_name_of(call))) for call in calls]
+    by_id = {call.id: call for call in wanted}
+    if len(by_id) == len(wanted) and Counter(sent) == Counter((call.id, call.name) for call in wanted):
+        # The step's calls, each once, in the order the agent echoes them: the ids pair
+        # each with its result, so the order is the agent's to keep (smolagents sorts
+        # them by id).
+        wanted = tuple(by_id[str(call_id)] for call_id, _ in sent)
     if sent != [(call.id, call.name) for call in wanted]:
         echoed = (
             ", ".join(f"{_shown_name(name)} (id {_shown_id(call_id)})" for call_id, name in sent) or "none"
@@ -403,7 +421,7 @@ def _echoed_calls(
             f"{_where(index, role)}: {Position(turn, step)} of the script calls"
             f" {_calls(wanted)}; the request echoes back {echoed}"
         )
-    for number, (call, want) in enumerate(zip(calls, wanted, strict=True)):
+    for call, want in zip(calls, wanted, strict=True):
         echoed_arguments = entry(entry(call, "function"), "arguments")
         if not echoed_as_sent(echoed_arguments, want.arguments):
             raise Divergence(
@@ -411,9 +429,17 @@ def _echoed_calls(
                 f" (id {want.id}) with the arguments {quote(want.arguments)}; the request echoes that"
                 " call back with"
                 f" {_shown_arguments(echoed_arguments)}, as if the model had asked for them",
-                pointer=f"{_calls_at(turn, step)}/{number}/arguments",
+                pointer=f"{_calls_at(turn, step)}/{scripted.tool_calls.index(want)}/arguments",
             )
     return list(wanted)
+
+
+def _name_of(call: Any) -> Any:
+    return entry(entry(call, "function"), "name")
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _shown_arguments(value: Any) -> str:

@@ -92,9 +92,11 @@ async def drive(
     # Each request is read once, by the recorder, for every check behind it.
     history = SentHistory()
     match = input_match_of(case.trace, settings.user_input_match)
-    script = (
-        ReplayProvider(case.trace, offered, history=history, match=match, **hints) if live is None else None
-    )
+    script = None
+    if live is None:
+        script = ReplayProvider(
+            case.trace, offered, history=history, match=match, per_turn=settings.per_turn, **hints
+        )
     provider: Provider = live if live is not None else script  # type: ignore[assignment]
     # The results an agent of this process sends back are checked against its tools'.
     checked = None if external else ResultsChecked(provider, record, history, scripted=live is None)

@@ -6,7 +6,7 @@ a turn scripts, or leaving some unconsumed, is a run error naming the turn. What
 agent sends is checked too: a request must carry the conversation so far as the script
 defines it (`conversation.check_request`), offer every tool of the harness's that the
 step it asks for calls, and let the model make the step's calls (`tool_choice`,
-`parallel_tool_calls`: `conversation.check_choice`); otherwise the run errors at that step.
+`parallel_tool_calls`: `permitted.check_choice`); otherwise the run errors at that step.
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ from zeroclaw_eval.agent.conversation import (
     Follower,
     InputMatch,
     Position,
-    check_choice,
-    check_offered,
     check_request,
     script_of,
 )
+from zeroclaw_eval.agent.permitted import check_choice, check_offered
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import SentHistory, request_words
 from zeroclaw_eval.cases.model import LlmTrace
@@ -42,11 +41,12 @@ class ReplayProvider:
         offer_hint: str = "; pass on the tools the harness gives the agent",
         history: SentHistory | None = None,
         match: InputMatch = "exact",
+        per_turn: bool = False,
     ) -> None:
         #: What to do about a tool the request did not offer, said after the divergence.
         self._offer_hint = offer_hint
         self._turns = script_of(trace)
-        self._follower = Follower(trace, self._turns, history, match)
+        self._follower = Follower(trace, self._turns, history, match, per_turn)
         #: The tools the harness offers the case: the agent must pass on each one a step calls.
         self._offered = frozenset(offered)
         self._queue: deque[ModelResponse] = deque()

@@ -66,6 +66,8 @@ class CaseSettings:
     #: How a turn's user message carries its scripted input where the fixture does not
     #: say (`[eval].user_input_match`, `agent.conversation.input_matches`).
     user_input_match: Literal["exact", "contains"] = "exact"
+    #: Each request carries only its own turn (`[eval].history = "turn"`).
+    per_turn: bool = False
 
     def __post_init__(self) -> None:
         # Checked when the settings are made, before any case runs: a project tool that

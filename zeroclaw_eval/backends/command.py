@@ -44,6 +44,7 @@ from typing import ClassVar
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
 from zeroclaw_eval.backends.process import LINE_LIMIT, TAIL_LINES, AgentProcess, tail_line
+from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import ConfigError, RunError, UsageError
 from zeroclaw_eval.tools.toolbox import ToolBox
@@ -64,12 +65,20 @@ class AgentCommand:
     io: str = "jsonl"
     #: Where relative paths in the command point (the project folder).
     project_dir: Path = Path()
+    #: How it writes its tool calls and results to the model (`[eval].tool_echo`).
+    echo: ToolEcho = "messages"
     #: A process per case: cases may run at once (`--jobs`).
     serial: ClassVar[bool] = False
 
     @classmethod
     def parse(
-        cls, text: str, io: str = "jsonl", project_dir: Path | None = None, *, option: str = "--agent-cmd"
+        cls,
+        text: str,
+        io: str = "jsonl",
+        project_dir: Path | None = None,
+        *,
+        option: str = "--agent-cmd",
+        echo: ToolEcho = "messages",
     ) -> AgentCommand:
         """`text` split like a shell command line (no shell runs: use `sh -c '…'` for
         pipes or variables). A program that cannot be found is a `ConfigError`: it would
@@ -84,7 +93,7 @@ class AgentCommand:
             raise UsageError(f"{option} is empty; give the command that starts the agent")
         if io not in IO_MODES:
             raise UsageError(f"--agent-io {io!r}: expected one of {', '.join(IO_MODES)}")
-        command = cls(argv, io, (project_dir or Path.cwd()).resolve())
+        command = cls(argv, io, (project_dir or Path.cwd()).resolve(), echo)
         program = command.resolved()[0]
         if not (os.path.isabs(program) and os.access(program, os.X_OK)) and shutil.which(program) is None:
             raise ConfigError(
@@ -155,7 +164,9 @@ class CommandAgent:
         # replay without an agent command must not load the HTTP server and wire formats.
         from zeroclaw_eval.backends.front import HttpFront
 
-        self._front = HttpFront(context.provider, context.tools, context.loop, case.trace.model_name)
+        self._front = HttpFront(
+            context.provider, context.tools, context.loop, case.trace.model_name, command.echo
+        )
         self._mcp_url = context.mcp_url
         self._process: AgentProcess | None = None
         self._answers: asyncio.Queue[tuple[str, str]] = asyncio.Queue()

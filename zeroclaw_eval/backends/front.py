@@ -27,6 +27,7 @@ from threading import Thread
 from zeroclaw_eval.agent.results import is_result_of, said, said_back
 from zeroclaw_eval.boundary.provider import Provider, ToolCallRequest
 from zeroclaw_eval.boundary.sent import FedBack, fed_back, inferred_success
+from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire.base import Reply, WireRequest
@@ -42,13 +43,19 @@ class CaseFront:
     case after case) hands it each request."""
 
     def __init__(
-        self, provider: Provider, tools: ToolBox, loop: asyncio.AbstractEventLoop, model: str
+        self,
+        provider: Provider,
+        tools: ToolBox,
+        loop: asyncio.AbstractEventLoop,
+        model: str,
+        echo: ToolEcho = "messages",
     ) -> None:
         self._provider = provider
         self._tools = tools
         self._loop = loop
         self._model = model
-        self._endpoint = Endpoint()
+        # `echo`: how the agent writes its tool calls and results (`[eval].tool_echo`).
+        self._endpoint = Endpoint(echo)
         #: The first request the endpoint refused before the script saw it (a body it
         #: cannot read, an item it does not know, a route it does not serve), in words: an
         #: agent that then exits says only its exit code, so the case's error says this.
@@ -56,6 +63,8 @@ class CaseFront:
         #: How many calls were recorded when the last reply was sent: the MCP calls made
         #: for its tool calls come after.
         self._mark = 0
+        #: The turn of the last request answered.
+        self._turn = -1
         #: The tool calls of the last reply, by id: what the model asked for.
         self._asked: dict[str, ToolCallRequest] = {}
 
@@ -84,9 +93,15 @@ class CaseFront:
             response = await self._provider.complete(request.messages, request.tools, request.choice)
         except EvalError as refused:  # the request left the script
             return refusal(refused, request.api)
+        # The first request of a turn: the results it carries (read from the text that
+        # carries the new input, `boundary.text_echo`) close the turn before, whose model
+        # never saw them (smolagents' final answer); as a structured request's would not.
+        opens_turn, self._turn = self._tools.turn != self._turn, self._tools.turn
         for result in results:
             if result.call_id in claims:
                 self._tools.claim(claims[result.call_id], result.call_id)
+                continue
+            if opens_turn:
                 continue
             success = not result.failed and inferred_success(result.content)
             self._tools.observe(result.call_id, result.name, result.arguments, result.content, success)
@@ -147,9 +162,14 @@ class HttpFront(CaseFront):
     """Serves one case's provider on loopback while an agent command runs."""
 
     def __init__(
-        self, provider: Provider, tools: ToolBox, loop: asyncio.AbstractEventLoop, model: str
+        self,
+        provider: Provider,
+        tools: ToolBox,
+        loop: asyncio.AbstractEventLoop,
+        model: str,
+        echo: ToolEcho = "messages",
     ) -> None:
-        super().__init__(provider, tools, loop, model)
+        super().__init__(provider, tools, loop, model, echo)
         self._server = EndpointServer(("127.0.0.1", 0), self.answer, slots=FRONT_CONNECTIONS)
         Thread(target=self._server.serve_forever, args=(0.05,), name="zeroclaw-front", daemon=True).start()
 

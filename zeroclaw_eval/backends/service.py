@@ -59,6 +59,7 @@ from zeroclaw_eval.backends.front import CaseFront
 from zeroclaw_eval.backends.process import AgentProcess, tail_line
 from zeroclaw_eval.boundary.provider import AUTO
 from zeroclaw_eval.boundary.sent import request_words
+from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.tools.toolbox import ToolBox
@@ -106,6 +107,7 @@ class AgentService:
         quiet_secs: float = 0.5,
         project_dir: Path | None = None,
         option: str = "--agent-service",
+        echo: ToolEcho = "messages",
     ) -> AgentService:
         """`text` split like a shell command line, as `--agent-cmd`'s is; `UsageError`
         for a protocol it does not know or a path that is not one."""
@@ -117,7 +119,7 @@ class AgentService:
                 raise UsageError(
                     f"[eval].{name} {value!r}: a path on the service starts with /; did you mean {fixed!r}?"
                 )
-        command = AgentCommand.parse(text, "jsonl", project_dir, option=option)
+        command = AgentCommand.parse(text, "jsonl", project_dir, option=option, echo=echo)
         return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs, quiet_secs)
 
     def factory(self, case: Case, workspace: Path) -> AgentFactory:
@@ -323,7 +325,9 @@ class ServiceAgent:
         self._service = service
         self._case = case
         self._workspace = workspace
-        self._front = CaseFront(context.provider, context.tools, context.loop, case.trace.model_name)
+        self._front = CaseFront(
+            context.provider, context.tools, context.loop, case.trace.model_name, service.command.echo
+        )
         # The service outlives the case: it gets the server's URL without the case's token,
         # which the one case running answers.
         self._mcp_url = context.mcp_url.split("?", 1)[0] if context.mcp_url else None

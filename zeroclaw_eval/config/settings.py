@@ -49,6 +49,12 @@ class EvalSettings(BaseModel):
     #: How each turn's user message must carry its scripted input, for the cases whose
     #: fixture does not say: `exact`, or `contains` (inside a framework's own template).
     user_input_match: Literal["exact", "contains"] = "exact"
+    #: How the agent echoes its tool calls to the model: as `tool_calls` (messages), or
+    #: written in its text with results sent back as user messages (smolagents).
+    tool_echo: Literal["messages", "text"] = "messages"
+    #: What each request carries: the whole conversation (`full`), or its own turn only
+    #: (`turn`: a framework that starts each turn afresh, a CrewAI crew per turn).
+    history: Literal["full", "turn"] = "full"
     #: Serve each case's tools as an MCP server too (ZEROCLAW_EVAL_MCP_URL), for agents
     #: that take their tools from MCP servers.
     mcp: bool = False

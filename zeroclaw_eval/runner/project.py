@@ -73,6 +73,7 @@ def run_options(
         case_timeout_secs=settings.case_timeout_secs,
         max_tool_iterations=settings.max_tool_iterations,
         user_input_match=settings.user_input_match,
+        per_turn=settings.history == "turn",
         tools=tools,
         mcp=mcp,
         recorded_as_doubles=frozenset(tool.name for tool in proxied),
@@ -161,6 +162,7 @@ def _service(
         startup_secs=settings.agent_service_startup_secs,
         quiet_secs=settings.agent_service_quiet_secs,
         project_dir=loaded.base_dir,
+        echo=settings.tool_echo,
     )
 
 
@@ -181,7 +183,10 @@ def _agent(
         raise ConfigError("[eval] sets both agent and agent_cmd; keep the one that runs your agent")
     from zeroclaw_eval.backends.command import AgentCommand
 
-    return reference_agent, AgentCommand.parse(text, agent_io or settings.agent_io, loaded.base_dir)
+    command = AgentCommand.parse(
+        text, agent_io or settings.agent_io, loaded.base_dir, echo=settings.tool_echo
+    )
+    return reference_agent, command
 
 
 def load_agent_factory(loaded: LoadedConfig) -> AgentFactory:

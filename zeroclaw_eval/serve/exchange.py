@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from zeroclaw_eval.agent.conversation import check_choice, check_offered
+from zeroclaw_eval.agent.permitted import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.cases.case import Case

@@ -36,11 +36,15 @@ class Served:
 class Router:
     """Routes requests to the served cases; `single` routes every request to the one case.
     `match` is how a user message carries its input in a case whose fixture does not say
-    (`[eval].user_input_match`)."""
+    (`[eval].user_input_match`); `per_turn`, that each request carries one turn only
+    (`[eval].history = "turn"`)."""
 
-    def __init__(self, cases: list[Case], *, single: bool = False, match: InputMatch = "exact") -> None:
+    def __init__(
+        self, cases: list[Case], *, single: bool = False, match: InputMatch = "exact", per_turn: bool = False
+    ) -> None:
         self.cases = cases
         self.single = single
+        self._per_turn = per_turn
         self._match = {case.name: input_match_of(case.trace, match) for case in cases}
         self._by_name: dict[str, list[Case]] = {}
         # Made once: serve answers many requests of each case.
@@ -98,12 +102,17 @@ class Router:
         return [
             c
             for c in self.cases
-            if c.trace.turns and input_matches(c.trace.turns[0].user_input, first, self._match[c.name])
+            if any(
+                input_matches(turn.user_input, first, self._match[c.name])
+                for turn in (c.trace.turns if self._per_turn else c.trace.turns[:1])
+            )
         ]
 
     def _served(self, case: Case, messages: list[Any]) -> Served:
         try:
-            position, step = step_at(case.trace, messages, self._scripts[case.name], self._match[case.name])
+            position, step = step_at(
+                case.trace, messages, self._scripts[case.name], self._match[case.name], self._per_turn
+            )
         except Divergence as exc:
             raise Divergence(str(exc), case.name, exc.pointer) from None
         return Served(case, position, step)

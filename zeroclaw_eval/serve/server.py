@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from zeroclaw_eval.agent.conversation import InputMatch
+from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.serve import routes
@@ -67,6 +68,9 @@ class ReplayServer:
     #: `[eval].user_input_match`: how a user message carries its input where a fixture
     #: does not say.
     user_input_match: InputMatch = "exact"
+    #: `[eval].tool_echo` and `[eval].history`: how the agents served write the conversation.
+    tool_echo: ToolEcho = "messages"
+    per_turn: bool = False
 
     def __post_init__(self) -> None:
         if not is_loopback(self.host):
@@ -77,8 +81,10 @@ class ReplayServer:
         self._served: dict[tuple[str, int, int], int] = {}
         #: Cases whose run ended early (a fault or a refusal answered one of its requests).
         self._broken: set[str] = set()
-        self.router = Router(self.cases, single=self.single, match=self.user_input_match)
-        self.endpoint = Endpoint()
+        self.router = Router(
+            self.cases, single=self.single, match=self.user_input_match, per_turn=self.per_turn
+        )
+        self.endpoint = Endpoint(self.tool_echo)
         self._server: EndpointServer | None = None
 
     @property

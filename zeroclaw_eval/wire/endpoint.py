@@ -21,11 +21,12 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
+from zeroclaw_eval.boundary.text_echo import ToolEcho, structured
 from zeroclaw_eval.errors import EvalError, WireError
 from zeroclaw_eval.wire import anthropic, chat, responses
 from zeroclaw_eval.wire.base import Reply, Wire, WireRequest, json_body
@@ -123,9 +124,12 @@ class _Stored:
 class Endpoint:
     """Reads requests and writes replies; keeps the Responses replies that a later request
     may continue (`previous_response_id`) or refer to (`item_reference`), the newest
-    `MAX_STORED` of them, as OpenAI keeps a response unless its request says `store: false`."""
+    `MAX_STORED` of them, as OpenAI keeps a response unless its request says `store: false`.
+    With `echo="text"` each request's messages are read as an agent that writes its tool
+    calls and results as text sends them (`boundary.text_echo`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, echo: ToolEcho = "messages") -> None:
+        self._echo = echo
         self._stored: OrderedDict[str, _Stored] = OrderedDict()
         #: The response each kept output item belongs to, by the item's id.
         self._item_owner: dict[str, str] = {}
@@ -182,7 +186,10 @@ class Endpoint:
         named = model if model is not None else request.get("model")
         if not isinstance(named, str):
             raise WireError(400, "the request names no model")
-        return WIRES[api].parse(request, number, named, self)
+        parsed = WIRES[api].parse(request, number, named, self)
+        if self._echo == "text":
+            return replace(parsed, messages=structured(parsed.messages))
+        return parsed
 
     def reply(self, request: WireRequest, response: ModelResponse, *, keep: bool = True) -> Reply:
         """`response` in the shape `request` asked for; `keep`: a reply a later request may

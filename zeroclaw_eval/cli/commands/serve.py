@@ -113,6 +113,8 @@ def serve_command(
             timeout_secs=timeout_secs,
             max_connections=max_connections,
             user_input_match=loaded.settings.user_input_match,
+            tool_echo=loaded.settings.tool_echo,
+            per_turn=loaded.settings.history == "turn",
         )
         try:
             server.bind()
