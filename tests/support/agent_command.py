@@ -23,7 +23,7 @@ its history with the arguments `{}`, whatever the model sent), `badref` (Respons
 item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
 (the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
 hang), `loud-crash` (writes 40 lines of 1 MB on stderr and stdout, then exits with an
-error). Not broken, only noisy: `noisy` (prints a
+error), `answer-extra` (its answer lines carry a `session` key too). Not broken, only noisy: `noisy` (prints a
 line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
 after each answer, on stdout and stderr).
 """
@@ -284,7 +284,10 @@ def main() -> None:
         if options.breaks in ("hang", "spawn"):
             time.sleep(60)
         request = json.loads(line)
-        print(json.dumps({"answer": answer(history, request["user_input"], options)}), flush=True)
+        said = {"answer": answer(history, request["user_input"], options)}
+        if options.breaks == "answer-extra":
+            said["session"] = "s1"
+        print(json.dumps(said), flush=True)
         if options.breaks == "noisy":
             sys.stdout.buffer.write(b"\xff\xfe not utf-8\n")
             print(json.dumps({"level": "warn", "error": "timeout, retrying"}), flush=True)

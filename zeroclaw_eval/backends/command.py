@@ -22,7 +22,9 @@ Two ways to talk (`io`):
   everything the command prints on stdout is the answer.
 
 An answer line holds only the keys `answer`, `error` and `turn`; any other JSON line
-(a structured log line) is output like any other. The process gets `case_timeout_secs`
+(a structured log line) is output like any other, except one with a string `answer` and
+keys besides, which is refused at once as the answer it most likely is (waiting for
+another would cost the turn its whole timeout). The process gets `case_timeout_secs`
 per turn; when the case ends, or a turn times out, it and every process it started are
 killed (`process`). Its stderr's last lines go into the report when the case
 errors. Arguments that name a file or folder of the project are made absolute, since the
@@ -52,6 +54,9 @@ from zeroclaw_eval.tools.toolbox import ToolBox
 IO_MODES = ("jsonl", "oneshot")
 #: How long a command may take to exit by itself once its stdin is closed.
 EXIT_GRACE_SECS = 2.0
+#: Shells whose `-c` script `AgentCommand.check_shell_script` reads.
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+
 #: The most a oneshot agent may print (bytes): its whole answer.
 ONESHOT_LIMIT = LINE_LIMIT
 _ANSWER_KEYS = frozenset({"answer", "error", "turn"})
@@ -94,6 +99,7 @@ class AgentCommand:
         if io not in IO_MODES:
             raise UsageError(f"--agent-io {io!r}: expected one of {', '.join(IO_MODES)}")
         command = cls(argv, io, (project_dir or Path.cwd()).resolve(), echo)
+        command.check_shell_script(option)
         program = command.resolved()[0]
         if not (os.path.isabs(program) and os.access(program, os.X_OK)) and shutil.which(program) is None:
             raise ConfigError(
@@ -101,6 +107,29 @@ class AgentCommand:
                 f" file of {command.project_dir})"
             )
         return command
+
+    def check_shell_script(self, option: str) -> None:
+        """Refuse a shell script (`sh -c '…'`) that names a file of the project by a
+        relative path: its words are the shell's, not arguments made absolute, and the
+        command runs in each case's workspace, where the file is not."""
+        argv = self.argv
+        if Path(argv[0]).name not in _SHELLS or "-c" not in argv[1:-1]:
+            return
+        script = argv[argv.index("-c", 1) + 1]
+        try:
+            words = list(shlex.shlex(script, posix=True, punctuation_chars=True))
+        except ValueError:
+            return  # the shell will say what is wrong with it
+        for word in words:
+            if word.startswith("-") or "$" in word or os.path.isabs(word):
+                continue
+            if (self.project_dir / word).exists():
+                raise ConfigError(
+                    f"{option}: the shell script {script!r} names {word!r}, a file of the project,"
+                    " by a relative path; the command runs in each case's workspace, where it is not."
+                    f' Write "$ZEROCLAW_EVAL_PROJECT/{word}" (the project folder, in the agent\'s'
+                    " environment), or run the program without a shell"
+                )
 
     def resolved(self) -> list[str]:
         """The arguments, those naming a file or folder of the project made absolute."""
@@ -312,7 +341,20 @@ def _answer_of(line: str) -> tuple[str, str] | None:
         data = loads_untrusted(line)
     except ValueError:
         return None
-    if not isinstance(data, dict) or not data or not set(data) <= _ANSWER_KEYS or set(data) == {"turn"}:
+    if not isinstance(data, dict) or not data:
+        return None
+    others = set(data) - _ANSWER_KEYS
+    if others and isinstance(data.get("answer"), str):
+        # Most likely an answer with a key of the agent's own: said now, not after the
+        # turn's whole timeout spent waiting for an answer line. (A log line with an
+        # `error` key and others stays output: structured loggers write those.)
+        extra = ", ".join(sorted(map(repr, others)))
+        return (
+            "protocol",
+            f"the agent printed an answer line with other keys ({extra}); an answer line holds only"
+            ' "answer" (or "error") and "turn": print the rest on another line or on stderr',
+        )
+    if others or set(data) == {"turn"}:
         return None
     if "answer" in data:
         answer = data["answer"]

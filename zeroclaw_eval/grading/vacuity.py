@@ -11,7 +11,7 @@ none of its checks fails there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.cases.model import LlmTrace
-from zeroclaw_eval.collect.suite import load_suite
+from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult, located
@@ -48,7 +48,8 @@ class VacuousCase:
 class VacuityReport:
     """The vacuity verdict on a suite: vacuous and rejected fixtures, and how many ran."""
 
-    suite: Path
+    #: The fixture files and folders checked, as the report names them.
+    suite: str
     #: Number of admitted fixtures graded against the empty run.
     checked: int
     vacuous: tuple[VacuousCase, ...]
@@ -85,19 +86,22 @@ def find_vacuous(case: Case) -> VacuousCase | None:
 
 
 def check_vacuity(
-    suite_dir: Path,
+    suite: Path | Sequence[Path],
     known_tools: Iterable[str] | None = BUILTIN_TOOLS,
     *,
     max_fixture_bytes: int = DEFAULT_MAX_FIXTURE_BYTES,
 ) -> VacuityReport:
-    """Admit every fixture of a suite and grade each admitted one against an empty run.
+    """Admit every fixture of a suite (a folder, fixture files, or several of both, as
+    `run` takes them) and grade each admitted one against an empty run.
 
     `known_tools` are the tools a fixture's `tools` may name (None: any, as for an agent
     that runs its own tools); a file over `max_fixture_bytes` is rejected, as a run
-    rejects it. Raises `UsageError` (exit code 2) when the suite folder does not exist.
+    rejects it. Raises `UsageError` (exit code 2) when a target does not exist.
     """
-    fixtures = load_suite(suite_dir, known_tools, max_bytes=max_fixture_bytes)
+    targets = [suite] if isinstance(suite, Path) else list(suite)
+    fixtures = load_fixtures(fixture_files(targets), known_tools, max_bytes=max_fixture_bytes)
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
     vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)
-    return VacuityReport(suite_dir, len(cases), vacuous, rejected)
+    label = " ".join(display_path(target) for target in targets)
+    return VacuityReport(label, len(cases), vacuous, rejected)

@@ -132,7 +132,7 @@ def _line(text: str) -> str:
 def render_table(report: VacuityReport, *, color: bool = False) -> str:
     """The console text for a vacuity report: each vacuous or rejected fixture, a summary
     (its marks and verdict in colour when `color`)."""
-    suite = _line(display_path(report.suite))
+    suite = _line(report.suite)
     lines = [f"zeroclaw eval vacuity: {suite} ({plural(report.total, 'fixture')})", ""]
     for case in report.vacuous:
         lines.extend(_vacuous_lines(case, color))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -451,3 +452,30 @@ def test_under_contains_an_agent_that_sends_an_earlier_turns_input_still_fails(
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == "/turns/1/steps/0"
     assert 'which does not contain it (user_input_match is "contains")' in case["error"]["message"]
+
+
+def test_an_answer_line_with_keys_of_its_own_is_refused_at_once_saying_which(
+    cli: Runner, suite: Path
+) -> None:
+    # Refused when printed, not after the turn's whole timeout (then the error would be one).
+    case = run(cli, suite, "--break", "answer-extra")
+    assert case["status"] == "error"
+    message = case["error"]["message"]
+    assert "the agent printed an answer line with other keys ('session')" in message
+    assert "timed out" not in message
+
+
+def test_a_shell_script_must_name_project_files_through_the_project_variable(
+    cli: Runner, suite: Path
+) -> None:
+    # The command runs in the case workspace: a relative path in a `sh -c` script, which
+    # is not made absolute as an argument is, would not be found there.
+    shutil.copy(AGENT, suite / "agent.py")
+    refused = cli("eval", "run", "--agent-cmd", f"sh -c '{sys.executable} agent.py'", cwd=suite)
+    assert refused.code == 2
+    assert "the shell script" in refused.stderr
+    assert "names 'agent.py', a file of the project, by a relative path" in refused.stderr
+    assert 'Write "$ZEROCLAW_EVAL_PROJECT/agent.py"' in refused.stderr
+    fixed = f"""sh -c '{sys.executable} "$ZEROCLAW_EVAL_PROJECT/agent.py" | cat'"""
+    case = full_json_report(cli, suite, "--agent-cmd", fixed)["cases"][0]
+    assert case["status"] == "passed", case["error"]

@@ -145,7 +145,8 @@ def test_without_mcp_doubles_cannot_answer_an_agent_command(cli: Runner, project
         (
             "other-order",
             "/tool_doubles/lookup_order",
-            'with {"order_id":"7"}, which none of its doubles answers (they want: {"order_id":"42"})',
+            'with {"order_id":"7"}, which none of its doubles answers (they want: {"order_id":"42"}):'
+            " the agent asked for something the case does not expect",
         ),
         ("garble", "/turns/0", "is not what the MCP tool returned"),
         ("forget", "/turns/0/steps/1", "does not carry the results of lookup_order (id c1)"),

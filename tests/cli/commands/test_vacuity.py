@@ -39,6 +39,22 @@ def test_cli_names_each_vacuous_fixture_and_its_checks(tmp_path: Path) -> None:
     assert "FAILED: 2 vacuous, 0 rejected of 3 fixtures" in result.stdout
 
 
+def test_cli_takes_fixture_files_and_folders_as_run_does(tmp_path: Path) -> None:
+    suite = tmp_path / "evals" / "regression"
+    write_fixture(suite, "real.json", echo_fixture({"tools_used": ["echo"]}))
+    write_fixture(suite, "lone_cap.json", echo_fixture({"max_tool_calls": 0}))
+    write_fixture(tmp_path / "smoke", "also_real.json", echo_fixture({"tools_used": ["echo"]}))
+    one = invoke("eval", "vacuity", "evals/regression/real.json", "smoke", cwd=tmp_path)
+    assert one.code == 0, one.stdout + one.stderr
+    assert "zeroclaw eval vacuity: evals/regression/real.json smoke (2 fixtures)" in one.stdout
+    both = invoke("eval", "vacuity", "evals/regression", cwd=tmp_path)
+    assert both.code == 1
+    assert "✗ lone_cap.json" in both.stdout
+    clash = invoke("eval", "vacuity", "smoke", "--suite", "evals/regression", cwd=tmp_path)
+    assert clash.code == 2
+    assert "give fixture paths or --suite, not both" in clash.stderr
+
+
 def test_cli_reports_a_rejected_fixture_with_its_problem(tmp_path: Path) -> None:
     write_fixture(tmp_path, "typo.json", echo_fixture({"tool_used": ["echo"]}))
     result = invoke("eval", "vacuity", "--suite", ".", cwd=tmp_path)

@@ -26,7 +26,8 @@ from zeroclaw_eval.cli.options import (
     exit_on_error,
     first_fixture_hints,
     hint_on_missing_suite,
-    resolve_suite,
+    paths_argument,
+    resolve_targets,
     suite_option,
 )
 from zeroclaw_eval.cli.say import say
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 
 
 @click.command("vacuity", context_settings=CONTEXT)
+@paths_argument
 @suite_option()
 @agent_cmd_option(
     "The suite gates an agent command ([eval].agent_cmd): its fixtures may name any tool."
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 )
 @color_option
 def vacuity_command(
+    paths: tuple[Path, ...],
     suite: Path | None,
     agent_cmd: str | None,
     config: Path | None,
@@ -66,6 +69,9 @@ def vacuity_command(
     (tools_not_used, response_not_contains, workspace.file_absent); a lone
     all_tools_succeeded: true; only budget caps.
 
+    PATH... are fixture files or suite folders, as `run` takes them (default: the
+    suite, --suite or [eval].suite_dir).
+
     Each vacuous fixture is listed with the checks that pass vacuously and where
     they are (path:line:col); rejected fixtures are listed with their problems.
 
@@ -73,6 +79,7 @@ def vacuity_command(
     Examples:
       zeroclaw eval vacuity
       zeroclaw eval vacuity --suite evals/regression
+      zeroclaw eval vacuity evals/regression/echo_single_dispatch_round_trip.json
     \b
     Exit codes: 0 every fixture fails at least one check against an empty run;
     1 a fixture is vacuous or rejected, or the suite holds no fixtures;
@@ -87,13 +94,13 @@ def vacuity_command(
         from zeroclaw_eval.runner.project import fixture_tools
 
         limit = loaded.settings.max_fixture_bytes
-        folder = resolve_suite(suite, loaded)
+        targets = resolve_targets(paths, suite, loaded)
         known = fixture_tools(loaded, agent_cmd)
         with hint_on_missing_suite(loaded, config):
-            report = check_vacuity(folder, known, max_fixture_bytes=limit)
+            report = check_vacuity(targets, known, max_fixture_bytes=limit)
         emit_vacuity(report, annotations, color)
     if report.total == 0 and not report.rejected:
-        for line in first_fixture_hints([folder], loaded, config):
+        for line in first_fixture_hints(targets, loaded, config):
             say(line)
     sys.exit(report.exit_code())
 
