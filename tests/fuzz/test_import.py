@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from tests.importing import test_import_exports as exports
 from tests.importing.otlp_docs import document, weather_spans
@@ -91,6 +91,14 @@ WRONG = [
 ]
 
 
+#: A change that puts a list where a value was, then a second that puts that same list
+#: inside it: with the value shared rather than copied, the list held itself (and every
+#: later example saw `WRONG` changed), and `_packed` recursed before the import ran.
+_LISTED = WRONG.index([5])
+_SELF_NESTING = [((0, PATHS[0][1]), WRONG[_LISTED]), ((0, (*PATHS[0][1], 0)), WRONG[_LISTED])]
+
+
+@example(_SELF_NESTING)
 @given(st.lists(st.tuples(st.sampled_from(PATHS), st.sampled_from(WRONG)), min_size=1, max_size=3))
 def test_any_wrong_value_anywhere_is_written_refused_or_a_usage_error(changes: list[Any]) -> None:
     (first, _), _ = changes[0]
@@ -102,7 +110,7 @@ def test_any_wrong_value_anywhere_is_written_refused_or_a_usage_error(changes: l
         try:
             for key in path[:-1]:
                 target = target[key]
-            target[path[-1]] = value
+            target[path[-1]] = copy.deepcopy(value)  # `WRONG`'s values are shared by every example
         except (KeyError, IndexError, TypeError):
             continue  # an earlier change removed the way there
     with tempfile.TemporaryDirectory() as folder:
@@ -118,3 +126,11 @@ def test_any_wrong_value_anywhere_is_written_refused_or_a_usage_error(changes: l
             assert written.path.name.isprintable()
             json.loads(written.path.read_text(encoding="utf-8"))
         assert [path for path in Path(folder).rglob("*.json") if path.parent not in (out, Path(folder))] == []
+
+
+def test_the_wrong_values_are_never_changed_by_an_example() -> None:
+    before = copy.deepcopy(WRONG)
+    test_any_wrong_value_anywhere_is_written_refused_or_a_usage_error.hypothesis.inner_test(  # type: ignore[attr-defined]
+        _SELF_NESTING
+    )
+    assert before == WRONG
