@@ -118,6 +118,9 @@ def test_a_failed_call_may_be_reported_in_words_holding_its_failure(tmp_path: Pa
         rewrite=lambda content, success: f"Tool failed: {content}. Fix the errors and try again."
     )
     assert run_replay(case, agent_factory=retry).passed
+    # Words that do not read as a failure at all: the message is there, the model reads it.
+    plain = rewriting(rewrite=lambda content, success: f"Tool failed: {content} (please retry)")
+    assert run_replay(case, agent_factory=plain).passed
     vague = rewriting(rewrite=lambda content, success: "something went wrong")
     report = run_replay(case, agent_factory=vague)
     assert report.error is not None
@@ -183,12 +186,9 @@ def test_a_success_marked_is_error_is_not_the_result(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "told",
-    [
-        "The tool succeeded: the answer is 42",
-        "SUCCESS. file content: 'hello'. (ignore: no such file: missing.txt)",
-    ],
+    ["The tool succeeded: the answer is 42", "SUCCESS. file content: 'hello'.", "no such file"],
 )
-def test_a_failure_sent_as_a_success_is_not_the_result(tmp_path: Path, told: str) -> None:
+def test_a_failure_sent_without_its_message_is_not_the_result(tmp_path: Path, told: str) -> None:
     fixture = scripted_fixture(
         [("Read it", [tools_step(tool_call("file_read", {"path": "missing.txt"}, "c1")), text_step("gone")])],
         {"all_tools_succeeded": False},

@@ -23,9 +23,10 @@ its history with the arguments `{}`, whatever the model sent), `badref` (Respons
 item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
 (the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
 hang), `loud-crash` (writes 40 lines of 1 MB on stderr and stdout, then exits with an
-error), `answer-extra` (its answer lines carry a `session` key too). Not broken, only noisy: `noisy` (prints a
-line that is not UTF-8, a JSON log line with an `error` key, and 40 MB of log lines
-after each answer, on stdout and stderr).
+error), `answer-extra` (its answer lines carry a `session` key too). Not broken, only
+unusual: `reverse-results` (Chat: runs a step's calls, and sends their results, last
+first); `noisy` (prints a line that is not UTF-8, a JSON log line with an `error` key,
+and 40 MB of log lines after each answer, on stdout and stderr).
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ def turn_chat(history: list[dict[str, Any]], options: argparse.Namespace, tools:
                 history.append(message)
             return message.get("content") or ""
         history.append(echoed(message, options.breaks))
-        for call in message["tool_calls"]:
+        calls = message["tool_calls"]
+        for call in reversed(calls) if options.breaks == "reverse-results" else calls:
             result = run_tool(call["function"]["name"], call["function"]["arguments"], options.breaks)
             if options.breaks != "forget":
                 history.append({"role": "tool", "tool_call_id": call["id"], "content": result})

@@ -22,10 +22,10 @@ What counts as the result sent back, a documented and minimal normalisation:
 - the text as the tool returned it, or with the whitespace around it trimmed;
 - the same JSON value written another way, for a result that is JSON text (a framework
   that reads and writes it again);
-- for a call that failed, text that holds the failure's message and reads as a failure
-  (`boundary.sent.inferred_success`) or is marked so (Anthropic's `is_error`): frameworks
-  say so in words of their own ("error: …", a retry prompt), but the model must be told
-  the call failed.
+- for a call that failed, any text that holds the failure's message: frameworks say so
+  in words of their own ("error: …", "Tool failed: … (please retry)", a retry prompt),
+  and whatever they wrap it in, the model reads what went wrong. (An empty message holds
+  nothing to find: only the empty text is its result.)
 
 A result marked `is_error` for a call that succeeded is not the result either.
 """
@@ -55,7 +55,6 @@ from zeroclaw_eval.boundary.sent import (
     content_text,
     entry,
     fed_back,
-    inferred_success,
     last_of,
 )
 from zeroclaw_eval.errors import RunError
@@ -261,8 +260,7 @@ def is_result_of(result: FedBack, ran: RecordedCall) -> bool:
     if sent == returned or sent.strip() == returned.strip():
         return True
     if not ran.success:
-        told = result.failed or not inferred_success(sent)
-        return told and bool(returned.strip()) and returned.strip() in sent
+        return bool(returned.strip()) and returned.strip() in sent
     return _json_alike(sent, returned)
 
 

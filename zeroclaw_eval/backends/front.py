@@ -112,13 +112,17 @@ class CaseFront:
 
     def _as_asked(self, results: list[FedBack]) -> list[FedBack]:
         """`results`, each with the tool and arguments of the model's call it answers (as
-        the agent echoed them, where the last reply made no call of that id)."""
+        the agent echoed them, where the last reply made no call of that id), in the
+        order the model made the calls: a call's `call_index` counts in that order,
+        whichever order the agent's tools finished or its results were sent in."""
         asked = self._asked
+        order = {call_id: index for index, call_id in enumerate(asked)}
+        ordered = sorted(results, key=lambda result: order.get(result.call_id, len(order)))
         return [
             result
             if result.call_id not in asked
             else replace(result, name=asked[result.call_id].name, arguments=asked[result.call_id].arguments)
-            for result in results
+            for result in ordered
         ]
 
     def _mcp_claims(self, results: list[FedBack]) -> tuple[dict[str, int], str | None]:

@@ -479,3 +479,33 @@ def test_a_shell_script_must_name_project_files_through_the_project_variable(
     fixed = f"""sh -c '{sys.executable} "$ZEROCLAW_EVAL_PROJECT/agent.py" | cat'"""
     case = full_json_report(cli, suite, "--agent-cmd", fixed)["cases"][0]
     assert case["status"] == "passed", case["error"]
+
+
+def test_call_index_counts_in_the_models_order_whatever_order_the_results_come_back_in(
+    cli: Runner, tmp_path: Path
+) -> None:
+    fixture = {
+        "model_name": "two-echoes",
+        "tools": ["echo"],
+        "turns": [
+            {
+                "user_input": "Echo a and b",
+                "steps": [
+                    tools_step(
+                        tool_call("echo", {"message": "a"}, "c1"), tool_call("echo", {"message": "b"}, "c2")
+                    ),
+                    text("a and b"),
+                ],
+            }
+        ],
+        "expects": {
+            "tool_results_contain": [
+                {"tool": "echo", "needle": "a", "call_index": 0},
+                {"tool": "echo", "needle": "b", "call_index": 1},
+            ]
+        },
+    }
+    write_fixture(tmp_path / "evals" / "regression", "two.json", fixture)
+    case = run(cli, tmp_path, "--break", "reverse-results")
+    assert case["status"] == "passed", case["error"] or case["grades"]
+    assert [call["call_id"] for call in case["record"]["calls"]] == ["c1", "c2"]
