@@ -61,7 +61,8 @@ def _gated(cases: list[CaseReport], fail_on: str = "new-failures") -> SuiteRepor
     ("cases", "code"),
     [
         ([_changed(failing_case(), "still_failing"), _changed(error_case(), "still_failing")], 0),
-        ([_changed(failing_case(), "new"), _changed(passing_case(), "fixed")], 0),
+        ([_changed(passing_case(), "new"), _changed(passing_case(), "fixed")], 0),
+        ([_changed(failing_case(), "new"), _changed(passing_case(), "fixed")], 1),
         ([_changed(passing_case(), "still_passing"), _changed(failing_case(), "new_failure")], 1),
         ([_changed(error_case(), "new_failure")], 1),
         ([_changed(rejected_case(), "still_failing")], 1),
@@ -70,7 +71,8 @@ def _gated(cases: list[CaseReport], fail_on: str = "new-failures") -> SuiteRepor
     ],
     ids=[
         "still-failing",
-        "new-and-fixed",
+        "new-passing-and-fixed",
+        "new-failing-the-ratchet",
         "new-failure",
         "new-run-error",
         "still-rejected",
@@ -78,7 +80,7 @@ def _gated(cases: list[CaseReport], fail_on: str = "new-failures") -> SuiteRepor
         "empty",
     ],
 )
-def test_fail_on_new_failures_gates_only_on_regressions_and_rejections(
+def test_fail_on_new_failures_gates_on_new_failures_and_rejections(
     cases: list[CaseReport], code: int
 ) -> None:
     assert _gated(cases).exit_code() == code

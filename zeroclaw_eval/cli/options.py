@@ -323,8 +323,9 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
             type=click.Choice(FAIL_ON),
             default=FAIL_ON[0],
             show_default=True,
-            help="any: exit 1 when a case does not pass. new-failures: only when a case that passed"
-            " in the --baseline does not pass now, or a fixture is rejected (for suites not at 100%).",
+            help="any: exit 1 when a case does not pass. new-failures: only on a new failure (a case"
+            " that passed in the --baseline does not pass now, or a case not in it does not pass)"
+            " or a rejected fixture: a ratchet, for suites not at 100%.",
         ),
         click.option(
             "--history",

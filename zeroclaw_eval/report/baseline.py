@@ -41,9 +41,20 @@ LABELS = {change: change.replace("_", " ") for change in CHANGES}
 SHOWN = (NEW_FAILURE, FIXED, NEW, REMOVED)
 
 #: `--fail-on` policies: any case that does not pass fails the run (the default), or only
-#: a regression since the baseline does.
+#: a new failure since the baseline does (`is_new_failure`).
 FAIL_ON_ANY, FAIL_ON_NEW_FAILURES = "any", "new-failures"
 FAIL_ON = (FAIL_ON_ANY, FAIL_ON_NEW_FAILURES)
+
+
+def is_new_failure(change: str | None, passed: bool) -> bool:
+    """Whether a case is a new failure, what `--fail-on new-failures` gates on and the
+    pull-request comment lists first: it does not pass now and did not fail in the
+    baseline. That is a regression (`new_failure`), or a case the change adds that does
+    not pass (`new`): the gate is a ratchet, and a change may not land a failing case
+    (unless the case says it is expected to fail, `xfail`). A case still failing was
+    failing before the change, and a removed case is listed, never gated."""
+    return change == NEW_FAILURE or (change == NEW and not passed)
+
 
 _PASSED = "passed"
 

@@ -14,7 +14,7 @@ from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
-from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, NEW_FAILURE, Baseline, HistoryPoint
+from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, Baseline, HistoryPoint, is_new_failure
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 
@@ -265,9 +265,11 @@ class SuiteReport:
         if self.not_run:
             return ExitCode.FAILED
         if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_NEW_FAILURES:
-            # Only a regression fails, and a rejected fixture: it is broken, not hard, and
+            # Only a new failure fails, and a rejected fixture: it is broken, not hard, and
             # no run of it can ever pass.
-            regressed = any(case.change == NEW_FAILURE or case.status == REJECTED for case in self.cases)
+            regressed = any(
+                is_new_failure(case.change, case.passed) or case.status == REJECTED for case in self.cases
+            )
             return ExitCode.gate(not regressed)
         if not self.cases and self.empty_shard:
             return ExitCode.OK  # the other shards hold the suite's cases; merging checks they all ran

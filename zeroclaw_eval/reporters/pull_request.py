@@ -23,10 +23,10 @@ from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.report.baseline import (
     FIXED,
     NEW,
-    NEW_FAILURE,
     STILL_FAILING,
     RemovedCase,
     compare,
+    is_new_failure,
     matched,
 )
 from zeroclaw_eval.report.model import ERROR, FAILED, FLAKY, PASSED, REJECTED, CaseReport, SuiteReport
@@ -86,8 +86,7 @@ def pull_request_comment(
         compared, removed = compare(head.cases, base.cases)
         changes = list(compared)
     changed = list(zip(head.cases, changes, strict=True))
-    # A case the change adds that does not pass is a new failure too: it is the change's.
-    new_failures = [c for c, change in changed if change == NEW_FAILURE or (change == NEW and not c.passed)]
+    new_failures = [c for c, change in changed if is_new_failure(change, c.passed)]
     head_lines = [marker(key), "\n", _title(head, base, new_failures), "\n\n"]
     if note:
         head_lines.append(f"> {code(shorten(note, NOTE_LIMIT), cell=False)}\n\n")

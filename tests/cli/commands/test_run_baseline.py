@@ -127,12 +127,25 @@ def test_fail_on_new_failures_exits_1_on_a_regression(compared: Path) -> None:
 
 def test_fail_on_new_failures_exits_0_when_only_old_failures_remain(compared: Path) -> None:
     write_fixture(compared / SUITE, "broken.json", PASSING)  # the regression mended
+    write_fixture(compared / SUITE, "added.json", PASSING)  # the case the change adds passes
     result = run(compared, "--baseline", "previous.json", "--fail-on", "new-failures", "--format", "json")
     assert result.code == 0, result.stdout
     data = result.json()
     assert data["exit_code"] == 0
-    assert data["counts"]["failed"] == 2  # stuck (still failing) and added (new)
+    assert data["counts"]["failed"] == 1  # stuck: failing before the change too
     assert data["baseline"]["fail_on"] == "new-failures"
+    assert [case["path"] for case in data["baseline"]["removed"]] == [f"{SUITE}/dropped.json"]
+
+
+def test_fail_on_new_failures_is_a_ratchet_an_added_failing_case_fails_it(compared: Path) -> None:
+    # The pull-request comment lists such a case under new failures: the gate agrees.
+    write_fixture(compared / SUITE, "broken.json", PASSING)
+    result = run(compared, "--baseline", "previous.json", "--fail-on", "new-failures", "--format", "json")
+    assert result.code == 1
+    assert [(c["path"], c["change"]) for c in result.json()["cases"] if c["status"] != "passed"] == [
+        (f"{SUITE}/added.json", "new"),
+        (f"{SUITE}/stuck.json", "still_failing"),
+    ]
 
 
 def test_fail_on_new_failures_still_refuses_a_rejected_fixture(compared: Path) -> None:
