@@ -106,11 +106,12 @@ def test_a_smolagents_style_agent_passes_and_each_tool_call_is_recorded_once(
         (c["turn"], c["call_id"], c["name"], c["arguments"], c["result"]) for c in case["record"]["calls"]
     ]
     # The two results of one step come back joined in one observation: each call is
-    # recorded with it whole. The final answers are no tool the harness records: their
-    # observation reaches the model only with the next turn's input, or never.
+    # recorded with it whole, in the order the model made the calls (the agent sorted
+    # them by id). The final answers are no tool the harness records: their observation
+    # reaches the model only with the next turn's input, or never.
     assert calls == [
-        (0, "call_a", "echo", {"message": "hello again"}, "hello again\nhello"),
         (0, "call_b", "echo", {"message": "hello"}, "hello again\nhello"),
+        (0, "call_a", "echo", {"message": "hello again"}, "hello again\nhello"),
         (1, "call_n", "write_note", {"text": "remember"}, "saved"),
     ]
 
