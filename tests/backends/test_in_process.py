@@ -319,3 +319,26 @@ def test_a_refused_anthropic_request_is_the_sdks_bad_request_with_the_reason() -
     error: Any = raised.value.body
     assert error["error"]["type"] == "invalid_request_error"
     assert 'the script calls echo, but the request\'s tool_choice is "none"' in error["error"]["message"]
+
+
+def test_an_anthropic_request_without_max_tokens_is_the_sdks_bad_request_naming_it() -> None:
+    # The real API refuses it (400 "max_tokens: Field required"); the typed `create`
+    # always sends it, so the request goes out raw, as a hand-written client would send it.
+    provider = scripted()
+
+    async def ask() -> Any:
+        body = {
+            "model": "any",
+            "messages": [{"role": "user", "content": "Echo hi"}],
+            "tools": [ECHO_ANTHROPIC],
+        }
+        return await anthropic_client(provider).post(
+            "/v1/messages", cast_to=anthropic.types.Message, body=body
+        )
+
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        asyncio.run(ask())
+    error: Any = raised.value.body
+    assert error["error"]["type"] == "invalid_request_error"
+    assert error["error"]["message"].startswith("max_tokens: Field required")
+    assert provider.requests == []  # refused before the script is asked

@@ -128,6 +128,22 @@ def test_an_anthropic_request_left_the_script_is_refused_in_anthropics_shape(
         doubled.messages.create(model="two_turns", max_tokens=64, messages=[{"role": "user", "content": "x"}])
 
 
+def test_a_messages_request_without_max_tokens_is_refused_as_the_api_refuses_it(
+    two_turns: Case, serve: Callable[..., ReplayServer]
+) -> None:
+    # The real API answers such a request 400 "max_tokens: Field required": an agent that
+    # never sends it must not be served the step it asks for.
+    server = serve([two_turns])
+    body = {"model": "two_turns", "messages": [{"role": "user", "content": "Echo hello"}], "tools": []}
+    reply = httpx.post(server.url + "/messages", json=body, timeout=5)
+    assert reply.status_code == 400
+    assert reply.json()["error"]["type"] == "invalid_request_error"
+    assert reply.json()["error"]["message"].startswith("max_tokens: Field required")
+    (logged,) = server.requests()
+    assert (logged["api"], logged["fixture"], logged["status"]) == ("messages", "two_turns.json", 400)
+    assert "max_tokens: Field required" in logged["divergence"]
+
+
 def test_an_unknown_previous_response_is_a_400(two_turns: Case, serve: Callable[..., ReplayServer]) -> None:
     reply = httpx.post(
         serve([two_turns]).url + "/responses",

@@ -23,7 +23,8 @@ its history with the arguments `{}`, whatever the model sent), `badref` (Respons
 item no reply produced, which the endpoint refuses; the agent then exits), `badref-quiet`
 (the same, but the agent takes the refusal quietly and answers ""), `stall` (its tools
 hang), `loud-crash` (writes 40 lines of 1 MB on stderr and stdout, then exits with an
-error), `answer-extra` (its answer lines carry a `session` key too). Not broken, only
+error), `answer-extra` (its answer lines carry a `session` key too), `no-max-tokens` (Messages: sends no
+`max_tokens`, which the API requires). Not broken, only
 unusual: `reverse-results` (Chat: runs a step's calls, and sends their results, last
 first); `noisy` (prints a line that is not UTF-8, a JSON log line with an `error` key,
 and 40 MB of log lines after each answer, on stdout and stderr).
@@ -149,6 +150,8 @@ def message(
     }
     if breaks == "none":
         body["tool_choice"] = {"type": "none"}
+    if breaks == "no-max-tokens":
+        del body["max_tokens"]
     raw = post("/v1/messages", body)
     if not stream:
         return list(json.loads(raw)["content"])

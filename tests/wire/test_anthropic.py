@@ -11,15 +11,18 @@ import pytest
 from zeroclaw_eval.boundary.provider import ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.errors import WireError
 from zeroclaw_eval.wire.anthropic import (
+    client_request,
     error_body,
     message_body,
     message_events,
     messages_request,
     offered_tools,
+    parse,
     parsed_message,
     request_messages,
     tool_choice,
 )
+from zeroclaw_eval.wire.endpoint import Endpoint
 
 CALL = ToolCallRequest("toolu_1", "get_weather", '{"city":"Paris"}')
 
@@ -261,3 +264,51 @@ def test_a_message_body_reads_as_the_reply_it_holds() -> None:
     assert parsed_message(message_body(response, "m", 1)) == response
     with pytest.raises(ValueError, match="no content list"):
         parsed_message({"choices": []})
+
+
+HELLO: list[Any] = [{"role": "user", "content": "hi"}]
+
+
+def test_a_request_without_max_tokens_is_refused_as_the_api_refuses_it() -> None:
+    # The real API answers 400 "max_tokens: Field required": an agent that never sends it
+    # must fail the gate, not pass it and fail in production.
+    with pytest.raises(WireError) as raised:
+        parse({"model": "claude-x", "messages": HELLO}, 1, "claude-x", Endpoint())
+    assert raised.value.status == 400
+    assert raised.value.message.startswith("max_tokens: Field required")
+
+
+@pytest.mark.parametrize("given", [None, -1, 1.5, "many", [1024], {"max": 1024}])
+def test_a_max_tokens_that_is_no_whole_number_of_tokens_is_refused(given: Any) -> None:
+    request = {"model": "claude-x", "max_tokens": given, "messages": HELLO}
+    with pytest.raises(
+        WireError, match="max_tokens must be a whole number of tokens, 0 or more, not "
+    ) as raised:
+        parse(request, 1, "claude-x", Endpoint())
+    assert raised.value.status == 400
+
+
+def test_a_long_refused_max_tokens_is_quoted_cut() -> None:
+    request = {"model": "claude-x", "max_tokens": "x" * 10_000, "messages": HELLO}
+    with pytest.raises(WireError) as raised:
+        parse(request, 1, "claude-x", Endpoint())
+    assert len(raised.value.message) < 200
+    assert raised.value.message.endswith("…")
+
+
+@pytest.mark.parametrize("given", [1024, 1, 0, 1024.0, "1024", True])
+def test_a_max_tokens_the_api_may_take_is_taken(given: Any) -> None:
+    # 0 warms the prompt cache; the others are what a lenient integer field reads as one.
+    request = {"model": "claude-x", "max_tokens": given, "messages": HELLO}
+    assert parse(request, 1, "claude-x", Endpoint()).messages == HELLO
+
+
+def test_an_empty_model_is_refused() -> None:
+    with pytest.raises(WireError, match="names no model: its model is an empty string"):
+        parse({"model": "", "max_tokens": 64, "messages": HELLO}, 1, "", Endpoint())
+
+
+def test_the_live_client_sends_what_its_own_wire_requires() -> None:
+    body = client_request("claude-x", HELLO, [], ToolChoice(), temperature=None, max_tokens=None)
+    assert body["max_tokens"] == 4096
+    assert parse(body, 1, "claude-x", Endpoint()).messages == HELLO

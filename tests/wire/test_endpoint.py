@@ -13,6 +13,7 @@ from zeroclaw_eval.errors import Divergence, EvalError, WireError
 from zeroclaw_eval.wire import endpoint as openai_endpoint
 from zeroclaw_eval.wire.endpoint import (
     CHAT,
+    MESSAGES,
     MODELS,
     RESPONSES,
     Endpoint,
@@ -176,6 +177,10 @@ def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> N
         (CHAT, b'{"messages": []}', "names no model"),
         (CHAT, body(messages="hi"), "no messages list"),
         (RESPONSES, body(input=5), "input must be a string or a list of items"),
+        # What the Messages API requires, the wire requires.
+        (MESSAGES, body(messages=[{"role": "user", "content": "hi"}]), "max_tokens: Field required"),
+        (MESSAGES, body(max_tokens=64), "no messages list"),
+        (MESSAGES, b'{"max_tokens": 64, "messages": []}', "names no model"),
     ],
 )
 def test_a_request_that_is_not_one_is_a_400(api: str, sent: bytes, words: str) -> None:
@@ -213,6 +218,22 @@ def test_take_reads_a_model_request_of_either_api() -> None:
     assert isinstance(responses, WireRequest)
     assert (chat.api, responses.api) == (CHAT, RESPONSES)
     assert chat.messages == responses.messages == [{"role": "user", "content": "hi"}]
+
+
+def test_a_messages_request_without_max_tokens_gets_the_apis_400() -> None:
+    # The real API refuses it with a 400 invalid_request_error the SDKs raise as
+    # BadRequestError: an agent that never sends max_tokens fails here as in production.
+    hello = [{"role": "user", "content": "hi"}]
+    refused = Endpoint().take("POST", "/v1/messages", body(messages=hello), None)
+    assert isinstance(refused, Reply)
+    assert refused.status == 400
+    error = json.loads(refused.body)
+    assert error["type"] == "error"
+    assert error["error"]["type"] == "invalid_request_error"
+    assert error["error"]["message"].startswith("max_tokens: Field required")
+    taken = Endpoint().take("POST", "/v1/messages", body(max_tokens=64, messages=hello), None)
+    assert isinstance(taken, WireRequest)
+    assert taken.messages == hello
 
 
 def test_the_one_body_limit_refuses_past_it_and_says_both_sizes() -> None:

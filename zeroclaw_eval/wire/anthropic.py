@@ -16,6 +16,10 @@ the same conversation, as the `anthropic` SDKs and the frameworks on them send i
 - `tool_choice` (`auto`, `any`, `tool`, `none`, and `disable_parallel_tool_use`) is what
   the request lets the model do.
 
+What the API requires, the wire requires (`required_fields`): a request without `model`,
+`max_tokens` or `messages` is refused with the 400 the API answers it with, so an agent
+that would fail in production fails here too.
+
 The reply is a `message` object, or the stream of server-sent events that builds one:
 `message_start`, then per content block `content_block_start`, its deltas (`text_delta`,
 `input_json_delta`) and `content_block_stop`, then `message_delta` (the `stop_reason` and
@@ -382,6 +386,50 @@ def parsed_message(data: Any) -> ModelResponse:
     )
 
 
+#: The most characters of a refused value an error quotes.
+_QUOTED = 60
+
+
+def required_fields(request: dict[str, Any], model: str) -> None:
+    """`WireError` for a request without what the Messages API requires besides its
+    `messages` (which `request_messages` reads): a `model` of at least one character
+    (the endpoint has read it as a string), and `max_tokens`, a whole number of tokens.
+
+    The real API refuses such a request with a 400 `invalid_request_error`: an agent that
+    never sends `max_tokens` (the `anthropic` SDKs always do; a hand-written client or an
+    OpenAI-shaped one may not) must fail here, not pass the gate and fail in production.
+    Only what the API refuses is refused: `max_tokens` 0 is taken (the API takes it, to
+    warm the prompt cache), and so is a value an integer field's lenient reading takes
+    (`1024.0`, `"1024"`), which the API may take as well."""
+    if not model:  # the API's model is a string of 1 to 256 characters
+        raise WireError(400, "the request names no model: its model is an empty string")
+    if "max_tokens" not in request:
+        # The words the API answers with, then why.
+        raise WireError(
+            400,
+            "max_tokens: Field required (the Messages API refuses a request without max_tokens,"
+            " the most tokens the reply may take; the anthropic SDKs always send it)",
+        )
+    given = request["max_tokens"]
+    count = _whole_number(given)
+    if count is None or count < 0:
+        sent = compact_json(given)
+        sent = sent if len(sent) <= _QUOTED else sent[:_QUOTED] + "…"  # what an agent sends may be long
+        raise WireError(400, f"max_tokens must be a whole number of tokens, 0 or more, not {sent}")
+
+
+def _whole_number(value: Any) -> int | None:
+    """The integer `value` stands for, read as leniently as an integer field of the API
+    may read it (a JSON number without a fraction, a string of one); None for anything
+    else (null, a fraction, text, a list or an object), which no reading takes."""
+    if isinstance(value, int | str):  # a bool too: a lenient integer field takes true as 1
+        try:
+            return int(value)
+        except ValueError:
+            return None
+    return int(value) if isinstance(value, float) and value.is_integer() else None
+
+
 # The wire's interface (`wire.base.Wire`, `wire.base.ClientWire`).
 
 API = "messages"
@@ -396,7 +444,9 @@ SHAPE = "no content list of the Messages API shape"
 
 def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
     """A Messages request as the conversation it stands for (`request_messages`), its
-    client tools and `tool_choice`. Its usage is always reported, streamed or not."""
+    client tools and `tool_choice`. Its usage is always reported, streamed or not;
+    `WireError` for one without the fields the API requires (`required_fields`)."""
+    required_fields(request, model)
     conversation = request_messages(request)
     tools = offered_tools(request.get("tools"))
     stream = request.get("stream") is True

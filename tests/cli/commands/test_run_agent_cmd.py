@@ -169,6 +169,20 @@ def test_a_request_the_endpoint_refused_is_named_in_the_error_without_verbose(
     )
 
 
+@pytest.mark.parametrize("stream", [(), ("--stream",)], ids=["plain", "streamed"])
+def test_an_agent_that_never_sends_max_tokens_fails_naming_it(
+    cli: Runner, suite: Path, stream: tuple[str, ...]
+) -> None:
+    # The Messages API refuses a request without max_tokens: such an agent fails in
+    # production, so it must not pass the gate.
+    case = run(cli, suite, "--api", "anthropic", *stream, "--break", "no-max-tokens")
+    assert case["status"] == "error"
+    assert case["error"]["message"].startswith(
+        "turn 1: the agent command exited with code 1 before answering (the harness answered its"
+        " POST /v1/messages with HTTP 400: max_tokens: Field required"
+    )
+
+
 def test_a_refusal_the_agent_took_quietly_is_named_beside_the_step_it_left(cli: Runner, suite: Path) -> None:
     case = run(cli, suite, "--api", "responses", "--break", "badref-quiet")
     assert case["error"]["field"]["pointer"] == "/turns/0/steps/0"
