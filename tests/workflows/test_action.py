@@ -224,7 +224,8 @@ def pr_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     run(base)
     first = sorted(suite.glob("*.json"))[0]
     text = first.read_text(encoding="utf-8")
-    first.write_text(text.replace('"expects": {', '"expects": {"tools_not_used": ["echo"], ', 1))
+    broken = '"expects": {"turn_response_contains": [{"turn": 0, "needle": "never said"}], '
+    first.write_text(text.replace('"expects": {', broken, 1))
     run(head)
     counts = json.loads(base.read_text(encoding="utf-8"))["counts"]
     assert counts["passed"] == counts["total"] > 0

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from zeroclaw_eval._support.json.depth import MAX_DEPTH, too_deep
 from zeroclaw_eval._support.json.pointer import is_pointer, join_pointer
+from zeroclaw_eval.cases.contradictions import Later, contradiction_rules
 from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import (
     ALWAYS_OFFERED,
@@ -245,10 +246,6 @@ def _expects_problems(
         yield from rules(expects, later, turns)
 
 
-#: Names the later of two keys of `expects` (where a contradiction between them is shown).
-Later = Callable[[str, str], str]
-
-
 def tool_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The tool family's checks no run can pass, or every run passes: a vacuous
     `min_tool_calls: 0`, bounds that contradict each other or `tools_used`, a tool both
@@ -318,8 +315,9 @@ def turn_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[Ra
 
 
 #: The admission rules of each check family that has some (the table of check families,
-#: `grading.families`, names each family's): every fixture's `expects` is held to them.
-EXPECTS_RULES = (tool_rules, response_rules, turn_rules, workspace_rules)
+#: `grading.families`, names each family's), and those of pairs across families
+#: (`cases.contradictions`): every fixture's `expects` is held to them.
+EXPECTS_RULES = (tool_rules, response_rules, turn_rules, workspace_rules, contradiction_rules)
 
 
 def _trajectory_problems(expects: Expects) -> Iterator[RawProblem]:

@@ -16,9 +16,10 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
 from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.contradictions import Later
 from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import Expects
-from zeroclaw_eval.cases.rules import Later, response_rules, tool_rules, turn_rules, workspace_rules
+from zeroclaw_eval.cases.rules import response_rules, tool_rules, turn_rules, workspace_rules
 from zeroclaw_eval.grading.budget_checks import budget_checks, reads_spending
 from zeroclaw_eval.grading.judge import judge_checks
 from zeroclaw_eval.grading.request_checks import reads_requests, request_checks
