@@ -41,7 +41,19 @@ FRAMEWORKS = [
     # The agent service example (examples/frameworks/starlette_service).
     "starlette>=0.40",
     "uvicorn>=0.30",
+    "haystack-ai>=3,<4",
+    "smolagents[openai]>=1.26,<2",
 ]
+#: The frameworks that pin openai below 3, where the Agents SDK asks for 3 or newer: they
+#: cannot share the environment of those above, and share one of their own beside it
+#: (`_openai2_python`), whose interpreter runs their examples (OPENAI2_EXAMPLES).
+OPENAI2_FRAMEWORKS = [
+    "crewai>=1.15,<2",
+    "llama-index-core>=0.14,<0.15",
+    "llama-index-llms-openai>=0.8,<0.9",
+    "llama-index-llms-openai-like>=0.8,<0.9",  # the OpenAI LLM for any model name
+]
+OPENAI2_EXAMPLES = ("crewai", "llamaindex")
 #: What `tests/importing/test_real_instrumentations.py` records the OpenAI Agents SDK with,
 #: and writes the spans as OTLP JSON with.
 IMPORT_INSTRUMENTATIONS = [
@@ -50,7 +62,21 @@ IMPORT_INSTRUMENTATIONS = [
     "opentelemetry-exporter-otlp-proto-common>=1.30",
 ]
 #: The framework examples written for Node, each with its own package-lock.json.
-NODE_EXAMPLES = [ROOT / "examples" / "frameworks" / name for name in ("node_openai", "vercel_ai")]
+NODE_EXAMPLES = [
+    ROOT / "examples" / "frameworks" / name for name in ("node_openai", "vercel_ai", "mastra", "langchain_js")
+]
+
+
+def _openai2_python(session: nox.Session) -> str:
+    """The Python of a virtual environment beside the session's (made once, in its
+    folder), with OPENAI2_FRAMEWORKS and zeroclaw-eval, so that their examples can be run
+    by hand from it too."""
+    location = Path(session.virtualenv.location) / "openai2"
+    python = location / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not python.exists():
+        session.run("python", "-m", "venv", str(location))
+    session.run(str(python), "-m", "pip", "install", "--quiet", "-e", ".", *OPENAI2_FRAMEWORKS, external=True)
+    return str(python)
 
 
 @nox.session(python=PYTHONS)
@@ -88,9 +114,11 @@ def lint(session: nox.Session) -> None:
         "mypy", "--strict", "--config-file", "/dev/null", *sorted(map(str, ROOT.glob("examples/*/*.py")))
     )
     # The framework agents are all named agent.py, which one mypy run would take for one
-    # module twice: one run each.
+    # module twice: one run each, against the environment that has its framework.
+    openai2 = _openai2_python(session)
     for agent in sorted(ROOT.glob("examples/frameworks/*/*.py")):
-        session.run("mypy", "--strict", "--config-file", "/dev/null", str(agent))
+        there = ["--python-executable", openai2] if agent.parent.name in OPENAI2_EXAMPLES else []
+        session.run("mypy", "--strict", "--config-file", "/dev/null", *there, str(agent))
     workflows = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
     _actionlint(session, workflows)
 
@@ -303,12 +331,14 @@ def eval_live(session: nox.Session) -> None:
 def frameworks(session: nox.Session) -> None:
     """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
 
-    Installs the frameworks (and, with npm, the Node examples' packages), then runs
-    tests/examples/test_frameworks.py (and the import of an OpenAI Agents SDK trace) with
-    ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing framework into a failure.
-    Arguments after -- go to pytest.
+    Installs the frameworks (those that pin openai below 3 into an environment of their
+    own, whose Python the tests get as ZEROCLAW_OPENAI2_PYTHON; with npm, the Node
+    examples' packages), then runs tests/examples/test_frameworks.py (and the import of an
+    OpenAI Agents SDK trace) with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
+    framework into a failure. Arguments after -- go to pytest.
     """
     session.install("-e", ".[mcp]", "pytest", *FRAMEWORKS, *IMPORT_INSTRUMENTATIONS)
+    openai2 = _openai2_python(session)
     if shutil.which("npm") is not None:
         for example in NODE_EXAMPLES:
             with session.chdir(example):
@@ -320,12 +350,26 @@ def frameworks(session: nox.Session) -> None:
         "tests/examples/test_frameworks.py",
         "tests/importing/test_real_instrumentations.py::test_openinference_instrumentation_openai_agents",
         *session.posargs,
-        env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1"},
+        env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1", "ZEROCLAW_OPENAI2_PYTHON": openai2},
     )
 
 
 # The peers benchmarks/peers.py compares against, from the versions it was written for.
 BENCHMARK_PEERS = ["pydantic-evals>=2.62,<3", "pydantic-ai-slim>=2.62,<3", "inspect-ai>=0.3.285,<0.4"]
+
+
+#: The mutation tester `tools/mutation_self.py` drives, at the version it was written for.
+MUTMUT = "mutmut==3.8.1"
+
+
+@nox.session(default=False)
+def mutation_self(session: nox.Session) -> None:
+    """Opt-in: mutation testing of the project's own source (tools/mutation_self.py): do
+    its tests catch the bugs a change could plant? Arguments after -- go to it, e.g.
+    `nox -s mutation_self -- importing --check` or, in CI, `-- --changed-since
+    origin/main --check`."""
+    session.install("-e", ".[test,mcp,otel]", MUTMUT)
+    session.run("python", "tools/mutation_self.py", *session.posargs)
 
 
 @nox.session(default=False)

@@ -7,12 +7,15 @@ agent's `--stream` flag really switches what goes over the wire (checked against
 `ReplayServer`'s request log); and broken copies of the agent fail where they should: a
 tool result that never reaches the model, a request that tells the model to call no
 tool (`tool_choice: "none"`), garbled results, and per framework a renamed tool, a wrong
-answer, a wrong argument, a skipped tool, a dropped history.
+answer, a wrong argument, a skipped tool, a dropped history, an ignored turn, calls
+echoed back with arguments the model never sent, a model request after the answer.
 
 These runs are opt-in, as they start real frameworks (a second or more each): they run
 with ZEROCLAW_REQUIRE_FRAMEWORKS=1, as `nox -s frameworks` sets it, and then a framework
 that is not installed fails them (the Node agents need `node` and `npm ci` in their
-folders). Otherwise they skip, and the default suite stays quick.
+folders; CrewAI and LlamaIndex, which pin openai below 3, run in an environment of their
+own whose Python ZEROCLAW_OPENAI2_PYTHON names). Otherwise they skip, and the default
+suite stays quick.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,7 +34,7 @@ from typing import Any
 import pytest
 
 from tests.support.invoke import Runner
-from zeroclaw_eval import Case, ReplayServer, load_fixture
+from zeroclaw_eval import Case, ReplayServer, load_config, load_fixture
 
 FRAMEWORKS = Path(__file__).resolve().parents[2] / "examples" / "frameworks"
 REQUIRED = os.environ.get("ZEROCLAW_REQUIRE_FRAMEWORKS") == "1"
@@ -82,6 +86,14 @@ class Framework:
     #: Its tools run in the harness (its MCP server): a call is recorded when it runs,
     #: whether or not its result then reaches the model.
     harness_tools: bool = False
+    #: The environment variable naming the Python interpreter to run the agent with, for a
+    #: framework that cannot share this interpreter's environment (`nox -s frameworks`
+    #: makes one beside it); empty: `python`, this interpreter.
+    python: str = ""
+    #: The framework's own tool that ends each turn with the answer (smolagents'
+    #: `final_answer`): offered besides the agent's tools, scripted last in every turn,
+    #: and never recorded as a dispatch.
+    answer_tool: str = ""
 
     @property
     def path(self) -> Path:
@@ -93,6 +105,19 @@ class Framework:
 
     def cases(self) -> list[str]:
         return sorted(path.name for path in (self.path / "evals").glob("*.json"))
+
+    @property
+    def interpreter(self) -> str:
+        """The Python that runs the agent: the one `python` names, or this one."""
+        return os.environ.get(self.python, "") if self.python else sys.executable
+
+    def spelled(self, *flags: str) -> str:
+        """The agent command with `flags`, `python` spelled out where it is another
+        environment's interpreter."""
+        runner, source = self.command.split()
+        if self.python:
+            runner = shlex.quote(self.interpreter)
+        return " ".join([runner, source, *flags])
 
 
 def _renamed(*cases: str) -> Mutation:
@@ -554,6 +579,731 @@ VERCEL_AI = Framework(
     wires=(("--api", "chat"), ("--api", "anthropic")),
 )
 
+#: A request the agent makes once it has answered (a title for the conversation), in the
+#: broken copies of the agents that make one, and how the gate quotes it.
+TITLE = "A title for this conversation: "
+#: A case of one turn: the request comes after the run's last answer.
+LATE: Error = (
+    "/turns/0/steps",
+    f'more time(s) after its last answer (the first time, its last message is user: "{TITLE}',
+)
+
+
+def _title_for(first_input: str) -> Error:
+    """A case of two turns: the request comes when the second turn has begun, and stands
+    where that turn's first request should carry the first turn's input."""
+    return (
+        "/turns/1/steps/0",
+        f"turn 1's user input is {json.dumps(first_input)}; the request has \"{TITLE}",
+    )
+
+
+def _turn_input(second_input: str, sent: str = "") -> Error:
+    """The second turn's first request does not carry its input, but what begins with
+    `sent` (`user_input_match` is "contains")."""
+    return ("/turns/1/steps/0", f"turn 2's user input is {json.dumps(second_input)}; the request has {sent}")
+
+
+def _then(line: str, after: str) -> tuple[str, str]:
+    """A line of the agent's source (its answer written out), and the same line followed
+    by `after`, indented alike."""
+    indent = line[: len(line) - len(line.lstrip())]
+    return (line + "\n", f"{line}\n{indent}{after}\n")
+
+
+def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1") -> Error:
+    """The request at `pointer` echoes get_weather's call `call`, scripted with `city`,
+    back with the arguments `echoed`: the gate takes the call as the model's."""
+    scripted = json.dumps({"city": city}, separators=(",", ":"))
+    return (
+        pointer,
+        f"calls get_weather (id {call}) with the arguments {json.dumps(scripted)}; the request echoes"
+        f" that call back with {json.dumps(echoed)}, as if the model had asked for them",
+    )
+
+
+PARALLEL_OFF = (
+    "the script calls 2 tools in one step (get_weather, get_weather),"
+    " but the request's parallel_tool_calls is false"
+)
+PYTHON_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
+#: The side environment of the frameworks that pin openai below 3 (`nox -s frameworks`).
+OPENAI2_PYTHON = "ZEROCLAW_OPENAI2_PYTHON"
+
+#: A subclass of LlamaIndex's FunctionAgent that lower-cases the city of each weather call
+#: in the reply it keeps (the message its scratchpad, then its memory, holds): the tools
+#: run with the model's arguments, but the next request echoes the lower-cased ones.
+LLAMAINDEX_TIDY = '''class Tidy(FunctionAgent):
+    """Lower-cases the city of each weather call in the reply the agent keeps."""
+
+    async def take_step(self, ctx, llm_input, tools, memory):
+        output = await super().take_step(ctx, llm_input, tools, memory)
+        for block in output.response.blocks:
+            if getattr(block, "tool_name", None) == "get_weather":
+                kwargs = block.tool_kwargs
+                arguments = json.loads(kwargs) if isinstance(kwargs, str) else kwargs
+                block.tool_kwargs = json.dumps({**arguments, "city": arguments["city"].lower()})
+        return output
+
+
+def build(stream: bool) -> FunctionAgent:'''
+
+#: LlamaIndex's FunctionAgent: its tools are plain functions; the conversation's memory is
+#: passed to every run. Its framework pins openai below 3: it runs in the side environment.
+LLAMAINDEX = Framework(
+    "llamaindex",
+    ("llama_index.core", "llama_index.llms.openai_like"),
+    "python agent.py",
+    "chat.completions",
+    TWO_TURNS,
+    (
+        _renamed(*SUITE),
+        # return_direct: the agent ends the turn at the tool and answers with its output,
+        # so the model never sees the result and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    "tools=[get_weather, save_note]",
+                    'tools=[__import__("llama_index.core.tools", fromlist=["FunctionTool"])'
+                    ".FunctionTool.from_defaults(get_weather, return_direct=True), save_note]",
+                ),
+            ),
+            errors={
+                UNKNOWN: ("/turns/0/steps/1", _unconsumed(2)),
+                TWO_CITIES: ("/turns/0/steps/1", _unconsumed(1)),
+                TWO_TURNS: ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        # No memory passed: each run starts a fresh one (a Context no longer carries it).
+        Mutation(
+            "history_dropped",
+            (("agent.run(user_msg=user_input, memory=memory)", "agent.run(user_msg=user_input)"),),
+            errors={
+                TWO_TURNS: (
+                    "/turns/1/steps/0",
+                    'turn 1\'s user input is "What is the weather in Lima today?"',
+                )
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # One call per reply (parallel_tool_calls: false), where the script makes two.
+        Mutation(
+            "no_parallel_calls",
+            (("streaming=stream", "streaming=stream, allow_parallel_tool_calls=False"),),
+            errors={TWO_CITIES: ("/turns/0/steps/0", PARALLEL_OFF)},
+            passes=(UNKNOWN, TWO_TURNS),
+        ),
+        Mutation(
+            "echoed_arguments",
+            (
+                ("def build(stream: bool) -> FunctionAgent:", LLAMAINDEX_TIDY),
+                ("    return FunctionAgent(", "    return Tidy("),
+            ),
+            errors={
+                UNKNOWN: _echoed("call_el_dorado", "El Dorado", '{"city": "el dorado"}'),
+                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city": "oslo"}'),
+                TWO_TURNS: _echoed("call_lima", "Lima", '{"city": "lima"}'),
+            },
+        ),
+        # The LLM asked for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (_then(PYTHON_PRINTED, f'await agent.llm.acomplete(f"{TITLE}{{text}}")'),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Lima today?"),
+            },
+        ),
+        _wrong(*PYTHON_ANSWER, *SUITE),
+        # initial_tool_choice goes with the first request of each run.
+        _no_tools("streaming=stream", 'streaming=stream, initial_tool_choice="none"', *SUITE),
+        _garbled(
+            *PYTHON_GARBLED,
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+    python=OPENAI2_PYTHON,
+)
+
+#: The suite of the Haystack agent.
+HAYSTACK_FOLLOW_UP = "follow_up_question_keeps_the_conversation.json"
+HAYSTACK_NOTED = "two_cities_in_one_step_then_noted.json"
+HAYSTACK_UNKNOWN = "unknown_city_is_a_failed_call.json"
+HAYSTACK_SUITE = (HAYSTACK_FOLLOW_UP, HAYSTACK_NOTED, HAYSTACK_UNKNOWN)
+
+#: A before_tool hook that lower-cases each city in place (the lookup's keys): the tool
+#: still finds it, but the history now says the model asked for the lower-cased city.
+HAYSTACK_NORMALISE = '''class Normalise:
+    """Lower-cases the city of each weather call, in place."""
+
+    def run(self, state: Any) -> None:
+        for call in state.data["messages"][-1].tool_calls:
+            if "city" in call.arguments:
+                call.arguments["city"] = call.arguments["city"].lower()
+
+
+def build() -> Agent:'''
+
+#: Haystack's Agent component over OpenAIChatGenerator, with function Tools; the
+#: history is the messages the last run returned.
+HAYSTACK = Framework(
+    "haystack",
+    ("haystack",),
+    "python agent.py",
+    "chat.completions",
+    HAYSTACK_FOLLOW_UP,
+    (
+        _renamed(*HAYSTACK_SUITE),
+        # The agent exits once get_weather has run: the model never sees its result.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    "system_prompt=SYSTEM_PROMPT)",
+                    'system_prompt=SYSTEM_PROMPT, exit_conditions=["text", "get_weather"])',
+                ),
+            ),
+            errors={
+                HAYSTACK_FOLLOW_UP: ("/turns/0/steps/1", _unconsumed(1)),
+                HAYSTACK_NOTED: ("/turns/0/steps/1", _unconsumed(2)),
+                HAYSTACK_UNKNOWN: ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    "messages=[*history, ChatMessage.from_user(user_input)]",
+                    "messages=[ChatMessage.from_user(user_input)]",
+                ),
+            ),
+            errors={
+                HAYSTACK_FOLLOW_UP: (
+                    "/turns/1/steps/0",
+                    'turn 1\'s user input is "How is the weather in Paris?"',
+                )
+            },
+            passes=(HAYSTACK_NOTED, HAYSTACK_UNKNOWN),
+        ),
+        Mutation(
+            "echoed_arguments",
+            (
+                ("def build() -> Agent:", HAYSTACK_NORMALISE),
+                (
+                    "system_prompt=SYSTEM_PROMPT)",
+                    'system_prompt=SYSTEM_PROMPT, hooks={"before_tool": [Normalise()]})',
+                ),
+                ("from pathlib import Path", "from pathlib import Path\nfrom typing import Any"),
+            ),
+            errors={
+                HAYSTACK_FOLLOW_UP: _echoed("call_paris", "Paris", '{"city": "paris"}'),
+                HAYSTACK_NOTED: _echoed("call_lima", "Lima", '{"city": "lima"}'),
+                HAYSTACK_UNKNOWN: _echoed("call_shangri_la", "Shangri-La", '{"city": "shangri-la"}'),
+            },
+        ),
+        # The chat generator asked for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    PYTHON_PRINTED,
+                    f'agent.chat_generator.run([ChatMessage.from_user(f"{TITLE}{{text}}")])',
+                ),
+            ),
+            errors={
+                HAYSTACK_FOLLOW_UP: _title_for("How is the weather in Paris?"),
+                HAYSTACK_NOTED: LATE,
+                HAYSTACK_UNKNOWN: LATE,
+            },
+        ),
+        Mutation(
+            "no_parallel_calls",
+            (
+                (
+                    "OpenAIChatGenerator(model=MODEL)",
+                    'OpenAIChatGenerator(model=MODEL, generation_kwargs={"parallel_tool_calls": False})',
+                ),
+            ),
+            errors={HAYSTACK_NOTED: ("/turns/0/steps/0", PARALLEL_OFF)},
+            passes=(HAYSTACK_FOLLOW_UP, HAYSTACK_UNKNOWN),
+        ),
+        _wrong(*PYTHON_ANSWER, *HAYSTACK_SUITE),
+        _no_tools(
+            "OpenAIChatGenerator(model=MODEL)",
+            'OpenAIChatGenerator(model=MODEL, generation_kwargs={"tool_choice": "none"})',
+            *HAYSTACK_SUITE,
+        ),
+        _garbled(
+            *PYTHON_GARBLED,
+            {
+                HAYSTACK_FOLLOW_UP: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                HAYSTACK_NOTED: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                HAYSTACK_UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]"],
+            },
+        ),
+    ),
+)
+
+#: The Mastra agent's weather tool, where its broken copies change it.
+MASTRA_WEATHER = (
+    "execute: async ({ city }) => WEATHER[city.trim().toLowerCase()] ?? `Error: no weather data for ${city}`,"
+)
+#: A tidy-up of the history Mastra's runs return, between turns: each weather call's city
+#: lower-cased, so the next turn echoes the call with arguments the model never sent.
+MASTRA_TIDY = """/** Lower-cases the city of each weather call kept in the history. */
+function tidy(history) {
+  for (const message of history) {
+    for (const part of Array.isArray(message.content) ? message.content : []) {
+      if (part.type === "tool-call" && part.toolName === "get_weather") {
+        part.input = { ...part.input, city: part.input.city.toLowerCase() };
+      }
+    }
+  }
+}
+
+/** Answer one user turn"""
+NODE_PRINTED = "  process.stdout.write(`${JSON.stringify({ answer: text })}\\n`);"
+
+#: The agent of examples/frameworks/mastra: a Mastra `Agent` with `createTool` tools over an
+#: OpenAI-compatible model config (`{ id, url, apiKey }`, Chat Completions); its suite has
+#: the case names of the anthropic SDK and Vercel AI SDK agents (SUITE).
+MASTRA = Framework(
+    "mastra",
+    (),
+    "node agent.mjs",
+    "chat.completions",
+    TWO_TURNS,
+    (
+        _renamed(*SUITE),
+        # One step per run: Mastra runs the tools the model asks for and ends the run with
+        # their results, which never go back to the model.
+        Mutation(
+            "not_fed_back",
+            (("{ maxSteps: 10 }", "{ maxSteps: 1 }"),),
+            errors={
+                UNKNOWN: ("/turns/0/steps/1", _unreached("call_atlantis", left=2)),
+                TWO_CITIES: ("/turns/0/steps/1", _unreached("call_paris", "call_lima")),
+                TWO_TURNS: ("/turns/0/steps/1", _unreached("call_lima")),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER[city.trim().toLowerCase()]", "WEATHER[city]"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Each turn sends the new input alone (as an agent with no memory configured does):
+        # the second turn leaves the script.
+        Mutation(
+            "history_dropped",
+            (
+                ("agent.stream(history, options)", "agent.stream(userInput, options)"),
+                ("agent.generate(history, options)", "agent.generate(userInput, options)"),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Lima?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # The history tidied between turns: only a case of two turns echoes an earlier call
+        # (within a turn, Mastra sends the calls as the model made them).
+        Mutation(
+            "echoed_arguments",
+            (
+                ("/** Answer one user turn", MASTRA_TIDY),
+                _then("    history.push(...(await result.response).messages);", "tidy(history);"),
+                _then("  history.push(...result.response.messages);", "tidy(history);"),
+            ),
+            errors={TWO_TURNS: _echoed("call_lima", "Lima", '{"city":"lima"}', "/turns/1/steps/0")},
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # The agent asked for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (_then(NODE_PRINTED, f"await agent.generate(`{TITLE}${{text}}`);"),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Lima?"),
+            },
+        ),
+        _wrong("JSON.stringify({ answer: text })", 'JSON.stringify({ answer: "Sunny!" })', *SUITE),
+        # toolChoice "none": Mastra's provider then sends the request without its tools (no
+        # `tools`, no `tool_choice`), so the script's first call is to a tool not offered.
+        Mutation(
+            "tool_choice_none",
+            (("{ maxSteps: 10 }", '{ maxSteps: 10, toolChoice: "none" }'),),
+            errors={
+                case: (
+                    "/turns/0/steps/0",
+                    "the request offers the model no tool named get_weather (it offers: none)",
+                )
+                for case in SUITE
+            },
+        ),
+        _garbled(
+            MASTRA_WEATHER,
+            MASTRA_WEATHER.replace("=> WEATHER", "=> [...(WEATHER").replace(
+                "${city}`,", '${city}`)].reverse().join(""),'
+            ),
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+    packages=("@mastra/core", "zod"),
+)
+
+#: The suite of the LangChain.js agent.
+LC_UNKNOWN = "unknown_city_then_fallback_over_two_rounds.json"
+LC_TWO_CITIES = "weather_for_two_cities_in_one_step.json"
+LC_TWO_TURNS = "weather_then_packing_note_over_two_turns.json"
+LC_SUITE = (LC_UNKNOWN, LC_TWO_CITIES, LC_TWO_TURNS)
+LC_WEATHER = (
+    "  async ({ city }) => WEATHER[city.trim().toLowerCase()] ?? `Error: no weather data for ${city}`,"
+)
+
+#: The agent of examples/frameworks/langchain_js: langchain's `createAgent` over
+#: @langchain/openai's `ChatOpenAI`, a LangGraph `MemorySaver` keeping the thread.
+LANGCHAIN_JS = Framework(
+    "langchain_js",
+    (),
+    "node agent.mjs",
+    "chat.completions",
+    LC_TWO_TURNS,
+    (
+        _renamed(*LC_SUITE),
+        # returnDirect: the graph ends at the tool and answers with its output, so the
+        # model never sees the result and the script's next step is left unserved.
+        Mutation(
+            "not_fed_back",
+            (('{ name: "get_weather",', '{ returnDirect: true, name: "get_weather",'),),
+            errors={
+                LC_UNKNOWN: ("/turns/0/steps/1", _unconsumed(2)),
+                LC_TWO_CITIES: ("/turns/0/steps/1", _unconsumed(1)),
+                LC_TWO_TURNS: ("/turns/0/steps/1", _unconsumed(1)),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER[city.trim().toLowerCase()]", "WEATHER[city]"),),
+            failures={
+                LC_UNKNOWN: ["tool_results_contain[1]"],
+                LC_TWO_CITIES: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                LC_TWO_TURNS: ["all_tools_succeeded", "tool_results_contain[0]"],
+            },
+        ),
+        # A thread per turn: the checkpointer keeps each turn apart, the second leaves the script.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    "await answer(JSON.parse(line).user_input, config);",
+                    "await answer(JSON.parse(line).user_input,"
+                    " { configurable: { thread_id: `turn-${JSON.parse(line).turn}` } });",
+                ),
+            ),
+            errors={
+                LC_TWO_TURNS: (
+                    "/turns/1/steps/0",
+                    'turn 1\'s user input is "How warm is Paris right now?"',
+                )
+            },
+            passes=(LC_UNKNOWN, LC_TWO_CITIES),
+        ),
+        # Context editing (langchain's ClearToolUsesEdit) set to clear every tool use but the
+        # last, inputs too, past 50 tokens: the next request echoes the model's earlier call
+        # back with `{}` for arguments (and its result as "[cleared]").
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    'import { createAgent } from "langchain";',
+                    'import { ClearToolUsesEdit, contextEditingMiddleware, createAgent } from "langchain";',
+                ),
+                (
+                    "  checkpointer: new MemorySaver(),\n",
+                    "  checkpointer: new MemorySaver(),\n  middleware: [contextEditingMiddleware({ edits: ["
+                    "new ClearToolUsesEdit({ trigger: { tokens: 50 }, keep: { messages: 1 },"
+                    " clearToolInputs: true })] })],\n",
+                ),
+            ),
+            errors={
+                LC_UNKNOWN: _echoed("call_eldorado", "El Dorado", "{}", "/turns/0/steps/2"),
+                LC_TWO_CITIES: _echoed("call_oslo", "Oslo", "{}"),
+                LC_TWO_TURNS: _echoed("call_paris", "Paris", "{}", "/turns/1/steps/1"),
+            },
+        ),
+        # The model asked for a title once the answer is out (streamed: a streaming
+        # ChatOpenAI's `invoke` would fetch tiktoken's tables, see agent.mjs).
+        Mutation(
+            "asks_after_answering",
+            (_then(NODE_PRINTED, f"for await (const _chunk of await model.stream(`{TITLE}${{text}}`));"),),
+            errors={
+                LC_UNKNOWN: LATE,
+                LC_TWO_CITIES: LATE,
+                LC_TWO_TURNS: _title_for("How warm is Paris right now?"),
+            },
+        ),
+        _wrong("JSON.stringify({ answer: text })", 'JSON.stringify({ answer: "Sunny!" })', *LC_SUITE),
+        _no_tools(
+            "new ChatOpenAI({ model: MODEL, streaming: STREAM })",
+            'new ChatOpenAI({ model: MODEL, streaming: STREAM, modelKwargs: { tool_choice: "none" } })',
+            *LC_SUITE,
+        ),
+        _garbled(
+            LC_WEATHER,
+            LC_WEATHER.replace("=> WEATHER", "=> [...(WEATHER").replace(
+                "${city}`,", '${city}`)].reverse().join(""),'
+            ),
+            {
+                LC_UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                LC_TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                LC_TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+    packages=("@langchain/core", "@langchain/langgraph", "@langchain/openai", "langchain", "zod"),
+)
+
+#: The suite of the smolagents and CrewAI agents (the same three cases).
+TEXT_UNKNOWN = "unknown_city_then_a_known_one.json"
+TEXT_TWO_CITIES = "weather_for_two_cities_in_one_step.json"
+TEXT_TWO_TURNS = "weather_then_packing_note_over_two_turns.json"
+TEXT_SUITE = (TEXT_UNKNOWN, TEXT_TWO_CITIES, TEXT_TWO_TURNS)
+TEXT_SECOND_INPUT = "Save a note that I should pack sunglasses for Paris."
+#: A lookup that no longer normalises the city (as WRONG_ARGUMENT, in this suite).
+TEXT_WRONG_ARGUMENT = {
+    TEXT_UNKNOWN: ["tool_results_contain[1]"],
+    TEXT_TWO_CITIES: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+    TEXT_TWO_TURNS: ["all_tools_succeeded", "tool_results_contain[0]"],
+}
+TEXT_GARBLED = {
+    TEXT_UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+    TEXT_TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+    TEXT_TWO_TURNS: ["tool_results_contain[0]"],
+}
+#: Every turn after the first is sent the first turn's input again.
+TEXT_IGNORED: dict[str, Error] = {TEXT_TWO_TURNS: _turn_input(TEXT_SECOND_INPUT)}
+
+#: A step callback that lower-cases the city of each weather call in the step smolagents
+#: keeps, once its tools have run: the next request writes the call with that city.
+SMOLAGENTS_TIDY = '''def tidy(step, agent=None):
+    """Lower-cases the city of each weather call in the step's memory."""
+    for call in getattr(step, "tool_calls", None) or []:
+        if call.name == "get_weather":
+            call.arguments["city"] = call.arguments["city"].lower()
+
+
+def build(stream: bool) -> ToolCallingAgent:'''
+#: A ToolCallingAgent that runs only the first call of each step.
+SMOLAGENTS_FIRST_CALL = '''class FirstCallOnly(ToolCallingAgent):
+    """Runs only the first of the calls a step makes."""
+
+    def process_tool_calls(self, chat_message, memory_step):
+        chat_message.tool_calls = chat_message.tool_calls[:1]
+        yield from super().process_tool_calls(chat_message, memory_step)
+
+
+def build(stream: bool) -> ToolCallingAgent:'''
+
+#: The agent of examples/frameworks/smolagents: a ToolCallingAgent, which writes the
+#: conversation as text (`tool_echo = "text"`) and ends each turn with its `final_answer`
+#: tool (every step of its fixtures is a tool call; it sends tool_choice "required").
+SMOLAGENTS = Framework(
+    "smolagents",
+    ("smolagents",),
+    "python agent.py",
+    "chat.completions",
+    TEXT_TWO_TURNS,
+    (
+        Mutation(
+            "wrong_argument",
+            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
+            failures=TEXT_WRONG_ARGUMENT,
+        ),
+        # Only a step's first call runs, and only it is written into the conversation.
+        Mutation(
+            "tool_skipped",
+            (
+                ("def build(stream: bool) -> ToolCallingAgent:", SMOLAGENTS_FIRST_CALL),
+                ("    return ToolCallingAgent(", "    return FirstCallOnly("),
+            ),
+            errors={
+                TEXT_TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the script calls get_weather (id call_lima), get_weather (id call_paris);"
+                    " the request echoes back get_weather (id call_lima)",
+                )
+            },
+            passes=(TEXT_UNKNOWN, TEXT_TWO_TURNS),
+        ),
+        _garbled(*PYTHON_GARBLED, TEXT_GARBLED),
+        # The second turn is run with the first turn's input again.
+        Mutation(
+            "turn_ignored",
+            (
+                (
+                    '        user_input = json.loads(line)["user_input"]\n',
+                    '        user_input = json.loads(line)["user_input"] if first else user_input\n',
+                ),
+            ),
+            errors=TEXT_IGNORED,
+            passes=(TEXT_UNKNOWN, TEXT_TWO_CITIES),
+        ),
+        _wrong(*PYTHON_ANSWER, *TEXT_SUITE),
+        Mutation(
+            "echoed_arguments",
+            (
+                ("def build(stream: bool) -> ToolCallingAgent:", SMOLAGENTS_TIDY),
+                (
+                    "        logger=logger,\n    )",
+                    "        logger=logger,\n        step_callbacks=[tidy],\n    )",
+                ),
+            ),
+            errors={
+                TEXT_UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TEXT_TWO_CITIES: _echoed("call_lima", "Lima", '{"city":"lima"}'),
+                TEXT_TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        # The model asked for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    PYTHON_PRINTED,
+                    'agent.model.generate([{"role": "user", "content":'
+                    f' [{{"type": "text", "text": f"{TITLE}{{text}}"}}]}}])',
+                ),
+            ),
+            errors={
+                TEXT_UNKNOWN: LATE,
+                TEXT_TWO_CITIES: LATE,
+                TEXT_TWO_TURNS: _title_for("What is the weather in Paris?"),
+            },
+        ),
+    ),
+    answer_tool="final_answer",
+)
+
+CREWAI_PRINTED = '        print(json.dumps({"answer": text}), file=ANSWERS, flush=True)'
+CREWAI_HOOKS = (
+    "from crewai.tools import tool  # noqa: E402",
+    "from crewai.tools import tool  # noqa: E402\n"
+    "from crewai.hooks import before_llm_call, before_tool_call  # noqa: E402",
+)
+#: A before_tool_call hook that blocks every note (a guard left on): CrewAI tells the
+#: model the call was blocked, and the note is never written.
+CREWAI_GUARD = '''@before_tool_call
+def guard(context):
+    """Blocks every note."""
+    return False if context.tool_name == "save_note" else None
+
+
+def build(stream: bool) -> Crew:'''
+#: A before_llm_call hook that lower-cases the city of each weather call in the
+#: conversation CrewAI is about to send, in place.
+CREWAI_TIDY = '''@before_llm_call
+def tidy(context):
+    """Lower-cases the city of each weather call in the conversation."""
+    for message in context.messages:
+        for call in message.get("tool_calls") or []:
+            if call["function"]["name"] == "get_weather":
+                call["function"]["arguments"] = call["function"]["arguments"].lower()
+
+
+def build(stream: bool) -> Crew:'''
+
+
+def _retried(*calls: str) -> Error:
+    """What the gate reports when CrewAI has retried the task its echo got refused: the
+    retry's request, which carries the first turn's input alone."""
+    return (
+        "/turns/0/steps/1",
+        "the request carries the conversation only up to turn 1, step 1; step 2 needs the tool"
+        f" calls of step 1 ({', '.join(f'get_weather (id {call})' for call in calls)}) echoed back",
+    )
+
+
+#: The agent of examples/frameworks/crewai: a one-agent crew kicked off per turn, each
+#: kickoff a conversation of its own (`history = "turn"`). CrewAI pins openai below 3: it
+#: runs in the side environment.
+CREWAI = Framework(
+    "crewai",
+    ("crewai",),
+    "python agent.py",
+    "chat.completions",
+    TEXT_TWO_TURNS,
+    (
+        Mutation(
+            "wrong_argument",
+            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
+            failures=TEXT_WRONG_ARGUMENT,
+        ),
+        # A guard hook blocks save_note: the model is told so, and no note is written.
+        Mutation(
+            "tool_skipped",
+            (CREWAI_HOOKS, ("def build(stream: bool) -> Crew:", CREWAI_GUARD)),
+            failures={TEXT_TWO_TURNS: ["tool_results_contain[1]", 'workspace.file_contains["notes.txt"][0]']},
+            passes=(TEXT_UNKNOWN, TEXT_TWO_CITIES),
+        ),
+        _garbled(*PYTHON_GARBLED, TEXT_GARBLED),
+        # Every kickoff is given the first turn's input.
+        Mutation(
+            "turn_ignored",
+            (
+                (
+                    '    inputs = {"user_input": user_input}\n',
+                    '    inputs = {"user_input": history[0]["content"] if history else user_input}\n',
+                ),
+            ),
+            errors=TEXT_IGNORED,
+            passes=(TEXT_UNKNOWN, TEXT_TWO_CITIES),
+        ),
+        _wrong(
+            CREWAI_PRINTED,
+            '        print(json.dumps({"answer": "Sunny!"}), file=ANSWERS, flush=True)',
+            *TEXT_SUITE,
+        ),
+        # The request that echoes the lower-cased calls is refused "as if the model had asked
+        # for them"; CrewAI then retries the task (its agent's max_retry_limit, 2), whose
+        # first request carries the turn's input alone and is refused too. The gate's run
+        # error is the last refusal, not the first (ReplayProvider.divergence is overwritten
+        # by each refusal, though its comment says the first is kept): assert on what it
+        # says today, which still points at the step whose request echoed the calls.
+        Mutation(
+            "echoed_arguments",
+            (CREWAI_HOOKS, ("def build(stream: bool) -> Crew:", CREWAI_TIDY)),
+            errors={
+                TEXT_UNKNOWN: _retried("call_atlantis"),
+                TEXT_TWO_CITIES: _retried("call_lima", "call_paris"),
+                TEXT_TWO_TURNS: _retried("call_paris"),
+            },
+        ),
+        # The crew's LLM asked for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (_then(CREWAI_PRINTED, f'crew.agents[0].llm.call(f"{TITLE}{{text}}")'),),
+            # Each request carries its own turn: the title request stands where the second
+            # turn's should carry that turn's input.
+            errors={
+                TEXT_UNKNOWN: LATE,
+                TEXT_TWO_CITIES: LATE,
+                TEXT_TWO_TURNS: _turn_input(TEXT_SECOND_INPUT, f'"{TITLE}'),
+            },
+        ),
+    ),
+    python=OPENAI2_PYTHON,
+)
+
 #: The source of the service example's tool loop, where its broken copies change it.
 SERVICE_RESULT = (
     '                history.append({"role": "tool", "tool_call_id": call.id, "content": result})'
@@ -705,7 +1455,20 @@ OPENAI_AGENTS_MCP = Framework(
     harness_tools=True,
 )
 
-ALL = (OPENAI_AGENTS, PYDANTIC_AI, LANGGRAPH, NODE_OPENAI, ANTHROPIC_SDK, VERCEL_AI)
+ALL = (
+    OPENAI_AGENTS,
+    PYDANTIC_AI,
+    LANGGRAPH,
+    NODE_OPENAI,
+    ANTHROPIC_SDK,
+    VERCEL_AI,
+    LLAMAINDEX,
+    HAYSTACK,
+    MASTRA,
+    LANGCHAIN_JS,
+    SMOLAGENTS,
+    CREWAI,
+)
 IDS = [framework.folder for framework in ALL]
 #: Every example: the agent commands, and the agent services.
 EXAMPLES = (*ALL, STARLETTE_SERVICE, OPENAI_AGENTS_MCP)
@@ -726,8 +1489,26 @@ def _missing(framework: Framework) -> str | None:
         if absent:
             return f"npm packages not installed ({', '.join(absent)}): run `npm ci` in {framework.path}"
         return None
+    if framework.python:
+        return _missing_there(framework)
     absent = [name for name in framework.modules if importlib.util.find_spec(name) is None]
     return f"not installed: {', '.join(absent)}" if absent else None
+
+
+def _missing_there(framework: Framework) -> str | None:
+    """Why the interpreter of the framework's own environment cannot run it, if it cannot."""
+    python = framework.interpreter
+    if not python:
+        return f"{framework.python} is not set: it names the Python of the environment that has the framework"
+    if not os.access(python, os.X_OK):
+        return f"{framework.python}={python}: no such interpreter"
+    check = "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in sys.argv[1:]))"
+    done = subprocess.run(
+        [python, "-c", check, *framework.modules], capture_output=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        return f"not installed for {python}: {', '.join(framework.modules)}"
+    return None
 
 
 def _require(framework: Framework) -> None:
@@ -755,6 +1536,18 @@ def _script(path: Path) -> dict[str, Any]:
     """A fixture as plain JSON."""
     script: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return script
+
+
+def _scripted_calls(framework: Framework, path: Path) -> list[str]:
+    """The ids of the tool calls a fixture scripts that the agent's tools answer (not the
+    framework's own answer tool)."""
+    return [
+        call["id"]
+        for turn in _script(path)["turns"]
+        for step in turn["steps"]
+        for call in step["response"].get("tool_calls", [])
+        if call["name"] != framework.answer_tool
+    ]
 
 
 def _describe(case: dict[str, Any]) -> str:
@@ -792,25 +1585,23 @@ def test_the_agent_passes_its_suite(
     # Streamed: the command of the folder's zeroclaw.toml; plain: the same without --stream.
     configured = (framework.path / "zeroclaw.toml").read_text(encoding="utf-8")
     assert f'agent_cmd = "{framework.command} --stream"\n' in configured
-    command = " ".join([framework.command, *wire, *(["--stream"] if stream else [])])
-    report = _run(cli, framework.path, *(() if stream and not wire else ("--agent-cmd", command)))
+    command = framework.spelled(*wire, *(["--stream"] if stream else []))
+    as_configured = stream and not wire and not framework.python
+    report = _run(cli, framework.path, *(() if as_configured else ("--agent-cmd", command)))
     cases = {case["name"]: case for case in report["cases"]}
     assert sorted(cases) == framework.cases()
     for name, case in cases.items():
         assert case["status"] == "passed", f"{name}: {_describe(case)}"
     assert report["counts"]["passed"] == report["counts"]["total"] >= 2
     # Every tool call the script makes came back as a result the agent's own tool returned.
+    own = [framework.answer_tool] if framework.answer_tool else []
+    offered = sorted(["get_weather", "save_note", *own])
     for case in report["cases"]:
         record = case["record"]
-        scripted = [
-            call["id"]
-            for turn in _script(framework.path / "evals" / case["name"])["turns"]
-            for step in turn["steps"]
-            for call in step["response"].get("tool_calls", [])
-        ]
+        scripted = _scripted_calls(framework, framework.path / "evals" / case["name"])
         assert [call["call_id"] for call in record["calls"]] == scripted
         assert all(call["result"] for call in record["calls"])
-        assert all(sorted(step["offered_tools"]) == ["get_weather", "save_note"] for step in record["steps"])
+        assert all(sorted(step["offered_tools"]) == offered for step in record["steps"])
 
 
 @pytest.mark.parametrize("example", AS_CONFIGURED, ids=[example.folder for example in AS_CONFIGURED])
@@ -842,6 +1633,18 @@ def test_every_case_can_fail(cli: Runner, framework: Framework) -> None:
     assert f"PASSED: {len(framework.cases())} fixtures, each failing a check" in vacuity.stdout
 
 
+def _answer(framework: Framework, response: dict[str, Any]) -> str:
+    """The answer a turn's last scripted step gives: its text, or the answer it passes
+    the framework's answer tool."""
+    if framework.answer_tool:
+        (call,) = response["tool_calls"]
+        assert call["name"] == framework.answer_tool
+        answer: str = call["arguments"]["answer"]
+        return answer
+    text: str = response["content"]
+    return text
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 @pytest.mark.parametrize("framework", ALL, ids=IDS)
 def test_the_stream_flag_decides_what_goes_over_the_wire(
@@ -853,10 +1656,17 @@ def test_the_stream_flag_decides_what_goes_over_the_wire(
     case = load_fixture(path)
     assert isinstance(case, Case)
     assert len(turns) >= 2
-    server = ReplayServer([case]).start()
+    # The folder's settings say how its agent writes the conversation.
+    settings = load_config(framework.path / "zeroclaw.toml").settings
+    server = ReplayServer(
+        [case],
+        user_input_match=settings.user_input_match,
+        tool_echo=settings.tool_echo,
+        per_turn=settings.history == "turn",
+    ).start()
     try:
         runner, source = framework.command.split()
-        program = sys.executable if runner == "python" else runner
+        program = framework.interpreter if runner == "python" else runner
         argv = [program, str(framework.path / source), *(["--stream"] if stream else [])]
         lines = "".join(
             json.dumps({"turn": n, "user_input": t["user_input"]}) + "\n" for n, t in enumerate(turns)
@@ -888,7 +1698,7 @@ def test_the_stream_flag_decides_what_goes_over_the_wire(
     answers = [
         json.loads(line)["answer"] for line in done.stdout.splitlines() if line.startswith('{"answer"')
     ]
-    assert answers == [turn["steps"][-1]["response"]["content"] for turn in turns]
+    assert answers == [_answer(framework, turn["steps"][-1]["response"]) for turn in turns]
     assert [(entry["status"], entry["api"], entry["stream"]) for entry in log] == [
         (200, framework.api, stream)
     ] * sum(len(turn["steps"]) for turn in turns)
@@ -913,7 +1723,8 @@ def test_a_broken_agent_fails_where_it_should(
         text = text.replace(old, new)
     source.write_text(text, encoding="utf-8")
 
-    report = _run(cli, copy)  # the streamed agent of zeroclaw.toml
+    # The streamed agent of zeroclaw.toml (its interpreter spelled out, for another environment's).
+    report = _run(cli, copy, *(("--agent-cmd", framework.spelled("--stream")) if framework.python else ()))
     assert report["exit_code"] == 1
     cases = {case["name"]: case for case in report["cases"]}
     said = {**mutation.errors, **mutation.failures, **dict.fromkeys(mutation.passes)}
@@ -926,12 +1737,14 @@ def test_a_broken_agent_fails_where_it_should(
         assert case["error"]["field"]["pointer"] == pointer, f"{name}: {_describe(case)}"
         assert words in case["error"]["message"], f"{name}: {_describe(case)}"
         # Not every scripted call's result reached the model (in a later turn, none did);
-        # a call the agent's own tool ran is seen only when its result does.
-        scripted = _script(copy / "evals" / name)["turns"]
-        calls = sum(
-            len(step["response"].get("tool_calls", [])) for turn in scripted for step in turn["steps"]
-        )
-        assert len(case["record"]["calls"]) < calls or framework.harness_tools, name
+        # a call the agent's own tool ran is seen only when its result does. A request
+        # after the last answer (the pointer is the last turn's steps) came when every
+        # result had.
+        calls = len(_scripted_calls(framework, copy / "evals" / name))
+        if pointer.endswith("/steps"):
+            assert len(case["record"]["calls"]) == calls, name
+        else:
+            assert len(case["record"]["calls"]) < calls or framework.harness_tools, name
         assert all(call["turn"] <= int(pointer.split("/")[2]) for call in case["record"]["calls"]), name
     for name, checks in mutation.failures.items():
         case = cases[name]
