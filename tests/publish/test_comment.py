@@ -1,18 +1,21 @@
 """The sticky pull-request comment against a loopback double of GitHub's REST API: made
 once by `zeroclaw eval compare`, posted by `zeroclaw eval comment`, updated on the next
 push and never posted twice; a comment someone else starts with the marker is left
-alone; a fork's read-only token writes the step summary instead; an outage fails."""
+alone; a fork's read-only token writes the step summary instead; an outage fails, and so
+do an answer that drips in past the deadline and a success of a shape GitHub never gives."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.github_api import READ_ONLY, GitHubApi
+from tests.support.github_api import DRIP_BYTES, DRIP_SECS, READ_ONLY, GitHubApi
 from tests.support.invoke import Result, invoke, run_cli
+from zeroclaw_eval.publish import comment
 from zeroclaw_eval.reporters.pull_request import marker
 
 SUITE = Path(__file__).resolve().parents[2] / "evals" / "regression"
@@ -266,3 +269,88 @@ def test_a_new_case_that_fails_is_a_new_failure(reports: tuple[Path, Path], tmp_
     assert "1 new failure" in result.stdout
     assert "### New failures (1)" in result.stdout
     assert "### New cases" not in result.stdout
+
+
+def _marked_body(tmp_path: Path) -> Path:
+    body = tmp_path / "comment.md"
+    body.write_text(marker("zeroclaw-eval") + "\nthe verdict\n", encoding="utf-8")
+    return body
+
+
+@pytest.mark.parametrize("part", ["head", "body"])
+def test_an_answer_dripped_past_the_deadline_is_given_up(
+    api: GitHubApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str
+) -> None:
+    # A byte every DRIP_SECS never lets a read wait a second, so only a deadline on the
+    # whole request ends it; without one the command waited out the whole drip.
+    assert DRIP_SECS < 1.0
+    assert DRIP_BYTES * DRIP_SECS >= 20
+    monkeypatch.setattr(comment, "TIMEOUT_SECS", 1.0)
+    api.double.drip = part
+    started = time.monotonic()
+    result = _comment(api, _marked_body(tmp_path))
+    took = time.monotonic() - started
+    assert result.code == 1, result.stderr
+    assert "error: GitHub did not answer within 1 s: GET /repos/zeroclaw_user/agent/issues/12/comments" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    assert took < 5, took
+    assert [r.method for r in api.double.requests] == ["GET"]
+
+
+MINE = {"user": {"login": "github-actions[bot]"}}
+OURS = marker("zeroclaw-eval") + "\nold"
+
+
+@pytest.mark.parametrize(
+    ("method", "answer", "words"),
+    [
+        ("GET", b'{"comments": []}', "answered a JSON object, not a list of comments"),
+        ("GET", b"null", "answered a JSON null, not a list of comments"),
+        ("GET", b'[["a", "comment"]]', "answered comment 1 of page 1 as a JSON array, not an object"),
+        ("GET", json.dumps([{**MINE, "body": OURS}]).encode(), "comment 1 of page 1 without an id"),
+        ("GET", json.dumps([{**MINE, "id": True, "body": OURS}]).encode(), "without an id"),
+        ("GET", json.dumps([{**MINE, "id": "7", "body": OURS}]).encode(), "without an id"),
+        ("GET", json.dumps([{**MINE, "id": 7}]).encode(), "comment 1 of page 1 without a body"),
+        ("GET", json.dumps([{**MINE, "id": 7, "body": None}]).encode(), "without a body"),
+        ("GET", b"<html>502 Bad Gateway</html>", "answered no JSON"),
+        ("GET", b"\xff\xfe[]", "answered no JSON"),
+        ("GET", b"[" * 100_000, "answered no JSON (objects and arrays are nested too deep to parse)"),
+        ("POST", b"[]", "POST /repos/zeroclaw_user/agent/issues/12/comments answered a JSON array, not"),
+        ("POST", b'{"id": "1", "html_url": "https://github.com/x"}', "a comment without its id"),
+        ("POST", b'{"id": 1}', "or its html_url (text)"),
+        ("POST", b"", "answered no JSON"),
+        ("PATCH", b'"updated"', "answered a JSON string, not the comment"),
+        ("PATCH", b'{"html_url": "https://github.com/x"}', "a comment without its id"),
+    ],
+)
+def test_a_success_of_a_shape_github_never_gives_is_an_error_that_says_so(
+    api: GitHubApi, tmp_path: Path, method: str, answer: bytes, words: str
+) -> None:
+    if method == "PATCH":
+        api.double.add(PR, OURS, "github-actions[bot]")  # found, so updated
+    api.double.odd[method] = answer
+    result = _comment(api, _marked_body(tmp_path))
+    assert result.code == 1, result.stdout + result.stderr
+    assert words in result.stderr
+    assert "is the API URL GitHub's REST API?" in result.stderr
+    assert "Traceback" not in result.stderr
+    # A listing it cannot read is never taken for "no comment yet": nothing is posted.
+    expected = {"GET": ["GET"], "POST": ["GET", "POST"], "PATCH": ["GET", "PATCH"]}[method]
+    assert [r.method for r in api.double.requests] == expected
+
+
+def test_an_odd_answer_from_the_installed_command_is_an_error_not_a_traceback(
+    api: GitHubApi, tmp_path: Path
+) -> None:
+    api.double.odd["POST"] = b"[]"
+    environment = {
+        "GITHUB_TOKEN": "bot-token",
+        "GITHUB_REPOSITORY": "zeroclaw_user/agent",
+        "GITHUB_API_URL": api.url,
+    }
+    result = run_cli("eval", "comment", str(_marked_body(tmp_path)), "--pr", str(PR), env=environment)
+    assert result.code == 1, result.stderr
+    assert "answered a JSON array, not the comment (an object)" in result.stderr
+    assert "Traceback" not in result.stderr

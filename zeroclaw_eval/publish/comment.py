@@ -18,21 +18,36 @@ A token that may not comment (a pull request from a fork gets a read-only one) i
 goes on. A rate limit (403 or 429 with no requests left, or GitHub's secondary limit)
 and a repository or pull request that is not there (404) are `CommentError`s: the
 comment is not written, and the command says why.
+
+Each request has one deadline for all of it, `TIMEOUT_SECS` from the moment it is sent:
+connecting, sending, and reading the whole answer. A per-read timeout (httpx's) is not
+one: a server that drips a byte every few seconds never lets a read wait that long, and
+held the command (and the CI job) for as long as it kept dripping. The requests run in an
+event loop so that the deadline can cancel a request wherever it waits; a blocking
+client can only be told per read. A success answer of a shape GitHub's API never gives
+(not JSON, a list that is an object, a comment without its `id` or `body`) is a
+`CommentError` that says so, not a traceback, and never taken for "no comment yet": that
+would post a second one.
 """
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 
+from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.errors import CommentError, NotAllowed
 
 API_VERSION = "2022-11-28"
 #: Pages of 100 comments read at most: a pull request with more is a conversation no
 #: one reads to the end, and a new comment at its end is what a reader sees.
 MAX_PAGES = 30
+#: Seconds each request may take in all (connect, send, read the whole answer); read
+#: when a request is sent.
 TIMEOUT_SECS = 30.0
 
 
@@ -81,48 +96,89 @@ def post_comment(
         "X-GitHub-Api-Version": API_VERSION,
         "User-Agent": "zeroclaw-eval",
     }
+    return asyncio.run(_post(pull, body, marker, author, api_url.rstrip("/"), headers))
+
+
+async def _post(
+    pull: PullRequest, body: str, marker: str, author: str, api_url: str, headers: dict[str, str]
+) -> Posted:
     issue = f"/repos/{pull.repository}/issues/{pull.number}"
-    with httpx.Client(base_url=api_url.rstrip("/"), headers=headers, timeout=TIMEOUT_SECS) as client:
-        found = _marked(client, issue, marker, author)
+    # No timeout of httpx's own: the one deadline of each request is `_request`'s.
+    async with httpx.AsyncClient(base_url=api_url, headers=headers, timeout=None) as client:
+        found = await _marked(client, issue, marker, author)
         if found is not None:
-            response = _send(client, "PATCH", f"/repos/{pull.repository}/issues/comments/{found}", body)
+            path = f"/repos/{pull.repository}/issues/comments/{found}"
+            response = await _request(client, "PATCH", path, json={"body": body})
             _check(response, "update the comment", pull)
-            return Posted("updated", str(_json(response).get("html_url", "")), found)
-        response = _send(client, "POST", f"{issue}/comments", body)
+            return Posted("updated", _written(response)[1], found)
+        response = await _request(client, "POST", f"{issue}/comments", json={"body": body})
         _check(response, "create the comment", pull)
-        data = _json(response)
-        return Posted("created", str(data.get("html_url", "")), int(data.get("id", 0)))
+        comment_id, url = _written(response)
+        return Posted("created", url, comment_id)
 
 
-def _marked(client: httpx.Client, issue: str, marker: str, author: str) -> int | None:
+async def _marked(client: httpx.AsyncClient, issue: str, marker: str, author: str) -> int | None:
     """The id of the oldest comment by `author` whose body starts with `marker`."""
     for page in range(1, MAX_PAGES + 1):
-        response = _request(client, "GET", f"{issue}/comments", params={"per_page": 100, "page": page})
+        response = await _request(client, "GET", f"{issue}/comments", params={"per_page": 100, "page": page})
         _check(response, "list the comments")
         comments = _json(response)
         if not isinstance(comments, list):
-            raise CommentError(f"listing the comments answered {type(comments).__name__}, not a list")
-        for comment in comments:
-            if not isinstance(comment, dict):
-                continue
-            body, user = comment.get("body"), comment.get("user")
+            raise _odd(response, f"a JSON {_kind(comments)}, not a list of comments")
+        for index, comment in enumerate(comments, 1):
+            comment_id, text = _listed(response, comment, f"comment {index} of page {page}")
+            user = comment.get("user")  # null for a deleted account: nobody's, so not ours
             login = user.get("login") if isinstance(user, dict) else None
-            ours = login == author and isinstance(comment.get("id"), int)
-            if ours and isinstance(body, str) and body.startswith(marker):
-                return int(comment["id"])
+            if login == author and text.startswith(marker):
+                return comment_id
         if len(comments) < 100:
             break
     return None
 
 
-def _send(client: httpx.Client, method: str, path: str, body: str) -> httpx.Response:
-    return _request(client, method, path, json={"body": body})
+def _listed(response: httpx.Response, comment: Any, which: str) -> tuple[int, str]:
+    """A listed comment's id and body. One without them is refused, not skipped: were it
+    ours, skipping it would post the comment a second time."""
+    if not isinstance(comment, dict):
+        raise _odd(response, f"{which} as a JSON {_kind(comment)}, not an object")
+    comment_id, text = comment.get("id"), comment.get("body")
+    if not _is_id(comment_id):
+        raise _odd(response, f"{which} without an id (a positive integer)")
+    if not isinstance(text, str):
+        raise _odd(response, f"{which} without a body (text)")
+    return comment_id, text
 
 
-def _request(client: httpx.Client, method: str, path: str, **options: Any) -> httpx.Response:
+def _written(response: httpx.Response) -> tuple[int, str]:
+    """The id and URL of the comment a create or an update answered with."""
+    data = _json(response)
+    if not isinstance(data, dict):
+        raise _odd(response, f"a JSON {_kind(data)}, not the comment (an object)")
+    comment_id, url = data.get("id"), data.get("html_url")
+    if not _is_id(comment_id) or not isinstance(url, str):
+        raise _odd(response, "a comment without its id (a positive integer) or its html_url (text)")
+    return comment_id, url
+
+
+def _is_id(value: Any) -> TypeGuard[int]:
+    return type(value) is int and value > 0  # not a bool, which is an int to Python
+
+
+async def _request(client: httpx.AsyncClient, method: str, path: str, **options: Any) -> httpx.Response:
+    """The whole answer to one request, within `TIMEOUT_SECS` of sending it, or a
+    `CommentError`. The deadline cancels the request wherever it waits (connecting,
+    sending, between two bytes of a dripped answer), and its connection is closed."""
+    seconds = TIMEOUT_SECS
     try:
-        return client.request(method, path, **options)
-    except httpx.HTTPError as exc:
+        if sys.version_info >= (3, 11):
+            # Not `wait_for`, which before 3.12 may drop a Ctrl-C that comes just as the
+            # request ends (python/cpython#86296): the command would go on to the next.
+            async with asyncio.timeout(seconds):
+                return await client.request(method, path, **options)
+        return await asyncio.wait_for(client.request(method, path, **options), seconds)
+    except asyncio.TimeoutError:  # TimeoutError from 3.11, a class of its own before
+        raise CommentError(f"GitHub did not answer within {seconds:g} s: {method} {path}") from None
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise CommentError(f"{method} {path}: {exc}") from None
 
 
@@ -154,17 +210,31 @@ def _rate_limited(response: httpx.Response, message: str) -> bool:
 
 
 def _json(response: httpx.Response) -> Any:
+    """The answer's JSON; `loads_untrusted` makes every way it can fail (not UTF-8, not
+    JSON, nested too deep for the parser) a `ValueError`."""
     try:
-        return response.json()
-    except ValueError:
-        raise CommentError(
-            f"{response.request.method} {response.request.url.path} answered no JSON"
-        ) from None
+        return loads_untrusted(response.content)
+    except ValueError as exc:
+        raise _odd(response, f"no JSON ({exc})") from None
+
+
+def _odd(response: httpx.Response, what: str) -> CommentError:
+    """A success answer of a shape GitHub's API never gives."""
+    request = response.request
+    return CommentError(
+        f"{request.method} {request.url.path} answered {what}: is the API URL GitHub's REST API?"
+    )
+
+
+def _kind(value: Any) -> str:
+    """The JSON type of a parsed value, as JSON names it."""
+    kinds = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+    return kinds.get(type(value), "number")
 
 
 def _message(response: httpx.Response) -> str:
     try:
-        data = response.json()
+        data = loads_untrusted(response.content)
     except ValueError:
         return response.text[:200]
     message = data.get("message") if isinstance(data, dict) else None

@@ -57,19 +57,27 @@ def within(
 ) -> str:
     """Join `head` and as much of `body` as fits in `limit` UTF-8 bytes, saying what was
     cut (`cut`, then how many parts were left out); a lone surrogate left anywhere is
-    written as a visible escape, so the result always encodes."""
-    head, body = [encodable(part) for part in head], [encodable(part) for part in body]
-    used = sum(len(part.encode("utf-8")) for part in head)
-    if used + sum(len(part.encode("utf-8")) for part in body) <= limit:
-        return "".join(head + body)
+    written as a visible escape, so the result always encodes.
+
+    The result is never over `limit`, whatever the head holds: the head is cut too, last,
+    when even it does not fit (a step summary file that earlier steps nearly filled
+    leaves little room, and GitHub refuses a file over its limit whole, every step's
+    summary with it). Parts are kept whole, in order, so no code span or table row is cut
+    in half (half a code span would let the untrusted text after it render as Markdown);
+    the note saying what was cut is left out too when there is no room even for it."""
+    parts = [encodable(part) for part in head] + [encodable(part) for part in body]
+    sizes = [len(part.encode("utf-8")) for part in parts]
+    if sum(sizes) <= limit:
+        return "".join(parts)
     note_room = 200
     kept: list[str] = []
-    for index, part in enumerate(body):
-        size = len(part.encode("utf-8"))
+    used = 0
+    for index, (part, size) in enumerate(zip(parts, sizes, strict=True)):
         if used + size + note_room > limit:
-            left = len(body) - index
-            kept.append(f"\n\n_{cut}: {left} part(s) left out._\n")
+            note = f"\n\n_{cut}: {len(parts) - index} part(s) left out._\n"
+            if used + len(note.encode("utf-8")) <= limit:
+                kept.append(note)
             break
         kept.append(part)
         used += size
-    return "".join(head + kept)
+    return "".join(kept)

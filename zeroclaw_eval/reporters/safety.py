@@ -91,25 +91,27 @@ def encoded(text: str) -> bytes:
 
 def log_line(text: str) -> str:
     """`text` as part of one line of a CI log or terminal: control characters and line
-    breaks visible (so nothing after it can start a workflow command), `##[` defused."""
-    return visible(text, multiline=False).replace("##[", "#\\x23[")
+    breaks visible (so nothing after it can start a workflow command), `##[` defused,
+    and a `::` it starts with after its blanks written `\\x3a:`.
+
+    The last because the text may open its line: a fixture's path printed after an
+    indent (`    ::error file=a::x.json:1:2: ...`, a fixture at the top of `--suite .`)
+    is a workflow command, as the runner trims any whitespace before it looks for `::`.
+    Mid-line it costs nothing but a `:` shown as an escape in a name that starts so."""
+    line = visible(text, multiline=False).replace("##[", "#\\x23[")
+    rest = line.lstrip()
+    if rest.startswith("::"):
+        return line[: len(line) - len(rest)] + "\\x3a" + rest[1:]
+    return line
 
 
 def shown_lines(text: str) -> str:
     """The one rule for a message the harness prints to a terminal or a CI log (an
     error, a warning, the pytest plugin's failure text): each line of `text` as
-    `log_line` makes it, and a line that would start with `::` after its blanks (the
-    runner trims any whitespace first) with that `:` written as `\\x3a`. Its own line
-    breaks stay; a line break inside quoted text makes a line as harmless as any."""
-    return "\n".join(_safe_line(line) for line in text.split("\n"))
-
-
-def _safe_line(line: str) -> str:
-    line = log_line(line)
-    rest = line.lstrip()
-    if rest.startswith("::"):
-        return line[: len(line) - len(rest)] + "\\x3a" + rest[1:]
-    return line
+    `log_line` makes it (so a line that would start with `::` after its blanks, which
+    the runner trims first, has that `:` written as `\\x3a`). Its own line breaks stay;
+    a line break inside quoted text makes a line as harmless as any."""
+    return "\n".join(log_line(line) for line in text.split("\n"))
 
 
 def xml_safe(text: str) -> str:

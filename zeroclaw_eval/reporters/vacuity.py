@@ -3,8 +3,10 @@
 checks of each vacuous fixture and at each rejected fixture's problems, and a Markdown
 step summary, escaped, ranked and capped exactly as `run`'s (`reporters.github`).
 
-A fixture's name, model_name and details are untrusted: the text shows their control
-characters instead of obeying them."""
+A fixture's name, model_name, path and details are untrusted: the text shows their
+control characters instead of obeying them, and a name or a path (which opens a
+rejection's line) stays on its one line (`log_line`), so a file named
+`x\n::error::forged.json` starts no workflow command."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.github import (
+    HEAD_NAME_LIMIT,
     SUMMARY_LIMIT,
     annotation,
     capped,
@@ -28,7 +31,7 @@ from zeroclaw_eval.reporters.github import (
 from zeroclaw_eval.reporters.markdown import code, within
 from zeroclaw_eval.reporters.paint import passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
-from zeroclaw_eval.reporters.safety import encodable, visible
+from zeroclaw_eval.reporters.safety import encodable, log_line, shorten, visible
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,8 @@ def step_summary(report: VacuityReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown summary for `$GITHUB_STEP_SUMMARY`, at most `limit` UTF-8 bytes."""
     verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
     head = [
-        f"## zeroclaw eval vacuity {verdict}: {code(str(report.suite))}\n\n",
+        # Quoted short, as `run`'s summary quotes its suite: a long name would crowd out the rest.
+        f"## zeroclaw eval vacuity {verdict}: {code(shorten(str(report.suite), HEAD_NAME_LIMIT))}\n\n",
         "| fixtures | vacuous | rejected |\n|---:|---:|---:|\n",
         f"| {report.total} | {len(report.vacuous)} | {len(report.rejected)} |\n\n",
     ]
@@ -120,13 +124,13 @@ def _rejected_lines(fixture: RejectedFixture, color: bool) -> list[str]:
     path = display_path(fixture.path)
     lines = [f"{passed_mark(False, color)} {_line(fixture.name)}  (rejected)"]
     for problem in fixture.problems:
-        lines.append(f"    {visible(problem.describe(path))}")
+        lines.append(f"    {_line(problem.describe(path))}")  # one line: it opens with the path
     return lines
 
 
-def _line(text: str) -> str:
-    """Untrusted text that must stay on its line (a name, a path)."""
-    return visible(text, multiline=False)
+#: Untrusted text on its one line (a name, a path): the one rule of `safety.log_line`,
+#: which also keeps a path that opens a line (a rejection's) from starting a command.
+_line = log_line
 
 
 def render_table(report: VacuityReport, *, color: bool = False) -> str:
