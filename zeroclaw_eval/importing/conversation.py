@@ -338,6 +338,13 @@ def _check_dispatch(
     run: ToolRun | None,
 ) -> None:
     where = _where(step.call) if step.call is not None else None
+    if run is not None and run.span_id in trace.unfinished:
+        raise UnfaithfulTrace(
+            trace.trace_id,
+            f"{run.span_id} ({run.name})",
+            None,
+            "the tool span never ended: the trace was cut off mid-run",
+        )
     if cut_arguments(request, run):
         assert run is not None
         raise UnfaithfulTrace(

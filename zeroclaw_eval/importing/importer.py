@@ -19,10 +19,9 @@ from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.importing.conversation import conversation
 from zeroclaw_eval.importing.fixture import fixture_of, proven_case
 from zeroclaw_eval.importing.messages import said
-from zeroclaw_eval.importing.readers.otlp import OtlpTraces
 from zeroclaw_eval.importing.scrub import Scrubber
-from zeroclaw_eval.importing.sources import Selection, otlp_traces, read_source
-from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces
+from zeroclaw_eval.importing.sources import Gathered, Selection, gathered_traces, read_source
+from zeroclaw_eval.importing.trace import ImportedTrace
 
 
 @dataclass(frozen=True)
@@ -65,20 +64,30 @@ def import_traces(
     """Each selected trace of `sources` (a path, and its name as given) as a fixture in
     `out`, its recorded tool results scripted as doubles unless `live_tools`."""
     outcome = ImportOutcome()
-    found = SourceTraces()
-    otlp = OtlpTraces()
+    gathered = Gathered()
     for path, shown in sources:
-        read = read_source(path, shown, otlp)
-        if read is not None:
-            found.extend(read)
-    found.extend(otlp_traces(otlp))
+        read_source(path, shown, gathered)
+    found = gathered_traces(gathered)
     outcome.passed_over = found.passed_over
     for known, refused in found.refused:
         if selection.takes(known):
             outcome.selected += 1
-            outcome.refused.append(refused)
-    traces = [scrubber.trace(trace) for trace in found.traces if selection.takes(trace)]
-    outcome.selected += len(traces)
+            outcome.refused.append(scrubber.refusal(refused))
+    traces: list[ImportedTrace] = []
+    for trace in found.traces:
+        if not selection.takes(trace):
+            continue
+        outcome.selected += 1
+        try:
+            scrubbed = scrubber.trace(trace)
+        except UnfaithfulTrace as refused:  # arguments nested deeper than a fixture holds
+            outcome.refused.append(scrubber.refusal(refused))
+            continue
+        conflict = scrubbed.conflict()
+        if conflict is not None:
+            outcome.refused.append(scrubber.refusal(conflict))
+            continue
+        traces.append(scrubbed)
     halves = request_halves(traces)
     outcome.halves = [
         (trace.trace_id, halves[trace.trace_id]) for trace in traces if trace.trace_id in halves
@@ -92,8 +101,8 @@ def import_traces(
     for trace, earlier in _runs(traces, carried_on):
         try:
             outcome.written.append(_import_one(_joined(trace, earlier), out, names, live_tools))
-        except UnfaithfulTrace as refused:
-            outcome.refused.append(refused)
+        except UnfaithfulTrace as refused:  # it may quote the trace: scrubbed as the fixture is
+            outcome.refused.append(scrubber.refusal(refused))
         else:
             outcome.continued.extend((start.trace_id, trace.trace_id) for start in earlier)
     return outcome
@@ -158,14 +167,16 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
     wraps makes a trace of each model call; the last one holds the run so far, from
     which the whole case is read (`conversation`), so the earlier ones add nothing.
 
-    Every request's conversation is indexed by each of its beginnings once, so the
-    search takes time in proportion to the messages, not to the square of the traces."""
-    begins: dict[tuple[tuple[str, ...], ...], set[str]] = {}
+    Every request's conversation is indexed by each of its beginnings once, each by a
+    digest chained over its messages (`_beginnings`), so the index takes time and memory
+    in proportion to the messages, not to their square (a beginning kept as a tuple of
+    its messages would be: a 1.7 MB trace of a long conversation took 1.6 GB), nor to
+    the square of the traces."""
+    begins: dict[bytes, set[str]] = {}
     for trace in traces:
         for call in trace.calls:
-            spoken = said(call.messages)
-            for end in range(1, len(spoken) + 1):
-                holders = begins.setdefault(spoken[:end], set())
+            for beginning in _beginnings(said(call.messages)):
+                holders = begins.setdefault(beginning, set())
                 if len(holders) < 2:  # two are enough to find one that is not the trace itself
                     holders.add(trace.trace_id)
     found: dict[str, str] = {}
@@ -177,10 +188,28 @@ def continued(traces: list[ImportedTrace]) -> dict[str, str]:
             continue
         calls = [request.as_openai() for request in call.reply.tool_calls]
         reply: Message = {"role": "assistant", "content": call.reply.content, "tool_calls": calls}
-        others = begins.get(said([*call.messages, reply]), set()) - {trace.trace_id}
+        *_, whole = _beginnings(said([*call.messages, reply]))
+        others = begins.get(whole, set()) - {trace.trace_id}
         if others:
             found[trace.trace_id] = min(others)
     return found
+
+
+def _beginnings(spoken: tuple[tuple[str, ...], ...]) -> list[bytes]:
+    """A digest of each beginning of a conversation (its first message, its first two,
+    ...), each chained from the one before, so that each message is hashed once: SHA-256,
+    whose collisions no trace can make, over each of its texts with its length (the
+    parts of a message, and the messages, cannot run into each other)."""
+    digests = []
+    chained = hashlib.sha256()
+    for message in spoken:
+        for part in message:
+            data = part.encode("utf-8", "surrogatepass")
+            chained.update(len(data).to_bytes(8, "big"))
+            chained.update(data)
+        chained.update(b"\xff" * 8)  # no text is that long: the end of a message
+        digests.append(chained.copy().digest())
+    return digests
 
 
 def case_name(trace: ImportedTrace) -> str:

@@ -14,26 +14,38 @@ scrubbed run and hold in replay:
 - whatever the user's own patterns (`--redact`, RE2) match.
 
 Tool-call arguments are scrubbed as the values they decode to, so a key or an address
-written with JSON escapes is found. A lone surrogate (which JSON may hold and UTF-8
-cannot) is written as its `\\udXXX` escape everywhere, ids included, by the rule every
-output of zeroclaw-eval follows (`fixtures.json.scan.printable`), so every fixture can
-be written.
+written with JSON escapes is found. Every other text is read through its JSON escapes
+too (`_View`): a tool's result or a message is often JSON text itself, and a key in it
+written `sk\\u002d…`, or a webhook written `https:\\/\\/hooks.slack.com\\/…`, is
+still a key; what is found there is replaced in the text as written, escapes and all,
+and the rest of the text is left as it was. Values are walked without recursion, for a
+trace may nest JSON deeper than Python's stack; tool-call arguments nested deeper than
+a fixture holds (`MAX_DEPTH`) are refused, naming the span, since their fixture could
+not be loaded. A lone surrogate (which JSON may hold and UTF-8 cannot) is written as its
+`\\udXXX` escape everywhere, ids included, by the rule every output of zeroclaw-eval
+follows (`fixtures.json.scan.printable`), so every fixture can be written.
+
+A refusal (`refusal`) is scrubbed as the trace is: it may quote a span's name, an
+attribute, a message, a tool's name or its arguments.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
+from zeroclaw_eval._support.json.depth import MAX_DEPTH, too_deep
 from zeroclaw_eval._support.json.scan import printable
 from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval._support.redaction import MIN_SECRET_LENGTH, REDACTED, scrub
 from zeroclaw_eval.boundary.provider import ModelResponse, decode_arguments
 from zeroclaw_eval.cases.patterns import compile_regex
-from zeroclaw_eval.errors import InvalidRegex, UsageError
+from zeroclaw_eval.errors import InvalidRegex, UnfaithfulTrace, UsageError
 from zeroclaw_eval.importing.trace import ImportedTrace
 
 PLACEHOLDER_EMAIL = "zeroclaw_user@example.com"
@@ -64,6 +76,14 @@ _CREDENTIALS = re.compile(
 #: A secret in a URL's query: `?api_key=…`, `&access_token=…`.
 _QUERY_SECRET = re.compile(r"([?&](?:api_?key|access_token|token|secret|key)=)[^&\s\"'#]{8,}", re.IGNORECASE)
 _SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+#: What scrubbing writes in place of what it found: read through escapes, never again.
+_WRITTEN = re.compile(f"{re.escape(REDACTED)}|{re.escape(PLACEHOLDER_EMAIL)}")
+#: A JSON string escape: `\\uXXXX`, or a backslash and one of `"\\/bfnrt`.
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))')
+_ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+#: How many times text may have been escaped over (JSON text in a JSON string of JSON
+#: text, a model's arguments quoted in a tool's JSON result) for scrubbing to read it.
+_ESCAPE_LEVELS = 3
 
 
 def environment_secrets(environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -100,37 +120,108 @@ class Scrubber:
         return cls(tuple(secrets), tuple(checked))
 
     def text(self, text: str) -> str:
-        """`text` with every secret, credential, email and user pattern replaced."""
+        """`text` with every secret, credential, email and user pattern replaced, as
+        written and behind JSON escapes (`_behind_escapes`)."""
         text = printable(text)
         text = scrub(text, self.secrets) if self.secrets else text
         text = _CREDENTIALS.sub(REDACTED, text)
         text = _QUERY_SECRET.sub(rf"\1{REDACTED}", text)
         text = _EMAIL.sub(PLACEHOLDER_EMAIL, text)
         for pattern in self.patterns:
-            text = compile_regex(pattern).sub(REDACTED, text)
-        return text
+            text = _compiled(pattern).sub(REDACTED, text)
+        return self._behind_escapes(text) if "\\" in text else text
+
+    def _behind_escapes(self, text: str) -> str:
+        """`text` with what the patterns find in it read through its JSON escapes (once,
+        and up to `_ESCAPE_LEVELS` times over) replaced where it is written, escapes and
+        all. (The secrets of the environment need no such reading: `redaction.scrub`
+        knows their escaped shapes.) What scrubbing wrote already is not replaced
+        again (a refusal quoting scrubbed text is scrubbed once more)."""
+        found: list[tuple[int, int, str]] = []
+        view: _View | None = None
+        for _ in range(_ESCAPE_LEVELS):
+            view = _View.of(text if view is None else view.text, view)
+            if view is None:
+                break
+            for start, end, replacement in self._matches(view.text):
+                found.append((view.origin(start), view.origin(end), replacement))
+        written = list(_WRITTEN.finditer(text))
+        starts, ends = [match.start() for match in written], [match.end() for match in written]
+        found = [span for span in found if not _overlaps(span, starts, ends)]
+        if not found:
+            return text
+        pieces, done = [], 0
+        for start, end, replacement in _merged(found):
+            pieces += [text[done:start], replacement]
+            done = end
+        return "".join([*pieces, text[done:]])
+
+    def _matches(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Where in `text` the patterns of `text()` match, each with what replaces it."""
+        for match in _CREDENTIALS.finditer(text):
+            yield match.start(), match.end(), REDACTED
+        for match in _QUERY_SECRET.finditer(text):
+            yield match.end(1), match.end(), REDACTED
+        for match in _EMAIL.finditer(text):
+            yield match.start(), match.end(), PLACEHOLDER_EMAIL
+        for pattern in self.patterns:
+            for match in _compiled(pattern).finditer(text):
+                if match.end() > match.start():
+                    yield match.start(), match.end(), REDACTED
 
     def value(self, value: Any) -> Any:
-        """`value` (JSON data) with every string in it scrubbed, keys included."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.value(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.value(item) for item in value]
-        return value
+        """`value` (JSON data) with every string in it scrubbed, keys included. Walked
+        with a stack of its own, not by recursion: a trace's JSON may nest as deep as
+        JSON's reader goes, far deeper than Python recurses."""
+        if not isinstance(value, (dict, list)):
+            return self.text(value) if isinstance(value, str) else value
+        pending: list[tuple[Any, Any]] = []
+        top = self._copied(value, pending)
+        while pending:
+            given, copy = pending.pop()
+            if isinstance(given, dict):
+                for key, item in given.items():
+                    copy[self.text(key) if isinstance(key, str) else key] = self._copied(item, pending)
+            else:
+                copy.extend(self._copied(item, pending) for item in given)
+        return top
+
+    def _copied(self, item: Any, pending: list[tuple[Any, Any]]) -> Any:
+        """`item` scrubbed if it is text, an empty container (filled from `pending`) if
+        it is one, else itself."""
+        if isinstance(item, str):
+            return self.text(item)
+        if isinstance(item, (dict, list)):
+            copy: dict[Any, Any] | list[Any] = {} if isinstance(item, dict) else []
+            pending.append((item, copy))
+            return copy
+        return item
 
     def arguments(self, arguments: Any) -> Any:
         """Tool-call arguments scrubbed as the values they decode to: a key written with
         JSON escapes (`sk\\u002d…`) is found in the decoded text. JSON text stays as it
-        was written unless something in it was replaced."""
+        was written unless something in it was replaced. `_ArgumentsTooDeep` for an
+        object nested deeper than a fixture holds."""
         if not isinstance(arguments, str):
+            _check_depth(arguments)
             return self.value(arguments)
         decoded = decode_arguments(arguments)
         if isinstance(decoded, str):
             return self.text(arguments)
+        _check_depth(decoded)
         scrubbed = self.value(decoded)
         return arguments if scrubbed == decoded else arguments_text(scrubbed)
+
+    def refusal(self, refused: UnfaithfulTrace) -> UnfaithfulTrace:
+        """`refused` as it may be said: its span (and the name it quotes), its attribute
+        and its reason scrubbed as the trace's texts are, since any of them may quote
+        the trace. The trace id stays as a fixture's provenance writes it."""
+        return UnfaithfulTrace(
+            printable(refused.trace_id),
+            None if refused.span is None else self.text(refused.span),
+            None if refused.attribute is None else self.text(refused.attribute),
+            self.text(refused.reason),
+        )
 
     def message(self, message: Any) -> Any:
         """A chat message with its content and its calls' arguments scrubbed; its role,
@@ -143,6 +234,8 @@ class Scrubber:
         calls = scrubbed.get("tool_calls")
         if isinstance(calls, list):
             scrubbed["tool_calls"] = [self._call(call) for call in calls]
+        if isinstance(scrubbed.get("tool_call_id"), str):
+            scrubbed["tool_call_id"] = printable(scrubbed["tool_call_id"])
         return scrubbed
 
     def _call(self, call: Any) -> Any:
@@ -154,34 +247,49 @@ class Scrubber:
             scrubbed["arguments"] = self.arguments(scrubbed["arguments"])
         if isinstance(scrubbed.get("name"), str):
             scrubbed["name"] = printable(scrubbed["name"])
+        if isinstance(call.get("id"), str):  # as the reply's call ids are written
+            return {**call, "id": printable(call["id"]), "function": scrubbed}
         return {**call, "function": scrubbed}
 
     def trace(self, trace: ImportedTrace) -> ImportedTrace:
         """`trace` with every text it recorded scrubbed: messages, replies, tool
         arguments and results, the agent's, the service's and the provider's names (the
-        first two name the fixture); ids and span names only made encodable."""
-        calls = [
-            replace(
-                call,
-                span_id=printable(call.span_id),
-                label=printable(call.label),
-                offered=None if call.offered is None else [printable(name) for name in call.offered],
-                messages=[self.message(message) for message in call.messages],
-                reply=self._reply(call.reply),
+        first two name the fixture); ids and span names only made encodable (a refusal
+        that quotes them is scrubbed: `refusal`). `UnfaithfulTrace` naming the span of
+        tool-call arguments nested deeper than a fixture holds."""
+        calls = []
+        for call in trace.calls:
+            try:
+                messages = [self.message(message) for message in call.messages]
+                reply = self._reply(call.reply)
+            except _ArgumentsTooDeep as exc:
+                raise exc.refusal(trace.trace_id, call.span_id, call.label) from None
+            calls.append(
+                replace(
+                    call,
+                    span_id=printable(call.span_id),
+                    label=printable(call.label),
+                    offered=None if call.offered is None else [printable(name) for name in call.offered],
+                    messages=messages,
+                    reply=reply,
+                )
             )
-            for call in trace.calls
-        ]
-        tools = [
-            replace(
-                run,
-                span_id=printable(run.span_id),
-                name=printable(run.name),
-                call_id=printable(run.call_id),
-                arguments=self.arguments(run.arguments),
-                result=None if run.result is None else self.text(run.result),
+        tools = []
+        for run in trace.tools:
+            try:
+                arguments = self.arguments(run.arguments)
+            except _ArgumentsTooDeep as exc:
+                raise exc.refusal(trace.trace_id, run.span_id, run.name) from None
+            tools.append(
+                replace(
+                    run,
+                    span_id=printable(run.span_id),
+                    name=printable(run.name),
+                    call_id=printable(run.call_id),
+                    arguments=arguments,
+                    result=None if run.result is None else self.text(run.result),
+                )
             )
-            for run in trace.tools
-        ]
         return replace(
             trace,
             trace_id=printable(trace.trace_id),
@@ -207,3 +315,101 @@ class Scrubber:
         )
         content = None if reply.content is None else self.text(reply.content)
         return replace(reply, content=content, tool_calls=calls)
+
+
+class _ArgumentsTooDeep(ValueError):
+    """Tool-call arguments nested deeper than a fixture's free JSON may (`MAX_DEPTH`):
+    admission would refuse the fixture, and a report could not write them whole."""
+
+    def refusal(self, trace_id: str, span_id: str, label: str) -> UnfaithfulTrace:
+        """The refusal of the trace, naming the span (and its name) that holds them."""
+        return UnfaithfulTrace(
+            trace_id,
+            f"{span_id} ({label})" if label else span_id,
+            "arguments",
+            f"tool-call arguments nest objects and arrays more than {MAX_DEPTH} levels deep,"
+            f" deeper than a fixture holds (its JSON values nest {MAX_DEPTH} levels at most),"
+            " so no fixture of it would load",
+        )
+
+
+def _check_depth(arguments: Any) -> None:
+    """`_ArgumentsTooDeep` for arguments nested deeper than a fixture holds (found
+    without recursion, as `value` walks them)."""
+    if too_deep(arguments) is not None:
+        raise _ArgumentsTooDeep
+
+
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> Any:
+    """A `--redact` pattern compiled once, not once per text (`Scrubber.make` checked it)."""
+    return compile_regex(pattern)
+
+
+@dataclass(frozen=True)
+class _View:
+    """Text with its JSON escapes decoded (`\\u002d` read as `-`, `\\/` as `/`), and
+    where each of its characters was written, for `Scrubber._behind_escapes`.
+
+    Where it was written is kept at each escape only: its place in the view and in the
+    text it was decoded from, and the same just after it; between two such marks the
+    places grow alike. An escape of a surrogate (`\\ud83d`, which `printable` writes for
+    a lone one) is left as written, since no pattern reads a surrogate and RE2 cannot."""
+
+    text: str
+    at: list[int]
+    written: list[int]
+    #: The view this one was decoded from (None: the text itself).
+    under: _View | None
+
+    @classmethod
+    def of(cls, text: str, under: _View | None) -> _View | None:
+        """`text` with its escapes decoded once; None when it holds none to decode."""
+        pieces: list[str] = []
+        at: list[int] = []
+        written: list[int] = []
+        done = length = 0
+        for escape in _JSON_ESCAPE.finditer(text):
+            code = escape.group(1)
+            if code is not None and 0xD800 <= int(code, 16) <= 0xDFFF:
+                continue
+            pieces.append(text[done : escape.start()])
+            length += escape.start() - done
+            pieces.append(chr(int(code, 16)) if code is not None else _ESCAPED[escape.group(2)])
+            at += [length, length + 1]
+            written += [escape.start(), escape.end()]
+            length += 1
+            done = escape.end()
+        if not at:
+            return None
+        pieces.append(text[done:])
+        return cls("".join(pieces), at, written, under)
+
+    def origin(self, index: int) -> int:
+        """Where the character at `index` of the view (or the view's end) begins in the
+        text the first view was decoded from."""
+        mark = bisect_right(self.at, index) - 1
+        found = index if mark < 0 else self.written[mark] + index - self.at[mark]
+        return found if self.under is None else self.under.origin(found)
+
+
+def _overlaps(span: tuple[int, int, str], starts: list[int], ends: list[int]) -> bool:
+    """Whether `span` overlaps one of the spans scrubbing wrote (which `starts` and
+    `ends` give in order, none overlapping another): the last one to start before it
+    ends is the only one that may, so each span is looked up, not compared with all."""
+    start, end, _ = span
+    last = bisect_right(starts, end - 1) - 1
+    return last >= 0 and ends[last] > start
+
+
+def _merged(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Spans to replace, in order, those that overlap joined into one (`REDACTED`,
+    unless all of them are the same)."""
+    merged: list[tuple[int, int, str]] = []
+    for start, end, replacement in sorted(found):
+        if merged and start < merged[-1][1]:
+            first, last, was = merged[-1]
+            merged[-1] = (first, max(last, end), was if was == replacement else REDACTED)
+        else:
+            merged.append((start, end, replacement))
+    return merged

@@ -9,11 +9,15 @@ an `ImportedTrace` (or the reason it cannot be), and `--select` applied.
 - a Langfuse trace export: a trace with its `observations` (or a list of them, or the
   API's `{"data": [...]}` page);
 - a LangSmith run export: a root run with its `child_runs`, or a flat list of runs.
+
+Every file is gathered before any trace is read (`Gathered`): a trace may be split over
+two files or exported again in another, and each of its records is read once.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +25,7 @@ from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.errors import UnfaithfulTrace, UsageError
 from zeroclaw_eval.importing.readers.otlp import OtlpTraces, read_otlp
-from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, iso_ns
+from zeroclaw_eval.importing.trace import ImportedTrace, SourceTraces, iso_ns, read_once
 
 #: The largest trace file read: exports of a day of traffic are split long before this.
 MAX_SOURCE_BYTES = 512 * 1024 * 1024
@@ -82,30 +86,73 @@ def _time(item: str, value: str) -> int:
     return found
 
 
-def read_source(path: Path, shown: str, otlp: OtlpTraces) -> SourceTraces | None:
-    """Every trace of the file `path` (named `shown` in messages and provenance); None
-    for OTLP JSON, whose spans are added to `otlp` (a trace may go on in the next file:
-    `otlp_traces` reads them once every file is in)."""
+@dataclass
+class _Export:
+    """One trace of Langfuse or LangSmith exports: its records of every file, the trace
+    object Langfuse exports (the first one, `{}` until one is read) and the files."""
+
+    head: dict[str, Any] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Gathered:
+    """What the files given hold, gathered before any trace is read: a trace may go on in
+    another file (an exporter rotating its file) or be exported again in another (two
+    exports that overlap), and is one trace whose every record is read once
+    (`trace.read_once`)."""
+
+    otlp: OtlpTraces = field(default_factory=OtlpTraces)
+    #: Langfuse and LangSmith traces by (format, trace id), in the order first read.
+    exports: dict[tuple[str, str], _Export] = field(default_factory=dict)
+    #: The SHA-256 of each file read: a file given twice (or a copy of it) is read once,
+    #: its log records too, which have no id to tell them by.
+    digests: set[bytes] = field(default_factory=set)
+
+    def add(
+        self, trace_format: str, trace_id: str, head: dict[str, Any], records: list[Any], shown: str
+    ) -> None:
+        """Records of one trace a file holds (Langfuse's with the trace object, if the
+        file has it), after those of the files before."""
+        export = self.exports.setdefault((trace_format, trace_id), _Export())
+        export.head = export.head or head
+        export.records.extend(records)
+        if shown not in export.files:
+            export.files.append(shown)
+
+
+def read_source(path: Path, shown: str, gathered: Gathered) -> None:
+    """Every trace of the file `path` (named `shown` in messages and provenance), added to
+    `gathered` (`gathered_traces` reads them once every file is in)."""
     raw = read_bounded(path, MAX_SOURCE_BYTES, limit=("a trace file", "export fewer traces per file"))
     if isinstance(raw, str):
         raise UsageError(f"{shown}: {raw}")
+    digest = hashlib.sha256(raw).digest()
+    if digest in gathered.digests:
+        return
+    gathered.digests.add(digest)
     try:
         text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{shown}: not UTF-8 text (byte {exc.start}); export the traces as JSON") from None
     documents = _documents(text, shown)
     if _is_otlp(documents[0][1]):
-        read_otlp(documents, shown, otlp)
-        return None
+        read_otlp(documents, shown, gathered.otlp)
+        return
     # One document, or JSON lines (LangSmith's runs, one per line).
     document = documents[0][1] if len(documents) == 1 else [value for _, value in documents]
-    from zeroclaw_eval.importing.readers.langfuse import is_langfuse, langfuse_traces
-    from zeroclaw_eval.importing.readers.langsmith import is_langsmith, langsmith_traces
+    from zeroclaw_eval.importing.readers.langfuse import is_langfuse, langfuse_records
+    from zeroclaw_eval.importing.readers.langsmith import is_langsmith, langsmith_records
 
     if is_langfuse(document):
-        return langfuse_traces(document, shown)
+        for trace_id, head, observations in langfuse_records(document):
+            gathered.add("langfuse", trace_id, head, observations, shown)
+        return
     if is_langsmith(document):
-        return langsmith_traces(document, shown)
+        for trace_id, run in langsmith_records(document):
+            gathered.add("langsmith", trace_id, {}, [run], shown)
+        return
     raise UsageError(
         f"{shown}: not a trace export this command reads: OTLP JSON (resourceSpans), a Langfuse"
         " trace (with observations) or a LangSmith run (with run_type)"
@@ -139,8 +186,26 @@ def _is_otlp(document: Any) -> bool:
     return isinstance(document, dict) and bool({"resourceSpans", "resourceLogs"} & document.keys())
 
 
-def otlp_traces(otlp: OtlpTraces) -> SourceTraces:
-    """Every agent run among the traces of the OTLP JSON files read into `otlp`."""
+def gathered_traces(gathered: Gathered) -> SourceTraces:
+    """Every agent run of the files read into `gathered`: the Langfuse and LangSmith
+    traces in the order first read, then those of OTLP JSON."""
+    from zeroclaw_eval.importing.readers.langfuse import read_langfuse
+    from zeroclaw_eval.importing.readers.langsmith import read_langsmith
+
+    found = SourceTraces()
+    for (trace_format, trace_id), export in gathered.exports.items():
+        shown = ", ".join(export.files)
+        if trace_format == "langfuse":
+            found.traces.append(read_langfuse(trace_id, export.head, export.records, shown))
+        else:
+            found.traces.append(read_langsmith(trace_id, export.records, shown))
+    found.extend(_otlp_traces(gathered.otlp))
+    return found
+
+
+def _otlp_traces(otlp: OtlpTraces) -> SourceTraces:
+    """Every agent run among the traces of the OTLP JSON files read into `otlp`, each
+    span read once (`read_once`, by its id: the trace's is the same for all)."""
     from zeroclaw_eval.importing.readers.genai import is_genai, read_genai
     from zeroclaw_eval.importing.readers.langfuse import is_langfuse_otel, read_langfuse_spans
     from zeroclaw_eval.importing.readers.mlflow import is_mlflow, read_mlflow
@@ -153,18 +218,22 @@ def otlp_traces(otlp: OtlpTraces) -> SourceTraces:
         (is_genai, read_genai),
     )
     found = SourceTraces()
-    for trace_id, spans in otlp.traces().items():
+    for trace_id, given in otlp.traces().items():
+        spans, conflicting = read_once(given, lambda span: span.span_id)
         shown = ", ".join(otlp.sources.get(trace_id, ()))
         reader = next((read for test, read in readers if test(spans)), None)
         if reader is None:
             found.passed_over += 1
             continue
         try:
-            found.traces.append(reader(trace_id, spans, shown))
+            trace = reader(trace_id, spans, shown)
         except UnfaithfulTrace as refused:
             known = ImportedTrace(
                 "", shown, trace_id, service=next((s.service for s in spans if s.service), None)
             )
             known.started_ns = min((span.start for span in spans if span.start), default=None)
             found.refused.append((known, refused))
+            continue
+        trace.conflicting = conflicting
+        found.traces.append(trace)
     return found

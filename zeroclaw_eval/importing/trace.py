@@ -14,9 +14,10 @@ names the trace, the span and the attribute, so a user can find it in their trac
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
 from zeroclaw_eval.cases.limits import MAX_COUNT
@@ -136,6 +137,65 @@ class ImportedTrace:
     #: Spans that never ended (an exporter flushed mid-run); `conversation` refuses a
     #: trace whose model calls or tool runs are among them.
     unfinished: list[str] = field(default_factory=list)
+    #: The ids under which the source held two records that differ (`read_once`): the
+    #: import refuses the trace, naming the first.
+    conflicting: list[str] = field(default_factory=list)
+
+    def conflict(self) -> UnfaithfulTrace | None:
+        """The refusal of a trace that holds two records under one id, else None."""
+        if not self.conflicting:
+            return None
+        return UnfaithfulTrace(
+            self.trace_id,
+            self.conflicting[0],
+            None,
+            "recorded twice with different content (exports of the run made at different"
+            " times? an id reused?): which one the run did cannot be told; import a file"
+            " that holds it once",
+        )
+
+
+_Record = TypeVar("_Record")
+
+
+def read_once(
+    records: Iterable[_Record],
+    id_of: Callable[[_Record], str],
+    content: Callable[[_Record], Any] = lambda record: record,
+) -> tuple[list[_Record], list[str]]:
+    """Each record of one trace (a span, a Langfuse observation, a LangSmith run) once,
+    in the order first seen, and the ids of those seen again with other content.
+
+    A record seen again under its id is the same record given twice (a file named twice,
+    runs exported in two overlapping files, a run list that also nests its children, an
+    exporter that sent a batch again): read twice, its model call would be two steps and
+    its tool run two results. One seen again with other `content` is not that, and which
+    of the two the run did the trace cannot say: the caller refuses the trace
+    (`ImportedTrace.conflict`). A record with no id is kept: nothing says it was seen."""
+    first: dict[str, _Record] = {}
+    kept: list[_Record] = []
+    conflicting: list[str] = []
+    for record in records:
+        record_id = id_of(record)
+        if not record_id:
+            kept.append(record)
+            continue
+        if record_id not in first:
+            first[record_id] = record
+            kept.append(record)
+        elif not _same(content(first[record_id]), content(record)) and record_id not in conflicting:
+            conflicting.append(record_id)
+    return kept, conflicting
+
+
+def _same(first: Any, second: Any) -> bool:
+    """Whether two records hold the same content. `repr` too, for a `NaN` a record holds
+    (JSON's reader takes it), which is not equal to itself; a value nested too deep to
+    compare is taken for another one (refused, never read twice)."""
+    try:
+        return bool(first == second) or repr(first) == repr(second)
+    except RecursionError:
+        return False
 
 
 @dataclass

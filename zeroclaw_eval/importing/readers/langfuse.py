@@ -17,13 +17,14 @@ The Langfuse SDK sends the same observations as OpenTelemetry spans
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
 from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, iso_ns, read_once, tokens
 
 
 def _observation(item: Any) -> bool:
@@ -46,21 +47,14 @@ def is_langfuse(document: Any) -> bool:
     return bool(items) and (all(_trace(item) for item in items) or all(_observation(item) for item in items))
 
 
-def langfuse_traces(document: Any, shown: str) -> SourceTraces:
-    """Every trace of a Langfuse export."""
-    found = SourceTraces()
-    grouped: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
+def langfuse_records(document: Any) -> Iterator[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+    """Each trace of a Langfuse export, as its id, the trace itself (`{}` for a page of
+    observations) and its observations, for `read_langfuse` once every file is in."""
     for item in _items(document):
         if _trace(item):
-            trace_id = str(item.get("id") or "")
-            grouped.setdefault(trace_id, (item, []))[1].extend(
-                o for o in item["observations"] if isinstance(o, dict)
-            )
+            yield str(item.get("id") or ""), item, [o for o in item["observations"] if isinstance(o, dict)]
         elif _observation(item):
-            grouped.setdefault(str(item["traceId"]), ({}, []))[1].append(item)
-    for trace_id, (head, observations) in grouped.items():
-        found.traces.append(_read(trace_id, head, observations, shown))
-    return found
+            yield str(item["traceId"]), {}, [item]
 
 
 _PREFIX = "langfuse.observation."
@@ -95,7 +89,7 @@ def read_langfuse_spans(trace_id: str, spans: list[Span], source: str) -> Import
             elif name.startswith("metadata."):
                 observation["metadata"][name[len("metadata.") :]] = decoded(value)
         observations.append(observation)
-    trace = _read(trace_id, {}, observations, source)
+    trace = read_langfuse(trace_id, {}, observations, source)
     trace.service = next((span.service for span in spans if span.service), None)
     return trace
 
@@ -104,10 +98,13 @@ def _start(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else iso_ns(value)
 
 
-def _read(
+def read_langfuse(
     trace_id: str, head: dict[str, Any], observations: list[dict[str, Any]], shown: str
 ) -> ImportedTrace:
+    """One trace of Langfuse exports: the trace (`{}` if none said it) and its
+    observations, of every file that held it, each read once (`read_once`)."""
     trace = ImportedTrace("langfuse", shown, trace_id)
+    observations, trace.conflicting = read_once(observations, lambda o: str(o.get("id") or ""))
     starts = [_start(o.get("startTime")) for o in observations]
     trace.started_ns = iso_ns(head.get("timestamp")) or min((s for s in starts if s), default=None)
     name = head.get("name")

@@ -18,7 +18,7 @@ from typing import Any
 from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
-from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, SourceTraces, ToolRun, iso_ns, tokens
+from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, iso_ns, read_once, tokens
 
 
 def _run(item: Any) -> bool:
@@ -32,36 +32,40 @@ def is_langsmith(document: Any) -> bool:
 
 
 def _flattened(runs: list[Any]) -> Iterator[dict[str, Any]]:
-    for run in runs:
+    """Each run, then its child runs, depth first: without recursion, so that runs
+    nested as deep as JSON's reader goes are read, not a `RecursionError`."""
+    stack = list(reversed(runs))
+    while stack:
+        run = stack.pop()
         if _run(run):
             yield run
             children = run.get("child_runs")
-            yield from _flattened(children if isinstance(children, list) else [])
+            stack.extend(reversed(children if isinstance(children, list) else []))
 
 
-def langsmith_traces(document: Any, shown: str) -> SourceTraces:
-    """Every trace of a LangSmith export."""
-    grouped: dict[str, list[dict[str, Any]]] = {}
+def langsmith_records(document: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each run of a LangSmith export with the id of its trace, for `read_langsmith`
+    once every file is in."""
     for run in _flattened(document if isinstance(document, list) else [document]):
-        trace_id = str(run.get("trace_id") or run.get("id"))
-        grouped.setdefault(trace_id, []).append(run)
-    found = SourceTraces()
-    for trace_id, runs in grouped.items():
-        found.traces.append(_read(trace_id, runs, shown))
-    return found
+        yield str(run.get("trace_id") or run.get("id")), run
 
 
-def _read(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrace:
+def _content(run: dict[str, Any]) -> dict[str, Any]:
+    """What a run says of itself: its child runs are runs of their own (a flat list
+    that also nests them holds each twice, once with them and once without)."""
+    return {key: value for key, value in run.items() if key != "child_runs"}
+
+
+def read_langsmith(trace_id: str, runs: list[dict[str, Any]], shown: str) -> ImportedTrace:
+    """One trace of LangSmith exports: its runs, of every file that held them, each read
+    once (`read_once`)."""
     trace = ImportedTrace("langsmith", shown, trace_id)
+    runs, trace.conflicting = read_once(runs, lambda run: str(run.get("id")), _content)
     root = next((run for run in runs if not run.get("parent_run_id")), None)
     if root is not None and isinstance(root.get("name"), str) and root["name"]:
         trace.agent = root["name"]
-    seen: set[str] = set()
     for run in runs:
         run_id = str(run.get("id"))
-        if run_id in seen:  # a flat list that also nests its children
-            continue
-        seen.add(run_id)
         start = iso_ns(run.get("start_time")) or 0
         if trace.started_ns is None or (start and start < trace.started_ns):
             trace.started_ns = start or trace.started_ns

@@ -64,10 +64,13 @@ class OtlpTraces:
     sources: dict[str, list[str]] = field(default_factory=dict)
 
     def traces(self) -> dict[str, list[Span]]:
-        """The spans of each trace, each with the log records that point at it."""
+        """The spans of each trace, each with the log records that point at it (each
+        copy of a span given twice, so that the copies still compare equal and the span
+        is read once: `trace.read_once`)."""
         for spans in self.spans.values():
             for span in spans:
-                span.events.extend(self.logs.pop((span.trace_id, span.span_id), ()))
+                span.events.extend(self.logs.get((span.trace_id, span.span_id), ()))
+        self.logs.clear()
         return self.spans
 
 
