@@ -176,6 +176,11 @@ class ReportShapeError(EvalError, ValueError):
         self.field = field
 
 
+class ReplyValueError(EvalError, ValueError):
+    """A provider's reply of its API's shape that holds a value no real reply holds (a
+    token count of `Infinity`); the message names the field and the value."""
+
+
 class RunError(EvalError):
     """A case could not run to completion (replay divergence, iteration cap, crash).
 

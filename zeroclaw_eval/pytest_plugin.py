@@ -221,6 +221,11 @@ class EvalItem(pytest.Item):
         )
         if self.model_name:
             self.user_properties.append(("model_name", self.model_name))
+        mark = fixture.trace.xfail if isinstance(fixture, Case) else None
+        if mark is not None:
+            # The fixture's `xfail` is pytest's own: its failure is reported xfailed, its
+            # pass XPASS, failing the session under a strict mark.
+            self.add_marker(pytest.mark.xfail(reason=mark.reason, strict=mark.strict))
 
     def setup(self) -> None:
         from zeroclaw_eval.cases.case import RejectedFixture

@@ -14,10 +14,8 @@ import gzip
 import json
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus
@@ -26,6 +24,7 @@ import httpx
 import pytest
 
 from tests.support.builders import write_fixture
+from tests.support.one_off import OneOff, Reply, json_reply
 from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.backends.live import MAX_ERROR_DETAIL, MAX_RETRY_WAIT, LiveProvider, retry_after
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolSpec
@@ -156,44 +155,6 @@ def echo_server(tmp_path: Path, serve: Callable[..., ReplayServer]) -> Callable[
     return lambda *faults: serve(cases, *faults)
 
 
-Reply = tuple[int, dict[str, str], bytes]
-
-
-class OneOff:
-    """A one-off HTTP server on loopback: records every request, answers with `respond`."""
-
-    def __init__(self, respond: Callable[[int, dict[str, str], bytes], Reply]) -> None:
-        self.requests: list[tuple[str, dict[str, str], bytes]] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                owner.requests.append((self.path, headers, body))
-                status, extra, data = respond(len(owner.requests), headers, body)
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in extra.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True).start()
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
 @pytest.fixture
 def one_off() -> Iterator[Callable[[Callable[[int, dict[str, str], bytes], Reply]], OneOff]]:
     started: list[OneOff] = []
@@ -206,10 +167,6 @@ def one_off() -> Iterator[Callable[[Callable[[int, dict[str, str], bytes], Reply
     yield start
     for server in started:
         server.stop()
-
-
-def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
-    return status, {"Content-Type": "application/json", **(headers or {})}, json.dumps(body).encode()
 
 
 TEXT_COMPLETION = {
@@ -660,3 +617,72 @@ def test_a_live_run_whose_provider_echoes_the_key_in_every_shape_leaks_it_in_no_
     assert all(REDACTED in text for text in rendered.values())
     leaking = [name for name, text in rendered.items() if ODD_TAIL in text]
     assert leaking == [], "a shape of the API key appears in these outputs"
+
+
+def _raw_reply(body: str) -> Reply:
+    return 200, {"Content-Type": "application/json"}, body.encode()
+
+
+@pytest.mark.parametrize(
+    ("usage", "shown"),
+    [
+        ('{"prompt_tokens": Infinity, "completion_tokens": 1}', "usage.prompt_tokens is no token count"),
+        ('{"prompt_tokens": 1, "completion_tokens": NaN}', "usage.completion_tokens is no token count"),
+        ('{"prompt_tokens": 1e400, "completion_tokens": 1}', ": inf"),
+        ('{"prompt_tokens": -3, "completion_tokens": 1}', ": -3"),
+        ('{"prompt_tokens": "12", "completion_tokens": 1}', ": '12'"),
+        ('{"prompt_tokens": 2.5, "completion_tokens": 1}', ": 2.5"),
+        ('{"prompt_tokens": true, "completion_tokens": 1}', ": True"),
+        ('{"prompt_tokens": 9007199254740992, "completion_tokens": 1}', ": a larger number"),
+        ('{"prompt_tokens": ' + "9" * 4300 + ', "completion_tokens": 1}', ": a larger number"),
+    ],
+)
+def test_a_token_count_no_reply_holds_is_a_malformed_reply_naming_it(
+    one_off: Callable[..., OneOff], usage: str, shown: str
+) -> None:
+    # Read as it was, Infinity crashed the run, 4,300 digits were recorded into a fixture
+    # that admission then refused, and a negative count passed any budget.
+    body = '{"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": ' + usage + "}"
+    server = one_off(lambda n, h, b: _raw_reply(body))
+    message = fail(settings(server.url))
+    assert "malformed response from" in message
+    assert shown in message
+    assert "(a whole number from 0 to 9007199254740991)" in message
+
+
+def test_a_null_usage_or_count_is_zero_tokens(one_off: Callable[..., OneOff]) -> None:
+    body = (
+        '{"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": {"prompt_tokens": null}}'
+    )
+    server = one_off(lambda n, h, b: _raw_reply(body))
+    response = complete(settings(server.url))
+    assert (response.input_tokens, response.output_tokens) == (0, 0)
+
+
+def test_a_lone_surrogate_in_a_reply_enters_the_run_as_the_replacement_character(
+    one_off: Callable[..., OneOff],
+) -> None:
+    # json.dumps writes each lone surrogate as its escape, as a provider could: in the
+    # content, in a call's id and in its arguments (JSON text themselves, escaped again).
+    arguments = json.dumps({"message": "a\ud800"})
+    call = {"id": "c\udc01", "type": "function", "function": {"name": "echo", "arguments": arguments}}
+    message = {"role": "assistant", "content": "x\ud800y", "tool_calls": [call]}
+    server = one_off(lambda n, h, b: json_reply(200, {"choices": [{"message": message}]}))
+    response = complete(settings(server.url))
+    assert response.content == "x\ufffdy"
+    (got,) = response.tool_calls
+    assert got.id == "c\ufffd"
+    assert json.loads(got.arguments) == {"message": "a\ufffd"}
+
+
+def test_a_conversation_holding_a_lone_surrogate_is_sent_as_its_escape(
+    one_off: Callable[..., OneOff],
+) -> None:
+    # httpx's `json=` cannot encode it: the run ended in a UnicodeEncodeError traceback.
+    server = one_off(lambda n, h, b: json_reply(200, TEXT_COMPLETION))
+    messages: list[Message] = [{"role": "user", "content": "a tool said \ud800"}]
+    assert complete(settings(server.url), messages).content == "done"
+    ((_, headers, sent),) = server.requests
+    assert headers["content-type"] == "application/json"
+    assert b"a tool said \\ud800" in sent
+    assert json.loads(sent)["messages"][0]["content"] == "a tool said \ud800"

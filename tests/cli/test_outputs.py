@@ -262,6 +262,7 @@ _CASE_KEYS = {
     "duration_ms",
     "category_totals",
     "repeats",
+    "xfail",
 }
 
 

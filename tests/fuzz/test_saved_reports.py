@@ -1,6 +1,7 @@
 """Fuzzing saved reports: a report the harness wrote, one field of it replaced by any JSON
 value (or removed, or a key added), read back by every command that reads one
-(`render`, `merge`, `run --baseline`), with and without GitHub Actions' environment.
+(`render`, `merge`, `run --baseline`, `compare`), with and without GitHub Actions'
+environment.
 
 Each read ends cleanly: the report is read (exit 0 or 1), or refused (exit 2, one
 `Error:` line naming the file); never a traceback, never a workflow command the CLI did
@@ -26,9 +27,10 @@ from zeroclaw_eval.report.codec import report_to_dict
 from zeroclaw_eval.report.model import ShardInfo
 
 HOSTILE_TEXT = hostile_text(long=False, max_pieces=3)
-#: Any JSON value, hostile text among the strings, bounded in size.
+#: Any JSON value, hostile text among the strings, bounded in size: NaN, the infinities
+#: and numbers of hundreds of digits among the numbers (Python's JSON reads and writes them).
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | HOSTILE_TEXT,
+    st.none() | st.booleans() | st.integers(-(10**400), 10**400) | st.floats() | HOSTILE_TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(HOSTILE_TEXT, inner, max_size=3),
     max_leaves=8,
 )
@@ -128,3 +130,19 @@ def test_a_damaged_baseline_is_read_or_refused_before_anything_runs(data: dict[s
         _check(result)
         if result.code == 2:
             assert not (folder / "out.json").exists()
+
+
+@share(0.3)
+@given(data=damaged_reports(), head=st.booleans())
+def test_a_damaged_report_compares_or_is_refused_cleanly(data: dict[str, Any], head: bool) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        (folder / "seed.json").write_text(json.dumps(SEED), encoding="utf-8")
+        damaged = _write(folder, data)
+        reports = ("seed.json", damaged) if head else (damaged, "seed.json")
+        result = invoke("eval", "compare", *reports, "-o", "comment.md", cwd=folder)
+        _check(result)
+        if result.code == 0:
+            comment = (folder / "comment.md").read_text(encoding="utf-8")
+            assert len(comment) <= 65_536  # GitHub's limit on a comment's body
+            assert "inf" not in comment.split("|")  # no number read as infinite

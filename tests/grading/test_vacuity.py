@@ -118,11 +118,11 @@ def test_a_check_an_empty_run_fails_makes_the_fixture_not_vacuous(
 def test_setup_is_applied_and_nothing_else(tmp_path: Path) -> None:
     case = probe(
         tmp_path,
-        {"workspace": {"file_absent": ["notes/seeded.txt"], "file_exists": ["notes/seeded.txt"]}},
+        {"workspace": {"file_exists": ["notes/seeded.txt", "notes/made.txt"]}},
         **SEEDED,
     )
     grades = {g.check_id: g.passed for g in empty_run_grades(case.trace)}
-    assert grades == {"workspace.file_exists[0]": True, "workspace.file_absent[0]": False}
+    assert grades == {"workspace.file_exists[0]": True, "workspace.file_exists[1]": False}
 
 
 def test_the_empty_run_spends_nothing(tmp_path: Path) -> None:

@@ -108,6 +108,21 @@ def test_a_rejected_fixture_is_an_error_with_its_problems(pytester: pytest.Pytes
     )
 
 
+def test_a_fixtures_xfail_mark_is_pytests_own(pytester: pytest.Pytester) -> None:
+    known = {**FAILING, "xfail": {"reason": "example.com/issues/7"}}
+    fixed = {**PASSING, "xfail": {"reason": "example.com/issues/8"}}
+    loose = {**PASSING, "xfail": {"reason": "example.com/issues/9", "strict": False}}
+    suite(pytester, known=known, fixed=fixed, loose=loose)
+    result = pytester.runpytest("--zeroclaw=evals/regression", "-rxX")
+    # The failing case is xfailed, the strict pass fails the session, the other is XPASS.
+    result.assert_outcomes(xfailed=1, failed=1, xpassed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # In pytest's order: the strict XPASS among the failures, then the short summary.
+    result.stdout.fnmatch_lines(
+        ["*XPASS(strict)*example.com/issues/8*", "XFAIL *known* - example.com/issues/7"]
+    )
+
+
 def test_k_selects_cases_by_name(pytester: pytest.Pytester) -> None:
     suite(pytester, echo_hello=PASSING, echo_bye=FAILING, greeting=FAILING)
     result = pytester.runpytest("--zeroclaw=evals/regression", "-k", "echo and not bye")

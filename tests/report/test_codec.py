@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from tests.support.reports import error_case, failing_case, passing_case, rejected_case
+from zeroclaw_eval.errors import ReportShapeError
 from zeroclaw_eval.report.codec import FORMAT_VERSION, report_from_dict, report_to_dict
 from zeroclaw_eval.report.model import DETAILS_ALL, SuiteReport
 
@@ -57,9 +59,24 @@ def test_report_from_dict_refuses_another_format_version() -> None:
         report_from_dict(data)
 
 
+def _before_xfail(data: dict[str, Any]) -> None:
+    """`data` as a report of before format 9 is: no xfail counts, no case's mark."""
+    del data["counts"]["xfailed"], data["counts"]["xpassed"]
+    for case in data["cases"]:
+        del case["xfail"]
+
+
+def test_a_report_of_before_format_9_that_counts_xfailed_cases_is_refused() -> None:
+    data = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0", details=DETAILS_ALL))
+    data["format_version"] = 8
+    with pytest.raises(ReportShapeError, match="counts"):
+        report_from_dict(data)
+
+
 def test_a_report_of_format_2_is_still_read_and_its_steps_take_the_new_defaults() -> None:
     data = report_to_dict(SuiteReport("s", "replay", [error_case()], 1.0, "0.1.0"))
     data["format_version"] = 2
+    _before_xfail(data)
     for step in data["cases"][0]["record"]["steps"]:
         for key in ("sent_roles", "offered_tools", "system_prompt"):
             del step[key]
@@ -84,6 +101,7 @@ def test_an_interrupted_report_says_by_which_signal_and_exits_as_the_shell_would
 def test_a_report_of_format_4_reads_as_not_interrupted() -> None:
     data = report_to_dict(SuiteReport("s", "replay", [passing_case()], 1.0, "0.1.0", details=DETAILS_ALL))
     data["format_version"] = 4
+    _before_xfail(data)
     del data["details"]
     del data["interrupted"]
     assert report_from_dict(data).interrupted is None

@@ -118,7 +118,15 @@ def test_failed_grades() -> None:
 
 def test_suite_counts_and_category_totals() -> None:
     suite = SuiteReport("evals", "replay", [passing_case(), failing_case(), error_case(), rejected_case()])
-    assert suite.counts() == {"passed": 1, "failed": 1, "error": 1, "rejected": 1, "total": 4}
+    assert suite.counts() == {
+        "passed": 1,
+        "failed": 1,
+        "error": 1,
+        "rejected": 1,
+        "xfailed": 0,
+        "xpassed": 0,
+        "total": 4,
+    }
     assert suite.category_totals() == {
         RESPONSE: {"passed": 2, "total": 3},
         TOOL: {"passed": 3, "total": 3},

@@ -414,7 +414,7 @@ def test_a_huge_summary_is_cut_under_one_mebibyte() -> None:
 
 
 def test_a_suite_name_of_megabytes_leaves_the_summary_under_the_limit() -> None:
-    # The head is never cut; what it quotes is, or GitHub would refuse the whole summary.
+    # The head is cut last (whole lines, when even it does not fit); what it quotes is cut first.
     huge = "evals/" + "x" * (3 * 1024 * 1024)
     summary = step_summary(SuiteReport(huge, "replay", [CaseReport("a.json", "evals/a.json", "m")]))
     assert len(summary.encode("utf-8")) <= SUMMARY_LIMIT

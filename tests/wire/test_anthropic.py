@@ -71,7 +71,7 @@ def test_a_result_marked_is_error_keeps_the_mark() -> None:
 @pytest.mark.parametrize(
     ("request_body", "words"),
     [
-        ({}, "the request has no messages list"),
+        ({}, "messages: at least one message is required"),
         ({"messages": [{"role": "system", "content": "x"}]}, "messages[0]: role must be user or assistant"),
         ({"messages": [{"role": "user", "content": 3}]}, "messages[0]: content must be a string or a list"),
         ({"messages": [{"role": "user", "content": ["x"]}]}, "messages[0].content[0] is not a block"),

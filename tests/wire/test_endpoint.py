@@ -179,7 +179,9 @@ def test_event_data_is_ascii_so_no_reader_splits_a_line_inside_it(api: str) -> N
         (RESPONSES, body(input=5), "input must be a string or a list of items"),
         # What the Messages API requires, the wire requires.
         (MESSAGES, body(messages=[{"role": "user", "content": "hi"}]), "max_tokens: Field required"),
-        (MESSAGES, body(max_tokens=64), "no messages list"),
+        (MESSAGES, body(max_tokens=64), "messages: at least one message is required"),
+        (MESSAGES, body(max_tokens=64, messages=[]), "messages: at least one message is required"),
+        (CHAT, body(messages=[]), "Invalid 'messages': empty array"),
         (MESSAGES, b'{"max_tokens": 64, "messages": []}', "names no model"),
     ],
 )
@@ -264,7 +266,9 @@ def test_every_model_request_is_numbered_as_it_arrives_answered_or_refused() -> 
     endpoint = Endpoint()
     assert isinstance(endpoint.take("GET", "/v1/models", b"", ["m"]), Reply)  # not a model request
     assert isinstance(endpoint.take("POST", "/v1/chat/completions", b"[]", None), Reply)  # refused: 1
-    taken = endpoint.take("POST", "/v1/chat/completions", body(messages=[]), None)
+    taken = endpoint.take(
+        "POST", "/v1/chat/completions", body(messages=[{"role": "user", "content": "hi"}]), None
+    )
     assert isinstance(taken, WireRequest)
     assert taken.number == 2
     assert json.loads(endpoint.reply(taken, ModelResponse("hi")).body)["id"] == "chatcmpl-zeroclaw-2"

@@ -15,17 +15,19 @@ import email.utils
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import httpx
 
+from zeroclaw_eval._support.json.scan import SURROGATE_ESCAPE, encodes, well_formed, well_formed_json
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
-from zeroclaw_eval.errors import ProviderError, exception_words
+from zeroclaw_eval.errors import ProviderError, ReplyValueError, exception_words
 from zeroclaw_eval.wire import anthropic, chat
-from zeroclaw_eval.wire.base import ClientWire
+from zeroclaw_eval.wire.base import ClientWire, json_body
 
 #: The wire each kind of provider (`[providers.models.*].kind`) speaks.
 CLIENT_WIRES: dict[str, ClientWire] = {"openai": chat, "anthropic": anthropic}
@@ -129,8 +131,12 @@ class LiveProvider:
         it is a `ProviderError`, never held in memory, whatever a server (or a proxy gone
         wrong) sends."""
         timeout = self._settings.request_timeout_secs
+        # Not httpx's `json=`: it cannot encode a lone surrogate (a tool's result, or an
+        # answer sent to the judge, may hold one), and the run would end in a traceback.
+        # `json_body` writes it as its JSON escape; the provider says whether it takes it.
+        headers = {"Content-Type": "application/json", **headers}
         async with self._client.stream(
-            "POST", self._url, json=body, headers=headers, timeout=timeout
+            "POST", self._url, content=json_body(body), headers=headers, timeout=timeout
         ) as streamed:
             chunks: list[bytes] = []
             size = 0
@@ -155,11 +161,37 @@ class LiveProvider:
         except ValueError:
             raise self._fail(f"malformed response from {self._url}: the body is not JSON") from None
         try:
-            return self._wire.read_reply(data)
+            reply = self._wire.read_reply(data)
+        except ReplyValueError as exc:
+            raise self._fail(f"malformed response from {self._url}: {exc}") from None
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             raise self._fail(
                 f"malformed response from {self._url}: {self._wire.SHAPE} ({exception_words(exc)})"
             ) from None
+        return _well_formed(reply)
+
+
+def _well_formed(reply: ModelResponse) -> ModelResponse:
+    """`reply` with each lone surrogate replaced by U+FFFD (a JSON escape like `\\ud800`
+    that no UTF-8 text holds: in its text, or escaped in its tool-call arguments), where it
+    enters the run: the agent, the judge, every report and a fixture `--record` writes
+    then read the same text, and the fixture passes the admission that refuses such text
+    in a hand-written one."""
+    texts = [reply.content or ""]
+    texts += [part for call in reply.tool_calls for part in (call.id, call.name, call.arguments)]
+    if all(encodes(text) and not SURROGATE_ESCAPE.search(text) for text in texts):
+        return reply
+    calls = tuple(
+        replace(
+            call,
+            id=well_formed(call.id),
+            name=well_formed(call.name),
+            arguments=well_formed_json(call.arguments),
+        )
+        for call in reply.tool_calls
+    )
+    content = None if reply.content is None else well_formed(reply.content)
+    return replace(reply, content=content, tool_calls=calls)
 
 
 #: The largest reply read from the provider, decoded: a chat completion is some KiB, a

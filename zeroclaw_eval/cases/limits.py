@@ -1,10 +1,14 @@
 """The bounds admission puts on a fixture, so that whatever it admits can be run, graded
-and written into every report: its size on disk and how large a count may be, each
-stated here once, with the reason for its value. (How deep its free JSON may nest is
-the bound every JSON writer keeps: `_support.json.depth.MAX_DEPTH`.)
+and written into every report: its size on disk, stated here with the reason for its
+value. (How large a count may be and how deep its free JSON may nest are bounds every
+reader and writer keeps: `_support.json.counts.MAX_COUNT`, `_support.json.depth.MAX_DEPTH`.)
 """
 
 from __future__ import annotations
+
+#: The largest count (tokens, tool calls, a call index) a fixture holds: the bound every
+#: reader of counts keeps, stated in `_support.json.counts`.
+from zeroclaw_eval._support.json.counts import MAX_COUNT as MAX_COUNT
 
 #: The largest fixture file admitted unless `[eval].max_fixture_bytes` says otherwise:
 #: far above any hand-written case, far below what would exhaust a CI runner's memory.
@@ -13,6 +17,3 @@ DEFAULT_MAX_FIXTURE_BYTES = 16 * 1024 * 1024
 SIZE_SETTING = "[eval].max_fixture_bytes"
 #: What a fixture over its size bound is called, and what to do, as a rejection says it.
 FIXTURE_LIMIT = ("a fixture", f"split the case, or raise {SIZE_SETTING} in the configuration")
-#: The largest count (tokens, tool calls, a call index): 2**53 - 1, the largest integer
-#: every JSON reader holds exactly (RFC 8259, section 6), so sums stay printable too.
-MAX_COUNT = 2**53 - 1

@@ -324,6 +324,17 @@ class ToolDouble(Strict):
     )
 
 
+class Xfail(Strict):
+    """A case expected to fail, as pytest's `xfail`: a known bug landed as a case."""
+
+    reason: NonEmpty = Field(description="Why the case is expected to fail (a tracker link, say).")
+    strict: bool = Field(
+        True,
+        description="A pass fails the gate (true, the default: the bug is fixed, remove the mark),"
+        " or is only reported (false).",
+    )
+
+
 class Provenance(Strict):
     """Where an imported case came from (`zeroclaw eval import`): kept so that a failure
     can be traced back to the production run it replays. Grading never reads it."""
@@ -362,6 +373,10 @@ class LlmTrace(Strict):
         description="The conversation, one user input each (at least one).", json_schema_extra={"minItems": 1}
     )
     expects: Expects = Field(description="What must hold after the run (at least one check).")
+    xfail: Xfail | None = _optional(
+        "The case is expected to fail: its failure (or run error) is reported as expected and"
+        " does not fail the gate; its pass fails the gate unless strict is false."
+    )
     user_input_match: Literal["exact", "contains"] | None = _optional(
         "How each turn's user message must carry its user_input: exact, or contains (the"
         " input whole inside it, for agents whose framework wraps the input in a template of"

@@ -26,6 +26,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 
+from zeroclaw_eval._support.json.scan import well_formed
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.cases.model import JudgeCheck, JudgeVerdict
@@ -83,7 +84,7 @@ async def ask(provider: Provider, model: str, check: JudgeCheck, text: str) -> J
         {"role": "user", "content": judge_prompt(check.rubric, text)},
     ]
     reply = await provider.complete(messages, [])
-    content = (reply.content or "").strip()
+    content = well_formed((reply.content or "").strip())  # quoted by a refusal: UTF-8 text
     verdict, reason = _read(content)
     said = {"text_sha256": digest(text), "rubric_sha256": digest(check.rubric), "model": model}
     return JudgeVerdict.model_validate({**said, "verdict": verdict, "reason": reason})
@@ -113,4 +114,6 @@ def _read(content: str) -> tuple[str, str]:
             f' "reason": ...}}, and nothing else): {quote(content)}'
         )
     reason = data.get("reason")
-    return verdict, reason if isinstance(reason, str) else ""
+    # The reason is JSON inside the reply's text: an escape in it (`\\ud800`) can make a
+    # lone surrogate, which no fixture the verdict is written into could hold.
+    return verdict, well_formed(reason) if isinstance(reason, str) else ""

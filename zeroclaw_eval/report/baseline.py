@@ -48,12 +48,13 @@ FAIL_ON = (FAIL_ON_ANY, FAIL_ON_NEW_FAILURES)
 
 def is_new_failure(change: str | None, passed: bool) -> bool:
     """Whether a case is a new failure, what `--fail-on new-failures` gates on and the
-    pull-request comment lists first: it does not pass now and did not fail in the
-    baseline. That is a regression (`new_failure`), or a case the change adds that does
-    not pass (`new`): the gate is a ratchet, and a change may not land a failing case
-    (unless the case says it is expected to fail, `xfail`). A case still failing was
-    failing before the change, and a removed case is listed, never gated."""
-    return change == NEW_FAILURE or (change == NEW and not passed)
+    pull-request comment lists first: it does not pass now (`passed`: it passed, or failed
+    as its `xfail` mark expected) and did not fail in the baseline. That is a regression
+    (`new_failure`), or a case the change adds that does not pass (`new`): the gate is a
+    ratchet, and a change may not land a failing case unless the case says it is
+    expected to fail (`xfail`). A case still failing was failing before the change, and a
+    removed case is listed, never gated."""
+    return not passed and change in (NEW_FAILURE, NEW)
 
 
 _PASSED = "passed"

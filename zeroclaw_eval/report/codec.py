@@ -35,7 +35,10 @@ from zeroclaw_eval.report.model import (
 #   8: suite `details` (`failing` or `all`); with `failing`, the default, each passing
 #      case is a compact record (`report.compact`): `checks`, `tool_calls`,
 #      `input_tokens` and `output_tokens` in place of its grades, record and the rest.
-FORMAT_VERSION = 8
+#   9: case `xfail` (`reason`, `strict`, `field`: the fixture's mark, or null) and the
+#      counts `xfailed` and `xpassed` (a case marked xfail counts there, not as
+#      passed, failed or error).
+FORMAT_VERSION = 9
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -103,6 +106,7 @@ def _identity_fields(case: CaseReport) -> dict[str, Any]:
         "score": case.score,
         "duration_ms": case.duration_ms,
         "category_totals": case.category_totals,
+        "xfail": case.xfail,
     }
 
 

@@ -82,4 +82,5 @@ def compact_case(case: CaseReport) -> CaseReport:
         change=case.change,
         judged=case.judged,
         summary=summary_of(case),
+        xfail=case.xfail,
     )

@@ -17,6 +17,10 @@ from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, Baseline, HistoryPoint, is_new_failure
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
+#: What a case marked `xfail` came to: it did not pass, as expected, or it passed.
+XFAILED, XPASSED = "xfailed", "xpassed"
+#: Every outcome a case can have, in the order counts list them.
+OUTCOMES = (PASSED, FAILED, ERROR, REJECTED, XFAILED, XPASSED)
 
 #: What a report keeps of a passing case: its details only when asked for all of them
 #: (`report.compact`).
@@ -32,6 +36,16 @@ class CaseError:
     field: FieldRef
     #: Where the agent's own code raised, when it did (its frames only; None otherwise).
     traceback: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class XfailMark:
+    """A case's `xfail` mark: why it is expected to fail, whether its pass fails the gate
+    (`strict`), and where the mark is in the fixture."""
+
+    reason: str
+    strict: bool
+    field: FieldRef
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,8 @@ class CaseReport:
     #: For a passing case kept compact (`report.compact`): what its record said in sum; its
     #: `record` is None and its grades carry no words.
     summary: CaseSummary | None = None
+    #: The fixture's `xfail` mark: the case is expected to fail (None: it is expected to pass).
+    xfail: XfailMark | None = None
 
     @property
     def tool_call_names(self) -> list[str] | None:
@@ -171,6 +187,33 @@ class CaseReport:
     def passed(self) -> bool:
         """True when the case was admitted, ran to completion and every check passed."""
         return self.status == PASSED
+
+    @property
+    def outcome(self) -> str:
+        """The status, or for a case marked `xfail` that was admitted: `xfailed` (it did
+        not pass, as expected: a failed check or a run error) or `xpassed`."""
+        status = self.status
+        if self.xfail is None or status == REJECTED:  # a broken fixture is never expected
+            return status
+        return XPASSED if status == PASSED else XFAILED
+
+    @property
+    def blocks_gate(self) -> bool:
+        """Whether this case fails the gate (`--fail-on any`): it did not pass and was not
+        expected to, or it was expected to fail and passed under a strict mark."""
+        outcome = self.outcome
+        if outcome == XFAILED:
+            return False
+        if outcome == XPASSED:
+            return self.xfail is not None and self.xfail.strict
+        return outcome != PASSED
+
+    def new_failure(self, change: str | None) -> bool:
+        """Whether this case, `change` since the baseline, is a new failure there
+        (`is_new_failure`), or passed under a strict `xfail` mark: a failure whatever
+        the baseline says."""
+        blocks = self.blocks_gate
+        return is_new_failure(change, not blocks) or (blocks and self.outcome == XPASSED)
 
     @property
     def partial(self) -> bool:
@@ -254,8 +297,10 @@ class SuiteReport:
     details: str = DETAILS_FAILING
 
     def exit_code(self) -> ExitCode:
-        """`OK` iff every case passed (with `--fail-on new-failures`: iff no case is a new
-        failure and none is rejected); `FAILED` otherwise, for an empty suite (it proved
+        """`OK` iff no case blocks the gate (`CaseReport.blocks_gate`: every case passed or
+        failed as its `xfail` mark expected; with `--fail-on new-failures`: iff no case is
+        a new failure, none is rejected and none passed under a strict `xfail`); `FAILED`
+        otherwise, for an empty suite (it proved
         nothing), and whenever a case was not run (`--maxfail`: a case that never ran is
         certified by no policy); for an interrupted run, the exit code of the signal that
         stopped it (`INTERRUPTED`, `TERMINATED`)."""
@@ -267,13 +312,11 @@ class SuiteReport:
         if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_NEW_FAILURES:
             # Only a new failure fails, and a rejected fixture: it is broken, not hard, and
             # no run of it can ever pass.
-            regressed = any(
-                is_new_failure(case.change, case.passed) or case.status == REJECTED for case in self.cases
-            )
+            regressed = any(case.new_failure(case.change) or case.status == REJECTED for case in self.cases)
             return ExitCode.gate(not regressed)
         if not self.cases and self.empty_shard:
             return ExitCode.OK  # the other shards hold the suite's cases; merging checks they all ran
-        return ExitCode.gate(bool(self.cases) and all(case.passed for case in self.cases))
+        return ExitCode.gate(bool(self.cases) and not any(case.blocks_gate for case in self.cases))
 
     @property
     def empty_shard(self) -> bool:
@@ -281,10 +324,10 @@ class SuiteReport:
         return self.shard is not None and self.shard.suite_size > 0 and not self.deselected and not self.cases
 
     def counts(self) -> dict[str, int]:
-        """How many cases ended in each status, plus the total."""
-        counts = {status: 0 for status in (PASSED, FAILED, ERROR, REJECTED)}
+        """How many cases came to each outcome (`OUTCOMES`), plus the total."""
+        counts = dict.fromkeys(OUTCOMES, 0)
         for case in self.cases:
-            counts[case.status] += 1
+            counts[case.outcome] += 1
         counts["total"] = len(self.cases)
         return counts
 

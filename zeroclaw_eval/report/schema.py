@@ -14,17 +14,35 @@ reporter writes a line. Text fields hold any string: reporters escape what they 
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from zeroclaw_eval._support.json.counts import MAX_COUNT
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.errors import ReportShapeError
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
 from zeroclaw_eval.report.compact import passing_check
-from zeroclaw_eval.report.model import CaseError, CaseReport, CaseSummary, RepeatStats, ShardInfo, SuiteReport
+from zeroclaw_eval.report.model import (
+    XFAILED,
+    XPASSED,
+    CaseError,
+    CaseReport,
+    CaseSummary,
+    RepeatStats,
+    ShardInfo,
+    SuiteReport,
+    XfailMark,
+)
+
+#: A count a report holds (tokens, cases, checks): a whole number no larger than any
+#: count the harness writes, so that a report edited (or made up) to hold `Infinity` or a
+#: number of thousands of digits is refused as it is read, not printed whole in a comment.
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+#: A duration a report holds, in milliseconds: finite, and as bounded as a count.
+Millis = Annotated[float, Field(ge=0, le=MAX_COUNT, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -66,24 +84,24 @@ class _Problem(_Strict):
 
 
 class _Turn(_Strict):
-    index: int = Field(ge=0)
+    index: Count
     user_input: str
     response: str | None = None
 
 
 class _Step(_Strict):
-    turn: int = Field(ge=0)
+    turn: Count
     content: str | None
     tool_calls: list[dict[str, str]]
-    input_tokens: int = Field(default=0, ge=0)
-    output_tokens: int = Field(default=0, ge=0)
+    input_tokens: Count = 0
+    output_tokens: Count = 0
     sent_roles: list[str] = []
     offered_tools: list[str] = []
     system_prompt: str | None = None
 
 
 class _Call(_Strict):
-    turn: int = Field(ge=0)
+    turn: Count
     call_id: str
     name: str
     arguments: Any
@@ -95,17 +113,17 @@ class _Record(_Strict):
     turns: list[_Turn]
     steps: list[_Step]
     calls: list[_Call]
-    duration_ms: float = Field(ge=0)
+    duration_ms: Millis
 
 
 class _Repeats(_Strict):
-    runs: int = Field(ge=1)
-    passed: int = Field(ge=0)
-    check_passes: dict[str, int]
+    runs: int = Field(ge=1, le=MAX_COUNT)
+    passed: Count
+    check_passes: dict[str, Count]
     min_pass_rate: float | None = Field(default=None, ge=0, le=1)
-    check_runs: dict[str, int] | None = None
+    check_runs: dict[str, Count] | None = None
     # Derived from the fields above; written for readers, re-derived here.
-    pass_rate: float | None = None
+    pass_rate: float | None = Field(default=None, ge=0, le=1)
     pass_at_k: bool | None = None
     pass_all: bool | None = None
     stability: Literal["stable_pass", "flaky", "stable_fail"] | None = None
@@ -113,6 +131,14 @@ class _Repeats(_Strict):
 
 
 Status = Literal["passed", "failed", "error", "rejected"]
+
+
+class _Xfail(_Strict):
+    reason: str
+    strict: bool
+    field: _Field
+
+
 Change = Literal["new_failure", "fixed", "still_failing", "new", "removed", "still_passing"]
 
 
@@ -124,8 +150,8 @@ class _Case(_Strict):
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
-    duration_ms: float = Field(ge=0)
-    category_totals: dict[str, dict[str, int]] = {}
+    duration_ms: Millis
+    category_totals: dict[str, dict[str, Count]] = {}
     partial: bool = False
     error: _Error | None = None
     problems: list[_Problem]
@@ -133,6 +159,7 @@ class _Case(_Strict):
     record: _Record | None = None
     source: str | None = None
     repeats: _Repeats | None = None
+    xfail: _Xfail | None = None
 
 
 class _Check(_Strict):
@@ -151,20 +178,21 @@ class _CompactCase(_Strict):
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
-    duration_ms: float = Field(ge=0)
-    category_totals: dict[str, dict[str, int]] = {}
+    duration_ms: Millis
+    category_totals: dict[str, dict[str, Count]] = {}
     checks: list[_Check]
     tool_calls: list[str]
-    input_tokens: int = Field(ge=0)
-    output_tokens: int = Field(ge=0)
+    input_tokens: Count
+    output_tokens: Count
     repeats: _Repeats | None = None
+    xfail: _Xfail | None = None
 
 
 class _Shard(_Strict):
     index: int = Field(ge=1)
     count: int = Field(ge=1)
     suite_digest: str
-    suite_size: int = Field(ge=0)
+    suite_size: Count
 
 
 class _Removed(_Strict):
@@ -179,13 +207,13 @@ class _Baseline(_Strict):
     digest: str
     tool_version: str
     fail_on: Literal["any", "new-failures"]
-    counts: dict[str, int] = {}
+    counts: dict[str, Count] = {}
     removed: list[_Removed]
 
 
 class _Point(_Strict):
-    passed: int = Field(ge=0)
-    total: int = Field(ge=0)
+    passed: Count
+    total: Count
 
 
 class _Report(_Strict):
@@ -194,16 +222,16 @@ class _Report(_Strict):
     suite: str
     root: str
     mode: Literal["replay", "live"]
-    duration_ms: float = Field(ge=0)
+    duration_ms: Millis
     exit_code: int | None = None
-    counts: dict[str, int]
-    deselected: int = Field(default=0, ge=0)
-    not_run: int = Field(default=0, ge=0)
+    counts: dict[str, Count]
+    deselected: Count = 0
+    not_run: Count = 0
     interrupted: Literal["SIGINT", "SIGTERM"] | None = None
     shard: _Shard | None = None
     baseline: _Baseline | None = None
     history: list[_Point] | None = None
-    category_totals: dict[str, dict[str, int]] = {}
+    category_totals: dict[str, dict[str, Count]] = {}
     details: Literal["failing", "all"] = "all"
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
@@ -211,7 +239,9 @@ class _Report(_Strict):
 
 #: The report shapes this version reads: from the first with `root` and `source` to the
 #: one `report.codec` writes (8 added `details` and compact records of passing cases).
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)
+#: The first version with `xfail` marks, and their counts.
+_XFAIL_SINCE = 9
 #: The first version with `details` and compact records.
 _COMPACT_SINCE = 8
 
@@ -313,7 +343,12 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         change=shape.change,
         repeats=_repeats(shape.repeats),
         summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
+        xfail=_xfail(shape.xfail),
     )
+
+
+def _xfail(shape: _Xfail | None) -> XfailMark | None:
+    return None if shape is None else XfailMark(shape.reason, shape.strict, shape.field.ref())
 
 
 def _repeats(repeats: _Repeats | None) -> RepeatStats | None:
@@ -366,6 +401,7 @@ def _case(shape: _Case) -> CaseReport:
         id=shape.id,
         change=shape.change,
         repeats=_repeats(shape.repeats),
+        xfail=_xfail(shape.xfail),
     )
 
 
@@ -383,5 +419,7 @@ def _check_derived(shape: _Report, cases: list[_Case | _CompactCase], report: Su
         if repeats is not None and repeats.passed > repeats.runs:
             raise ReportShapeError(f"cases[{index}].repeats.passed", "is more than its runs")
     derived = report.counts()
+    if shape.format_version < _XFAIL_SINCE:  # counted only since; no case of before is marked
+        derived = {key: count for key, count in derived.items() if key not in (XFAILED, XPASSED)}
     if shape.counts != derived:
         raise ReportShapeError("counts", f"are {shape.counts}, but the report's cases count {derived}")

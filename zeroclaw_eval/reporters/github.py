@@ -21,7 +21,16 @@ from typing import TypeVar
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
-from zeroclaw_eval.report.model import ERROR, PASSED, REJECTED, STABILITY_LABELS, CaseReport, SuiteReport
+from zeroclaw_eval.report.model import (
+    ERROR,
+    PASSED,
+    REJECTED,
+    STABILITY_LABELS,
+    XFAILED,
+    XPASSED,
+    CaseReport,
+    SuiteReport,
+)
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -60,16 +69,47 @@ class Finding:
 
 
 def findings(report: SuiteReport) -> list[Finding]:
-    """Every failure, ranked: each failing case's first failure before any case's second,
-    and within a round rejected fixtures, then run errors, then failed checks."""
+    """Every failure that fails the gate, ranked: each failing case's first failure before
+    any case's second, and within a round rejected fixtures, then run errors, then failed
+    checks. A case that failed as its `xfail` mark expects has none (`expected`); one that
+    passed under a strict mark has one, at the mark."""
     per_case: list[list[Finding]] = []
     for case in report.cases:
+        if not case.blocks_gate:
+            continue
         mine = [Finding(case, f.field, f.check, f.message) for f in case.failures()]
+        if case.outcome == XPASSED and case.xfail is not None:
+            mine = [Finding(case, case.xfail.field, "xfail", _xpassed(case.xfail.reason))]
         if mine:
             per_case.append(mine)
     severity = {REJECTED: 0, ERROR: 1}
     per_case.sort(key=lambda found: severity.get(found[0].case.status, 2))  # stable: fixture order kept
     return round_robin(per_case)
+
+
+def _xpassed(reason: str) -> str:
+    return f"passed, but its strict xfail mark expects it to fail ({reason}): remove the mark if it is fixed"
+
+
+def expected(report: SuiteReport) -> list[str]:
+    """A notice at the mark of each case that failed as its `xfail` mark expects, and a
+    warning at that of each that passed under a mark that is not strict: shown, never
+    gating."""
+    notes = []
+    for case in report.cases:
+        mark = case.xfail
+        if mark is None or case.blocks_gate or case.outcome not in (XFAILED, XPASSED):
+            continue
+        failed = case.outcome == XFAILED
+        message = (
+            f"expected to fail: {mark.reason}"
+            if failed
+            else f"passed, though expected to fail: {mark.reason}"
+        )
+        title = f"{case.name}{f' [{case.id}]' if case.id else ''}: xfail"
+        level = "notice" if failed else "warning"
+        notes.append(annotation(annotation_path(report, case), mark.field, title, message, level=level))
+    return notes
 
 
 def annotation_path(report: SuiteReport, case: CaseReport) -> str | None:
@@ -138,6 +178,9 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
         annotation(annotation_path(report, f.case), f.field, f.title, f.message) for f in findings(report)
     ]
     text = capped(commands)
+    notes = expected(report)
+    if notes:  # GitHub keeps ten of each level: the notices' own cap, counted apart
+        text += capped(notes, what="expected failure(s)", level="notice or warning")
     if not report.cases and not report.empty_shard:
         text += f"::error title=zeroclaw eval::no fixtures found in {escape_data(visible(report.suite))}\n"
     return encodable(text)
@@ -155,7 +198,7 @@ def _summary_rows(report: SuiteReport) -> Iterator[str]:
 
 
 def _baseline_section(report: SuiteReport, head: list[str], body: list[str]) -> None:
-    """The "changes since baseline" section: its counts join `head` (never cut), the cases that
+    """The "changes since baseline" section: its counts join `head` (cut last), the cases that
     changed open `body`."""
     baseline = report.baseline
     if baseline is None:
@@ -193,8 +236,10 @@ def _repeats_section(report: SuiteReport, head: list[str], body: list[str]) -> N
 
 
 #: Characters of a name the summary's head quotes (the suite, the baseline file): the head
-#: is never cut (only the body is), so what it quotes is, or a long name would leave no
-#: room for the rest, or make GitHub refuse the summary.
+#: is cut only when nothing else is left to cut (`within`), so what it quotes is, or a long
+#: name would crowd out the findings, or leave of a nearly full summary file nothing but
+#: the note that it was cut. Everything else in the head is bounded already: the mode and
+#: the check categories are closed sets, the rest are counts.
 HEAD_NAME_LIMIT = 300
 
 
@@ -202,10 +247,15 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown summary for `$GITHUB_STEP_SUMMARY`, at most `limit` UTF-8 bytes."""
     counts = report.counts()
     verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
+    keys = ["total", PASSED, "failed", ERROR, REJECTED]
+    titles = ["cases", "passed", "failed", "errors", "rejected"]
+    if any(case.xfail is not None for case in report.cases):  # columns only a suite with marks needs
+        keys += [XFAILED, XPASSED]
+        titles += [XFAILED, XPASSED]
     head = [
         f"## zeroclaw eval {verdict}: {code(shorten(report.suite, HEAD_NAME_LIMIT))} ({report.mode})\n\n",
-        "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n",
-        "| " + " | ".join(str(counts[k]) for k in ("total", PASSED, "failed", ERROR, REJECTED)) + " |\n\n",
+        f"| {' | '.join(titles)} |\n|{'---:|' * len(titles)}\n",
+        "| " + " | ".join(str(counts[k]) for k in keys) + " |\n\n",
     ]
     totals = report.category_totals()
     if totals:
@@ -221,7 +271,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
         body.extend(rows)
         body.append("\n")
     for case in report.cases:
-        if case.passed or case.record is None or not case.record.turns:
+        if not case.blocks_gate or case.record is None or not case.record.turns:
             continue
         body.append(
             f"<details><summary>{html_text(case.name)}: final response</summary>\n\n"

@@ -1,7 +1,9 @@
 """The `junit` format: JUnit XML, written a testcase at a time.
 
 One `<testsuite>` per suite, one `<testcase>` per fixture, one `<failure>` per failed
-check, `<error>` for a run error or a rejected fixture. `file`/`line` on each testcase
+check, `<error>` for a run error or a rejected fixture. A case marked `xfail` that did not
+pass is `<skipped type="xfail">` (as pytest writes it), one that passed under a strict
+mark a `<failure type="xpass">`. `file`/`line` on each testcase
 point at the first failing field (mikepenz/action-junit-report and
 EnricoMi/publish-unit-test-result-action read them). The elements and attributes are
 those the junit-xml package writes, in its order, plus per-testcase `<properties>`; the
@@ -24,7 +26,7 @@ from pathlib import PurePosixPath
 from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
-from zeroclaw_eval.report.model import CaseReport, SuiteReport
+from zeroclaw_eval.report.model import XFAILED, XPASSED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import (
     XML_TEXT_LIMIT,
@@ -124,17 +126,31 @@ def _outcome(tag: str, kind: str, message: str, body: str) -> str:
     return _element(tag, pairs, _cdata(body)) if message or body else ""
 
 
+def _xfail(case: CaseReport) -> str:
+    """The `<skipped>` of a case that failed as its `xfail` mark expects, the `<failure>`
+    of one that passed under a strict mark; "" for any other case."""
+    mark, outcome = case.xfail, case.outcome
+    if mark is None or outcome not in (XFAILED, XPASSED):
+        return ""
+    where = f"the mark at {_at(case, mark.field)}"
+    if outcome == XFAILED:
+        return _outcome("skipped", "xfail", *_message_and_body(f"expected to fail: {mark.reason}", where))
+    if not mark.strict:
+        return ""
+    message = f"passed, but its strict xfail mark expects it to fail: {mark.reason}"
+    return _outcome(
+        "failure", "xpass", *_message_and_body(message, f"{where}: remove the mark if it is fixed")
+    )
+
+
 def _testcase(case: CaseReport, classname: str) -> str:
     """The `<testcase>` of `case`, classed `classname` (XML-safe already)."""
-    failing = not case.passed  # a passing case has no line, failure, error or transcript
-    pairs = [("name", _text(case.model_name or case.name))]
-    if case.duration_ms:
-        pairs.append(("time", "%f" % (case.duration_ms / 1000)))
-    pairs += [("classname", classname), ("file", _text(case.path))]
-    line = first_failing_line(case) if failing else None
-    if line:
-        pairs.append(("line", str(line)))
-    pairs = [(name, value) for name, value in pairs if value or name == "name"]
+    expected = _xfail(case)  # an expected failure is its <skipped>: none of its failures counts
+    # A passing case has no line, failure, error or transcript.
+    failing = not case.passed and case.outcome != XFAILED
+    mark = case.xfail.field.line if expected and case.xfail is not None else None
+    line = first_failing_line(case) if failing else mark
+    pairs = _testcase_head(case, classname, line)
     children = []
     properties = _case_properties(case)
     if properties:
@@ -142,6 +158,7 @@ def _testcase(case: CaseReport, classname: str) -> str:
     if failing:
         children.extend(_outcome("failure", *failure) for failure in _failures(case))
         children.extend(_outcome("error", *error) for error in _errors(case))
+    children.append(expected)
     if case.record is not None and failing:
         turns = [
             f"turn {t.index + 1}: {t.user_input}\n  -> "
@@ -152,6 +169,17 @@ def _testcase(case: CaseReport, classname: str) -> str:
         if transcript:
             children.append(f"<system-out>{_cdata(transcript)}</system-out>")
     return _element("testcase", pairs, "".join(children))
+
+
+def _testcase_head(case: CaseReport, classname: str, line: int | None) -> list[tuple[str, str]]:
+    """The `<testcase>`'s attributes: name, time, class, file and `line`."""
+    pairs = [("name", _text(case.model_name or case.name))]
+    if case.duration_ms:
+        pairs.append(("time", "%f" % (case.duration_ms / 1000)))
+    pairs += [("classname", classname), ("file", _text(case.path))]
+    if line:
+        pairs.append(("line", str(line)))
+    return [(name, value) for name, value in pairs if value or name == "name"]
 
 
 def _message_and_body(text: str, *details: str) -> tuple[str, str]:
@@ -171,12 +199,18 @@ def _grade_details(case: CaseReport, grade: GradeResult) -> str:
 def pieces(report: SuiteReport) -> Iterator[str]:
     """The whole output, in pieces: the suite's head, each testcase, the end."""
     cases = report.cases
-    errors = sum(1 for case in cases if case.problems or case.error is not None)
-    failures = sum(1 for case in cases if case.error is None and case.failed_grades)
+    skipped = sum(1 for case in cases if case.outcome == XFAILED)
+    errors = sum(1 for case in cases if case.outcome != XFAILED and (case.problems or case.error is not None))
+    failures = sum(
+        1
+        for case in cases
+        if (case.outcome != XFAILED and case.error is None and case.failed_grades)
+        or (case.outcome == XPASSED and case.blocks_gate)
+    )
     # The sum junit-xml writes: of each testcase's time in seconds, in order.
     time = str(sum(case.duration_ms / 1000 for case in cases if case.duration_ms))
     counts = [("errors", str(errors)), ("failures", str(failures))]
-    suite = [("disabled", "0"), *counts, ("name", _text(report.suite)), ("skipped", "0")]
+    suite = [("disabled", "0"), *counts, ("name", _text(report.suite)), ("skipped", str(skipped))]
     properties = [("mode", report.mode), ("suite", report.suite), ("tool_version", report.tool_version)]
     if report.baseline is not None:
         properties.append(("zeroclaw.baseline", report.baseline.path))

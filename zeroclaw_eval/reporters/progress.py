@@ -38,16 +38,16 @@ class Progress:
     def __call__(self, fixture: Case | RejectedFixture | Path, report: CaseReport) -> None:
         """Count one finished case and show it."""
         self._done += 1
-        self._failed += not report.passed
+        self._failed += report.blocks_gate
         elapsed = time.monotonic() - self._started
         counter = f"[{self._done}/{self._total}]"
         if self._tty:
             end = "\n" if self._done == self._total else ""
             self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{end}")
         else:
-            mark = MARKS[report.status][0]
+            mark = MARKS[report.outcome][0]
             seconds = report.duration_ms / 1000
             self._stream.write(
-                f"{counter} {mark} {log_line(report.path)} ({report.status}, {seconds:.2f}s)\n"
+                f"{counter} {mark} {log_line(report.path)} ({report.outcome}, {seconds:.2f}s)\n"
             )
         self._stream.flush()

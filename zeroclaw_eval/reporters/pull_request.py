@@ -26,10 +26,19 @@ from zeroclaw_eval.report.baseline import (
     STILL_FAILING,
     RemovedCase,
     compare,
-    is_new_failure,
     matched,
 )
-from zeroclaw_eval.report.model import ERROR, FAILED, FLAKY, PASSED, REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.model import (
+    ERROR,
+    FAILED,
+    FLAKY,
+    PASSED,
+    REJECTED,
+    XFAILED,
+    XPASSED,
+    CaseReport,
+    SuiteReport,
+)
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
@@ -86,7 +95,7 @@ def pull_request_comment(
         compared, removed = compare(head.cases, base.cases)
         changes = list(compared)
     changed = list(zip(head.cases, changes, strict=True))
-    new_failures = [c for c, change in changed if is_new_failure(change, c.passed)]
+    new_failures = [c for c, change in changed if c.new_failure(change)]
     head_lines = [marker(key), "\n", _title(head, base, new_failures), "\n\n"]
     if note:
         head_lines.append(f"> {code(shorten(note, NOTE_LIMIT), cell=False)}\n\n")
@@ -108,8 +117,14 @@ def pull_request_comment(
     body.extend(
         _names_section("Removed cases", [case.path for case in removed], [case.status for case in removed])
     )
-    still = [c for c, change in changed if change == STILL_FAILING or (base is None and not c.passed)]
+    still = [
+        c
+        for c, change in changed
+        if c.outcome != XFAILED and (change == STILL_FAILING or (base is None and not c.passed))
+    ]
     body.extend(_failures_section("Still failing", still, head, links, folded=base is not None))
+    expected = [c for c in head.cases if c.outcome == XFAILED]
+    body.extend(_list_section("Expected to fail (xfail)", expected))
     body.extend(_flaky_section(head))
     body.extend(_tool_call_section(head, before))
     body.extend(_cost_section(head, before))
@@ -120,17 +135,16 @@ def _title(head: SuiteReport, base: SuiteReport | None, new_failures: list[CaseR
     counts = head.counts()
     if not counts["total"]:
         return f"## ❌ zeroclaw eval: no cases ran in {code(shorten(head.suite, 200))}"
+    blocking = sum(case.blocks_gate for case in head.cases)
     if base is None:
-        verdict = (
-            "all cases passed"
-            if counts[PASSED] == counts["total"]
-            else f"{counts['total'] - counts[PASSED]} not passing"
-        )
+        verdict = "all cases passed" if not blocking else f"{blocking} not passing"
+        if counts[XFAILED]:
+            verdict += f" ({counts[XFAILED]} expected to fail)"
     elif new_failures:
         verdict = f"{len(new_failures)} new failure{'s' * (len(new_failures) != 1)}"
     else:
         verdict = "no new failures"
-    mark = "✅" if counts[PASSED] == counts["total"] and counts["total"] else "❌"
+    mark = "✅" if not blocking else "❌"
     return f"## {mark} zeroclaw eval: {verdict} in {code(shorten(head.suite, 200))}"
 
 
@@ -144,6 +158,8 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     then = base.counts() if base is not None else None
     rows = [(label, key) for label, key in (("cases", "total"), ("passed", PASSED), ("failed", FAILED))]
     rows += [("errors", ERROR), ("rejected", REJECTED)]
+    if any(case.xfail is not None for report in (base, head) if report for case in report.cases):
+        rows += [("expected to fail (xfail)", XFAILED), ("passed though xfail", XPASSED)]
     lines = ["| | base | head | change |\n|---|---:|---:|---:|\n"]
     for label, key in rows:
         lines.append(_row(label, then[key] if then is not None else None, now[key]))
@@ -230,7 +246,10 @@ def _failures_section(
         else f"### {title} ({len(cases)})\n\n"
     ]
     for case in cases:
-        lines.append(f"- {code(case.path, cell=False)} ({case.status})\n")
+        lines.append(f"- {code(case.path, cell=False)} ({case.outcome})\n")
+        if case.outcome == XPASSED and case.xfail is not None:
+            where = _where(case, head, case.xfail.field.line, links)
+            lines.append(f"  - it passed, but its strict `xfail` mark at {where} expects it to fail\n")
         lines.extend(_failure_lines(case, head, links))
     lines.append("\n</details>\n\n" if folded else "\n")
     # Folded, the section is one part: cut whole or kept whole, never left open.

@@ -10,7 +10,10 @@ summary.
 
 Everything a case brings (names, paths, model text, tool output) goes through `visible`:
 a terminal and a CI log show its control characters instead of obeying them, while the
-colours the table paints itself still work.
+colours the table paints itself still work. A name or a path is kept on its one line
+(`log_line`): a file may be named `x\n::error::forged.json`, and a path opens the line of
+a rejection or a run error, where the runner would read a workflow command even when
+the table is printed outside a job's own step (no `GITHUB_ACTIONS`, no fence).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from zeroclaw_eval.report.model import (
     PASSED,
     REJECTED,
     STABILITY_LABELS,
+    XFAILED,
+    XPASSED,
     CaseReport,
     RepeatStats,
     SuiteReport,
@@ -37,10 +42,18 @@ from zeroclaw_eval.report.model import (
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.paint import paint, passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
-from zeroclaw_eval.reporters.safety import one_line, visible
+from zeroclaw_eval.reporters.safety import log_line, one_line, visible
 
-#: Each case status's mark and colour (progress lines use the same marks).
-MARKS = {PASSED: ("✓", "green"), FAILED: ("✗", "red"), ERROR: ("!", "yellow"), REJECTED: ("✗", "red")}
+#: Each case outcome's mark and colour (progress lines use the same marks); pytest's
+#: `x` and `X` for a case marked `xfail` that failed, and that passed.
+MARKS = {
+    PASSED: ("✓", "green"),
+    FAILED: ("✗", "red"),
+    ERROR: ("!", "yellow"),
+    REJECTED: ("✗", "red"),
+    XFAILED: ("x", "yellow"),
+    XPASSED: ("X", "red"),
+}
 #: How much of a detail the recap keeps on its one line.
 _RECAP_WIDTH = 160
 
@@ -52,18 +65,30 @@ _STATUS_WORDS = {REJECTED: "rejected", ERROR: "run error"}
 def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     """One case's lines: its status line, then why it did not pass (the pytest plugin
     shows these for a failing item)."""
-    verdict = case.status
+    verdict = case.outcome
     mark, colour = MARKS[verdict]
+    if verdict == XPASSED and case.xfail is not None and not case.xfail.strict:
+        colour = "yellow"  # reported, not gating
     label = f"  {paint(_line(case.model_name), 'dim', color)}" if case.model_name else ""
     tracked = f"  [{_line(case.id)}]" if case.id else ""
-    status = _STATUS_WORDS.get(verdict) or plural(len(case.grades), "check")
-    lines = [f"{paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status})"]
-    if verdict == PASSED and not verbose and case.repeats is None:
-        return lines  # a passing case is its one line (every check passed: none is listed)
+    status = _STATUS_WORDS.get(case.status) or plural(len(case.grades), "check")
+    lines = [
+        f"{paint(mark, colour, color)} {_line(case.name)}{label}{tracked}  ({status}{_xfail_words(case)})"
+    ]
+    if case.xfail is not None and verdict in (XFAILED, XPASSED):
+        lines.append(f"    {_line(case.xfail.field.where(case.path))}: xfail: {_line(case.xfail.reason)}")
+        if verdict == XPASSED and case.xfail.strict:
+            lines.append(
+                "    it passed: the mark is strict, so the gate fails; remove the mark if it is fixed"
+            )
+    if verdict in (PASSED, XPASSED, XFAILED) and not verbose and case.repeats is None:
+        # A passing case is its one line (every check passed: none is listed); an expected
+        # failure is its line and its mark's reason (-v lists why it failed).
+        return lines
     if case.repeats is not None:
         lines.append(f"    {repeat_summary(case.repeats)}")
     for problem in case.problems:
-        lines.append(f"    {visible(problem.describe(case.path))}")
+        lines.append(f"    {_line(problem.describe(case.path))}")  # one line: it opens with the path
     if case.error is not None:
         lines.append(
             f"    {_line(case.error.field.where(case.path))}: run error: {visible(case.error.message)}"
@@ -95,6 +120,18 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
     return lines
 
 
+def _xfail_words(case: CaseReport) -> str:
+    """What a case marked `xfail` came to, after its line's count of checks."""
+    outcome = case.outcome
+    if outcome == XFAILED:
+        return ", expected to fail"
+    if outcome == XPASSED:
+        return ", passed though expected to fail" + (
+            "" if case.xfail and case.xfail.strict else " (not strict)"
+        )
+    return ""
+
+
 def repeat_summary(runs: RepeatStats) -> str:
     """How the runs of a repeated case went, on one line: rate, pass@k, pass^k, flakes."""
     gate = f"; must reach {runs.min_pass_rate:.0%}" if runs.min_pass_rate is not None else ""
@@ -107,9 +144,9 @@ def repeat_summary(runs: RepeatStats) -> str:
     )
 
 
-def _line(text: str) -> str:
-    """Untrusted text that must stay on its line (a name, a path): breaks shown too."""
-    return visible(text, multiline=False)
+#: Untrusted text on its one line (a name, a path): the one rule of `safety.log_line`,
+#: which also keeps a path that opens a line (a rejection's) from starting a command.
+_line = log_line
 
 
 def _recap(report: SuiteReport) -> list[str]:
@@ -117,9 +154,11 @@ def _recap(report: SuiteReport) -> list[str]:
     says what to look at, as pytest's short summary does."""
     lines = []
     for case in report.cases:
-        if case.passed:
-            continue
-        if case.problems:
+        if not case.blocks_gate:
+            continue  # passed, or failed as its `xfail` mark expects
+        if case.outcome == XPASSED and case.xfail is not None:
+            where, reason = case.xfail.field.where(case.path), "passed, but its xfail mark is strict"
+        elif case.problems:
             first = case.problems[0]
             where, reason = first.field.where(case.path), first.what()
         elif case.error is not None:
@@ -129,7 +168,7 @@ def _recap(report: SuiteReport) -> list[str]:
             where, reason = grade.field.where(case.path), f"{grade.check_id}: {grade.detail}"
         else:
             where, reason = case.path, "no checks were graded"
-        lines.append(f"{case.status.upper():<8} {_line(where)}  {_line(one_line(reason, _RECAP_WIDTH))}")
+        lines.append(f"{case.outcome.upper():<8} {_line(where)}  {_line(one_line(reason, _RECAP_WIDTH))}")
     return lines
 
 
@@ -138,7 +177,7 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     `verbose` adds every passing check and where the agent raised."""
     lines = [f"zeroclaw eval: {_line(report.suite)} ({report.mode}, {plural(len(report.cases), 'case')})", ""]
     for case in report.cases:
-        if quiet and case.passed:
+        if quiet and case.outcome == PASSED:
             continue
         lines.extend(case_lines(case, color, verbose))
     recap = _recap(report)
@@ -190,6 +229,7 @@ def _summary(report: SuiteReport) -> str:
         parts.append(plural(counts[ERROR], "error"))
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
+    parts.extend(f"{counts[outcome]} {outcome}" for outcome in (XFAILED, XPASSED) if counts[outcome])
     passed = report.exit_code() == ExitCode.OK
     verdict = "INTERRUPTED" if report.interrupted else "PASSED" if passed else "FAILED"
     if not report.interrupted and report.baseline and report.baseline.fail_on == FAIL_ON_NEW_FAILURES:

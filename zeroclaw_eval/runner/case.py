@@ -20,7 +20,7 @@ from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
-from zeroclaw_eval.report.model import CaseError, CaseReport
+from zeroclaw_eval.report.model import CaseError, CaseReport, XfailMark
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
 from zeroclaw_eval.runner.options import Run
 from zeroclaw_eval.tools.sandbox import case_workspace, needs_workspace
@@ -108,7 +108,9 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
-        return CaseReport(case.name, shown, trace.model_name, error=seeding, id=trace.id)
+        return CaseReport(
+            case.name, shown, trace.model_name, error=seeding, id=trace.id, xfail=_xfail_of(case)
+        )
     # The grades stand: they were taken before the clean-up. What it could not remove is
     # a run error of the case, so the exit code and every report say which folder is left.
     left = workspace.leftover if workspace is not None else None
@@ -120,6 +122,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         path=shown,
         model_name=trace.model_name,
         id=trace.id,
+        xfail=_xfail_of(case),
         grades=[_located(case, g) for g in grades],
         error=_case_error(case, error) if error else None,
         duration_ms=record.duration_ms,
@@ -159,3 +162,9 @@ def _case_error(case: Case, error: RunError) -> CaseError:
 def _located(case: Case, result: GradeResult) -> GradeResult:
     # Only failing checks are located: a green suite never pays for the position scan.
     return result if result.passed else located(case, result)
+
+
+def _xfail_of(case: Case) -> XfailMark | None:
+    """The case's `xfail` mark as its report keeps it, at its place in the fixture."""
+    mark = case.trace.xfail
+    return None if mark is None else XfailMark(mark.reason, mark.strict, case.locate("/xfail", at_key=True))

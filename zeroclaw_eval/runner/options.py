@@ -44,7 +44,7 @@ class RunOptions(CaseSettings):
     on_selected: Callable[[int], None] | None = None
     #: A `-k` expression: only the cases whose file stem, model_name or id it matches run.
     keyword: str | None = None
-    #: Stop starting cases once this many have not passed (`-x` is 1); None: run all.
+    #: Stop starting cases once this many fail the gate (`-x` is 1); None: run all.
     maxfail: int | None = None
     #: On SIGINT or SIGTERM, cancel the running cases (each removes its workspace) and
     #: return a report of the finished ones, marked `interrupted` (the CLI's choice);
@@ -129,7 +129,7 @@ class Run:
     options: RunOptions
     #: Cases run at once in this process.
     jobs: int
-    #: Stop starting cases once this many have not passed; None: run all.
+    #: Stop starting cases once this many fail the gate; None: run all.
     maxfail: int | None
     #: Called as each case finishes (None: the parent process reports it).
     on_case_done: CaseDone | None
@@ -168,7 +168,7 @@ class Stop:
         """Count a settled case: None is one left out past `maxfail`."""
         if report is None:
             self.not_run += 1
-        elif not report.passed:
+        elif report.blocks_gate:  # an expected failure (`xfail`) is no failure to stop at
             self.failed += 1
             if self.board is not None:
                 self.board.add()

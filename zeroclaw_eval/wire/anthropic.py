@@ -35,7 +35,7 @@ from zeroclaw_eval._support.json.text import arguments_text, compact_json, loads
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body, usage_tokens
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.
@@ -65,8 +65,8 @@ def request_messages(request: dict[str, Any]) -> list[Message]:
             raise WireError(400, "system must be a string or a list of text blocks")
         lead.append({"role": "system", "content": text})
     messages = request.get("messages")
-    if not isinstance(messages, list):
-        raise WireError(400, "the request has no messages list")
+    if not isinstance(messages, list) or not messages:  # the API asks for one at least
+        raise WireError(400, "messages: at least one message is required")
     converted = list(lead)
     for index, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None
@@ -377,12 +377,12 @@ def parsed_message(data: Any) -> ModelResponse:
                     compact_json(block.get("input", {})),
                 )
             )
-    usage = data.get("usage") or {}
+    usage = data.get("usage")
     return ModelResponse(
         "".join(texts) if texts else None,
         tuple(calls),
-        int(usage.get("input_tokens") or 0),
-        int(usage.get("output_tokens") or 0),
+        usage_tokens(usage, "input_tokens"),
+        usage_tokens(usage, "output_tokens"),
     )
 
 

@@ -11,7 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from zeroclaw_eval._support.json.counts import MAX_COUNT
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval.errors import ReplyValueError
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,22 @@ class ClientWire(Protocol):
 
     #: What a reply that cannot be read is not, for the error that says so.
     SHAPE: str
+
+
+def usage_tokens(usage: Any, key: str) -> int:
+    """The token count `usage[key]` of a provider's reply: 0 when the reply says none (no
+    `usage`, or the key absent or null); `ValueError` for anything but a whole number from
+    0 to `MAX_COUNT`. A count a reply makes up (`Infinity`, `-1`, 4,000 digits) would
+    otherwise crash the run, or pass a budget check, or be recorded into a fixture that
+    admission then refuses. (A `ValueError`: every reader of a reply catches those.)"""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if value is None:
+        return 0
+    if type(value) is int and 0 <= value <= MAX_COUNT:
+        return value
+    # Never `str` of a huge integer: Python refuses to write one of over 4,300 digits.
+    shown = "a larger number" if type(value) is int and value > 0 else repr(value)[:40]
+    raise ReplyValueError(f"usage.{key} is no token count (a whole number from 0 to {MAX_COUNT}): {shown}")
 
 
 def json_body(value: Any) -> bytes:

@@ -23,7 +23,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolSpec,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, usage_tokens
 
 #: Text is sent in pieces of at most this many characters, so that a client which only
 #: keeps the last delta (a bug worth catching) gets the answer wrong.
@@ -187,10 +187,14 @@ ROUTES: tuple[str, ...] = ("/chat/completions",)
 
 def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
     """A Chat Completions request: its `messages` as they are (the harness's own shape),
-    its tools, whether it streams and asks for a usage chunk, its `tool_choice`."""
+    its tools, whether it streams and asks for a usage chunk, its `tool_choice`. What the
+    API requires, the wire requires: a list of one message at least (and a `model`, which
+    the endpoint reads)."""
     messages = request.get("messages")
     if not isinstance(messages, list):
         raise WireError(400, "the request has no messages list")
+    if not messages:  # the API's words: it asks for one message at least
+        raise WireError(400, "Invalid 'messages': empty array. Expected an array with minimum length 1")
     options = request.get("stream_options")
     include_usage = isinstance(options, dict) and options.get("include_usage") is True
     stream = request.get("stream") is True
@@ -262,11 +266,11 @@ def read_reply(data: Any) -> ModelResponse:
         )
         for index, call in enumerate(message.get("tool_calls") or ())
     )
-    usage = data.get("usage") or {}
+    usage = data.get("usage")
     content = message.get("content")
     return ModelResponse(
         content if isinstance(content, str) else None,
         calls,
-        int(usage.get("prompt_tokens") or 0),
-        int(usage.get("completion_tokens") or 0),
+        usage_tokens(usage, "prompt_tokens"),
+        usage_tokens(usage, "completion_tokens"),
     )

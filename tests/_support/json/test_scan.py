@@ -9,7 +9,16 @@ from pathlib import Path
 import pytest
 
 from tests.support.builders import line_col, minimal_fixture, only_problem_at, position, reject
-from zeroclaw_eval._support.json.scan import depth_offset, printable, string_end, text_problems, value_end
+from zeroclaw_eval._support.json.scan import (
+    depth_offset,
+    encodes,
+    printable,
+    string_end,
+    text_problems,
+    value_end,
+    well_formed,
+    well_formed_json,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +75,30 @@ def test_depth_offset_finds_the_first_bracket_past_the_limit() -> None:
 def test_printable_escapes_only_lone_surrogates() -> None:
     assert printable("東京 \U0001f600") == "東京 \U0001f600"
     assert printable("a\ud800b") == "a\\ud800b"
+
+
+def test_well_formed_replaces_only_lone_surrogates() -> None:
+    assert well_formed("東京 \U0001f600") == "東京 \U0001f600"
+    assert well_formed("a\ud800b\udfff") == "a\ufffdb\ufffd"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a":"x\\ud800y"}', '{"a":"x\ufffdy"}'),  # a lone escape: replaced
+        ('{"a":"\\ud83d\\ude00"}', '{"a":"\\ud83d\\ude00"}'),  # a pair: kept as written
+        ('{"a":"\\\\ud800"}', '{"a":"\\\\ud800"}'),  # an escaped backslash, no escape
+        ('{"k\\udc00":1, "b": [1, "\\ud800"]}', '{"k\ufffd":1, "b": [1, "\ufffd"]}'),
+        ("not json \\ud800 {", "not json \\ud800 {"),  # no JSON: left as the model wrote it
+        ('{"a":"\ud800"}', '{"a":"\ufffd"}'),  # a lone surrogate itself
+    ],
+)
+def test_well_formed_json_rewrites_only_the_literals_of_lone_surrogates(text: str, expected: str) -> None:
+    fixed = well_formed_json(text)
+    assert fixed == expected
+    assert encodes(fixed)
+    try:
+        parsed = json.loads(fixed)
+    except ValueError:
+        return
+    assert not text_problems(json.dumps(parsed))

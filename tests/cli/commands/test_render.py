@@ -110,3 +110,37 @@ def test_render_refuses_a_named_pipe_at_once(tmp_path: Path) -> None:
     result = invoke("eval", "render", "report.json", cwd=tmp_path)
     assert result.code == 2
     assert "report.json: it is a named pipe, not a file: give a saved report as a file" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value", "words"),
+    [
+        (r'"input_tokens": \d+', '"input_tokens": ' + "9" * 4300, ".input_tokens: Input should be less than"),
+        (r'"input_tokens": \d+', '"input_tokens": ' + "9" * 5000, "a number of 5000 digits"),
+        (
+            r'"input_tokens": \d+',
+            '"input_tokens": Infinity',
+            ".input_tokens: Input should be a valid integer",
+        ),
+        (r'"duration_ms": [0-9.e-]+', '"duration_ms": 1e400', "duration_ms: Input should be a finite number"),
+        (r'"duration_ms": [0-9.e-]+', '"duration_ms": NaN', "duration_ms: Input should be a finite number"),
+        (r'"passed": \d+', '"passed": 9007199254740992', "counts.passed: Input should be less than"),
+    ],
+)
+@pytest.mark.parametrize("command", ["render", "compare"])
+def test_a_saved_reports_numbers_are_bounded_as_it_is_read(
+    repo: Path, pattern: str, value: str, words: str, command: str
+) -> None:
+    # A count of 4,300 digits was printed whole into the comment, and Infinity as `inf`.
+    import re
+
+    assert invoke("eval", "run", "--report", "json=report.json", "--details", "all", cwd=repo).code == 1
+    text = (repo / "report.json").read_text(encoding="utf-8")
+    (repo / "edited.json").write_text(re.sub(pattern, value, text, count=1), encoding="utf-8")
+    args = ["edited.json"] if command == "render" else ["report.json", "edited.json"]
+    result = invoke("eval", command, *args, cwd=repo)
+    assert result.code == 2, result.stdout[-500:]
+    assert "edited.json is not a" in result.stderr
+    assert words in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "set_int_max_str_digits" not in result.stderr

@@ -63,7 +63,15 @@ def test_output_file_is_written_and_announced(cli: Runner, project: Path) -> Non
     assert "Wrote json to reports/eval.json" in result.stderr
     data = json.loads(written.read_text(encoding="utf-8"))
     assert data["format_version"] == FORMAT_VERSION
-    assert data["counts"] == {"passed": 1, "failed": 0, "error": 0, "rejected": 0, "total": 1}
+    assert data["counts"] == {
+        "passed": 1,
+        "failed": 0,
+        "error": 0,
+        "rejected": 0,
+        "xfailed": 0,
+        "xpassed": 0,
+        "total": 1,
+    }
     assert [p.name for p in written.parent.iterdir()] == ["eval.json"]  # no temp file left
     umask = os.umask(0)
     os.umask(umask)

@@ -261,3 +261,19 @@ def test_a_fixture_rejudge_cannot_write_is_that_cases_error(
     assert result.code == 1
     (case,) = result.json()["cases"]
     assert "could not be written into the fixture" in case["error"]["message"]
+
+
+def test_a_judges_reason_with_a_lone_surrogate_is_recorded_as_a_fixture_admission_takes(
+    project: Path, serve: Callable[..., ReplayServer]
+) -> None:
+    # The reason is JSON inside the judge's reply: its `\ud800` escape made a lone
+    # surrogate, written into a fixture that its own replay then rejected.
+    _served(project, serve, reason="apple \ud800 is a fruit")
+    result = run(project, "--mode", "live", "--record", "recorded", "--format", "json", "--details", "all")
+    assert result.code == 0, result.stdout + result.stderr
+    recorded = json.loads((project / "recorded" / "alpha.json").read_text(encoding="utf-8"))
+    assert recorded["expects"]["judge"][0]["verdicts"][0]["reason"] == "apple \ufffd is a fruit"
+    (project / "zeroclaw.toml").unlink()
+    replayed = invoke("eval", "run", str(project / "recorded"), "--format", "json", "--details", "all")
+    assert replayed.code == 0, replayed.stdout
+    assert _grade(replayed)["passed"] is True

@@ -235,17 +235,17 @@ CASES: dict[str, tuple[dict[str, Any], str, set[str]]] = {
                 "workspace": {
                     "file_exists": ["missing.txt"],
                     "file_absent": ["seed.txt"],
-                    "file_contains": {"seed.txt": ["absent words"]},
+                    "file_contains": {"notes.txt": ["absent words"]},
                 },
             },
             text_step("Nothing to do."),
-            setup={"workspace_files": {"seed.txt": "seeded"}},
+            setup={"workspace_files": {"seed.txt": "seeded", "notes.txt": "other words"}},
         ),
         "failed",
         {
             "workspace.file_exists[0]",
             "workspace.file_absent[0]",
-            'workspace.file_contains["seed.txt"][0]',
+            'workspace.file_contains["notes.txt"][0]',
         },
     ),
     "budget_pass": (

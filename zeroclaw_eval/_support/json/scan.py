@@ -111,6 +111,39 @@ def printable(text: str) -> str:
     return text if encodes(text) else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+#: A surrogate code point: in a str a JSON parser made, always a lone one (it joins pairs).
+_SURROGATE_CHAR = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """`text` with each lone surrogate replaced by U+FFFD, as a UTF-8 decoder replaces
+    what it cannot read: for text from outside that must be carried on as UTF-8 (into a
+    fixture, to a judge). (`printable` writes it as a visible escape, for text only shown.)"""
+    return text if encodes(text) else _SURROGATE_CHAR.sub("\ufffd", text)
+
+
+#: A JSON string literal (used only on text known to hold a surrogate escape).
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def well_formed_json(text: str) -> str:
+    """JSON text (or text meant as JSON: a model's tool-call arguments) with each string
+    literal that decodes to a lone surrogate written again with U+FFFD in its place, so
+    the value it parses to is UTF-8 text too; everything else as it was written."""
+
+    def fixed(found: re.Match[str]) -> str:
+        literal = found.group()
+        try:
+            if not _unencodable(literal, 0, len(literal)):
+                return literal
+        except ValueError:  # not a literal JSON reads: text that is no JSON at all
+            return literal
+        return json.dumps(well_formed(json.loads(literal)), ensure_ascii=False)
+
+    text = well_formed(text)
+    return _STRING_LITERAL.sub(fixed, text) if SURROGATE_ESCAPE.search(text) else text
+
+
 def _unencodable(text: str, start: int, end: int) -> bool:
     """Whether the string literal `text[start:end]` decodes to a lone surrogate."""
     return bool(SURROGATE_ESCAPE.search(text, start, end)) and not encodes(json.loads(text[start:end]))

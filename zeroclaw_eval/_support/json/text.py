@@ -167,6 +167,10 @@ def loads_strict(text: str) -> Any:
         raise _too_deep_to_parse() from None
 
 
+#: How Python's refusal of a too long integer names its length.
+_INT_DIGITS = re.compile(r"integer string conversion: value has (\d+) digits")
+
+
 def loads_untrusted(text: str | bytes) -> Any:
     """`json.loads` of text from outside (an agent's request or log line, a tool's
     result, a saved report): every way it can fail is a `ValueError`. The parser
@@ -177,6 +181,13 @@ def loads_untrusted(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise _too_deep_to_parse() from None
+    except ValueError as exc:
+        # Python refuses to read an integer of more than 4,300 digits, and says so in words
+        # meant for a programmer (`sys.set_int_max_str_digits`); say what the text holds.
+        digits = _INT_DIGITS.search(str(exc))
+        if digits is None:
+            raise
+        raise ValueError(f"a number of {digits.group(1)} digits, more than any value it may hold") from None
 
 
 def _too_deep_to_parse() -> ValueError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
-from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, CaseReport, RepeatStats
+from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, XFAILED, XPASSED, CaseReport, RepeatStats
 from zeroclaw_eval.reporters.html.diff import diff_view
 from zeroclaw_eval.reporters.safety import referenced
 
@@ -43,8 +43,8 @@ def lines_to_mark(case: CaseReport, lines: int) -> dict[int, str]:
 def case_html(index: int, case: CaseReport) -> str:
     """The `<details>` element of `case`, the `index`th of the page."""
     anchor = f"case-{index}"
-    status = case.status  # one of four fixed words
-    opened = "" if status == PASSED else " open"
+    status = case.outcome  # one of six fixed words
+    opened = "" if status in (PASSED, XFAILED) else " open"
     path = text(case.path)
     out = [
         f'  <details class="case" id="{anchor}" data-status="{status}"{opened}>\n    <summary>\n'
@@ -64,7 +64,15 @@ def case_html(index: int, case: CaseReport) -> str:
         f'{repeated}</span>\n    </summary>\n    <div class="body">\n'
     )
     if runs:
-        _repeats(out, runs, status == PASSED)
+        _repeats(out, runs, case.status == PASSED)
+    mark = case.xfail
+    if mark is not None and status in (XFAILED, XPASSED):
+        gate = " It passed under a strict mark: the gate fails." if status == XPASSED and mark.strict else ""
+        out.append(
+            '      <div class="check xfail">\n'
+            f'        <span class="where">{_link(anchor, path, mark.field)}</span>'
+            f" expected to fail: {text(mark.reason)}{gate}\n      </div>\n"
+        )
     if case.problems:
         out.append("      <h3>Rejected at admission</h3>\n")
     for problem in case.problems:
