@@ -150,6 +150,51 @@ def _garbled(old: str, new: str, failures: dict[str, list[str]]) -> Mutation:
 
 
 #: The weather lookup of the Python agents, and the same reversed.
+#: A request the agent makes once it has answered (a title for the conversation), in the
+#: broken copies of the agents that make one, and how the gate quotes it.
+TITLE = "A title for this conversation: "
+#: A case of one turn: the request comes after the run's last answer.
+LATE: Error = (
+    "/turns/0/steps",
+    f'more time(s) after its last answer (the first time, its last message is user: "{TITLE}',
+)
+
+
+def _title_for(first_input: str) -> Error:
+    """A case of two turns: the request comes when the second turn has begun, and stands
+    where that turn's first request should carry the first turn's input."""
+    return (
+        "/turns/1/steps/0",
+        f"turn 1's user input is {json.dumps(first_input)}; the request has \"{TITLE}",
+    )
+
+
+def _turn_input(second_input: str, sent: str = "") -> Error:
+    """The second turn's first request does not carry its input, but what begins with
+    `sent` (`user_input_match` is "contains")."""
+    return ("/turns/1/steps/0", f"turn 2's user input is {json.dumps(second_input)}; the request has {sent}")
+
+
+def _then(line: str, after: str) -> tuple[str, str]:
+    """A line of the agent's source (its answer written out), and the same line followed
+    by `after`, indented alike."""
+    indent = line[: len(line) - len(line.lstrip())]
+    return (line + "\n", f"{line}\n{indent}{after}\n")
+
+
+def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1") -> Error:
+    """The request at `pointer` echoes get_weather's call `call`, scripted with `city`,
+    back with the arguments `echoed`: the gate takes the call as the model's."""
+    scripted = json.dumps({"city": city}, separators=(",", ":"))
+    return (
+        pointer,
+        f"calls get_weather (id {call}) with the arguments {json.dumps(scripted)}; the request echoes"
+        f" that call back with {json.dumps(echoed)}, as if the model had asked for them",
+    )
+
+
+#: How the Python agents write each answer out (a line to stdout).
+PYTHON_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
 PYTHON_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
 PYTHON_GARBLED = (PYTHON_WEATHER, PYTHON_WEATHER + "[::-1]")
 
@@ -212,6 +257,21 @@ OPENAI_AGENTS = Framework(
     ),
 )
 
+#: A history processor of pydantic-ai (a `ProcessHistory` capability) that lower-cases
+#: the city of each weather call the history keeps (in place: the history is the
+#: agent's own from then on).
+PYDANTIC_TIDY = """from pydantic_ai.capabilities import ProcessHistory
+
+
+def tidy(messages):
+    for message in messages:
+        for part in getattr(message, "parts", ()):
+            if getattr(part, "part_kind", "") == "tool-call" and part.tool_name == "get_weather":
+                part.args = {"city": part.args_as_dict()["city"].lower()}
+    return messages
+
+
+"""
 PYDANTIC_AI = Framework(
     "pydantic_ai",
     ("pydantic_ai",),
@@ -249,6 +309,37 @@ PYDANTIC_AI = Framework(
             "follow_up_question_keeps_the_conversation.json",
             "two_cities_in_one_step_then_noted.json",
             "unknown_city_is_a_failed_call.json",
+        ),
+        # A history processor lower-cases the city of each weather call kept in the
+        # history: the tools ran with the model's arguments, the next request echoes others.
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    "instructions=INSTRUCTIONS)",
+                    "instructions=INSTRUCTIONS, capabilities=[ProcessHistory(tidy)])",
+                ),
+                ("agent = Agent(", PYDANTIC_TIDY + "agent = Agent("),
+            ),
+            errors={
+                "follow_up_question_keeps_the_conversation.json": _echoed(
+                    "call_oslo", "Oslo", '{"city":"oslo"}'
+                ),
+                "two_cities_in_one_step_then_noted.json": _echoed("call_paris", "Paris", '{"city":"paris"}'),
+                "unknown_city_is_a_failed_call.json": _echoed(
+                    "call_atlantis", "Atlantis", '{"city":"atlantis"}'
+                ),
+            },
+        ),
+        # The agent asks for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (_then(PYTHON_PRINTED, f'await agent.run(f"{TITLE}{{text}}")'),),
+            errors={
+                "follow_up_question_keeps_the_conversation.json": _title_for("How is the weather in Oslo?"),
+                "two_cities_in_one_step_then_noted.json": LATE,
+                "unknown_city_is_a_failed_call.json": LATE,
+            },
         ),
         # pydantic-ai sets tool_choice itself; extra_body overrides it in the request.
         _no_tools(
@@ -429,6 +520,22 @@ ANTHROPIC_SDK = Framework(
     "messages",
     TWO_TURNS,
     (
+        # The agent asks for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    "    " + PYTHON_PRINTED,
+                    "client.messages.create(model=MODEL, max_tokens=64,"
+                    f' messages=[{{"role": "user", "content": f"{TITLE}{{text}}"}}])',
+                ),
+            ),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Paris?"),
+            },
+        ),
         # The tools run, but their results are not added to the conversation.
         Mutation(
             "not_fed_back",
@@ -579,54 +686,10 @@ VERCEL_AI = Framework(
     wires=(("--api", "chat"), ("--api", "anthropic")),
 )
 
-#: A request the agent makes once it has answered (a title for the conversation), in the
-#: broken copies of the agents that make one, and how the gate quotes it.
-TITLE = "A title for this conversation: "
-#: A case of one turn: the request comes after the run's last answer.
-LATE: Error = (
-    "/turns/0/steps",
-    f'more time(s) after its last answer (the first time, its last message is user: "{TITLE}',
-)
-
-
-def _title_for(first_input: str) -> Error:
-    """A case of two turns: the request comes when the second turn has begun, and stands
-    where that turn's first request should carry the first turn's input."""
-    return (
-        "/turns/1/steps/0",
-        f"turn 1's user input is {json.dumps(first_input)}; the request has \"{TITLE}",
-    )
-
-
-def _turn_input(second_input: str, sent: str = "") -> Error:
-    """The second turn's first request does not carry its input, but what begins with
-    `sent` (`user_input_match` is "contains")."""
-    return ("/turns/1/steps/0", f"turn 2's user input is {json.dumps(second_input)}; the request has {sent}")
-
-
-def _then(line: str, after: str) -> tuple[str, str]:
-    """A line of the agent's source (its answer written out), and the same line followed
-    by `after`, indented alike."""
-    indent = line[: len(line) - len(line.lstrip())]
-    return (line + "\n", f"{line}\n{indent}{after}\n")
-
-
-def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1") -> Error:
-    """The request at `pointer` echoes get_weather's call `call`, scripted with `city`,
-    back with the arguments `echoed`: the gate takes the call as the model's."""
-    scripted = json.dumps({"city": city}, separators=(",", ":"))
-    return (
-        pointer,
-        f"calls get_weather (id {call}) with the arguments {json.dumps(scripted)}; the request echoes"
-        f" that call back with {json.dumps(echoed)}, as if the model had asked for them",
-    )
-
-
 PARALLEL_OFF = (
     "the script calls 2 tools in one step (get_weather, get_weather),"
     " but the request's parallel_tool_calls is false"
 )
-PYTHON_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
 #: The side environment of the frameworks that pin openai below 3 (`nox -s frameworks`).
 OPENAI2_PYTHON = "ZEROCLAW_OPENAI2_PYTHON"
 

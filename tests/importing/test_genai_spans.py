@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.importing.expected_weather import weather_fixture
 from tests.importing.otlp_docs import (
     ANSWER,
     CALL,
@@ -71,56 +72,16 @@ def _usage(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _expected(tmp_path: Path, source: str = "traces.json") -> dict[str, Any]:
-    return {
-        "model_name": f"weather_{TRACE[:8]}",
-        "tools": ["get_weather"],
-        "turns": [
-            {
-                "user_input": "What is the weather in Paris?",
-                "steps": [
-                    {
-                        "response": {
-                            "type": "tool_calls",
-                            "tool_calls": [
-                                {"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
-                            ],
-                            "input_tokens": 11,
-                            "output_tokens": 7,
-                        }
-                    },
-                    {
-                        "response": {
-                            "type": "text",
-                            "content": "It is sunny in Paris.",
-                            "input_tokens": 23,
-                            "output_tokens": 5,
-                        }
-                    },
-                ],
-            }
-        ],
-        "expects": {
-            "response_contains": ["It is sunny in Paris."],
-            "tools_used": ["get_weather"],
-            "tools_offered": ["get_weather"],
-            "trajectory": {
-                "mode": "strict",
-                "calls": [{"tool": "get_weather", "args": {"city": "Paris"}, "status": "ok"}],
-            },
-            "tool_results_contain": [{"tool": "get_weather", "needle": "sunny, 21C", "call_index": 0}],
-            "all_tools_succeeded": True,
-        },
-        "tool_doubles": {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]},
-        "provenance": {
-            "format": "otel-genai",
-            "source": str(tmp_path / source),
-            "trace_id": TRACE,
-            "span_ids": [FIRST, TOOL, LAST],
-            "service": "weather-service",
-            "provider": "openai",
-            "started": "2026-12-01T09:00:00.000Z",
-        },
+    provenance = {
+        "format": "otel-genai",
+        "source": str(tmp_path / source),
+        "trace_id": TRACE,
+        "span_ids": [FIRST, TOOL, LAST],
+        "service": "weather-service",
+        "provider": "openai",
+        "started": "2026-12-01T09:00:00.000Z",
     }
+    return weather_fixture(f"weather_{TRACE[:8]}", provenance)
 
 
 def test_a_run_is_written_whole_with_each_calls_tokens(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.importing.expected_weather import weather_fixture
 from tests.importing.otlp_docs import T0, document, span
 from tests.support.invoke import Result, invoke
 
@@ -98,54 +99,15 @@ def _only(tmp_path: Path) -> dict[str, Any]:
 
 
 def _expected(tmp_path: Path, source: str = "export.json") -> dict[str, Any]:
-    return {
-        "model_name": "weather_lftrace1",
-        "tools": ["get_weather"],
-        "turns": [
-            {
-                "user_input": "What is the weather in Paris?",
-                "steps": [
-                    {
-                        "response": {
-                            "type": "tool_calls",
-                            "tool_calls": [
-                                {"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
-                            ],
-                            "input_tokens": 11,
-                            "output_tokens": 7,
-                        }
-                    },
-                    {
-                        "response": {
-                            "type": "text",
-                            "content": "It is sunny in Paris.",
-                            "input_tokens": 23,
-                            "output_tokens": 5,
-                        }
-                    },
-                ],
-            }
-        ],
-        "expects": {
-            "response_contains": ["It is sunny in Paris."],
-            "tools_used": ["get_weather"],
-            "trajectory": {
-                "mode": "strict",
-                "calls": [{"tool": "get_weather", "args": {"city": "Paris"}, "status": "ok"}],
-            },
-            "tool_results_contain": [{"tool": "get_weather", "needle": "sunny, 21C", "call_index": 0}],
-            "all_tools_succeeded": True,
-        },
-        "tool_doubles": {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]},
-        "provenance": {
-            "format": "langfuse",
-            "source": str(tmp_path / source),
-            "trace_id": TRACE,
-            "span_ids": ["o1", "o2", "o3"],
-            "service": "production",
-            "started": "2026-12-01T09:00:00.000Z",
-        },
+    provenance = {
+        "format": "langfuse",
+        "source": str(tmp_path / source),
+        "trace_id": TRACE,
+        "span_ids": ["o1", "o2", "o3"],
+        "service": "production",
+        "started": "2026-12-01T09:00:00.000Z",
     }
+    return weather_fixture("weather_lftrace1", provenance, offered=False)
 
 
 def test_a_trace_with_its_observations_is_written_whole(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.importing.expected_weather import weather_fixture
 from tests.support.invoke import Result, invoke
 
 TRACE = "5e1f7c3a-0000-4000-8000-000000000001"
@@ -106,55 +107,15 @@ def _only(tmp_path: Path) -> dict[str, Any]:
 
 def _expected(tmp_path: Path, **changes: Any) -> dict[str, Any]:
     """The fixture of `_runs()`, every field."""
-    fixture: dict[str, Any] = {
-        "model_name": "weather_5e1f7c3a",
-        "tools": ["get_weather"],
-        "turns": [
-            {
-                "user_input": "What is the weather in Paris?",
-                "steps": [
-                    {
-                        "response": {
-                            "type": "tool_calls",
-                            "tool_calls": [
-                                {"id": "call_1", "name": "get_weather", "arguments": {"city": "Paris"}}
-                            ],
-                            "input_tokens": 11,
-                            "output_tokens": 7,
-                        }
-                    },
-                    {
-                        "response": {
-                            "type": "text",
-                            "content": "It is sunny in Paris.",
-                            "input_tokens": 23,
-                            "output_tokens": 5,
-                        }
-                    },
-                ],
-            }
-        ],
-        "expects": {
-            "response_contains": ["It is sunny in Paris."],
-            "tools_used": ["get_weather"],
-            "tools_offered": ["get_weather"],
-            "trajectory": {
-                "mode": "strict",
-                "calls": [{"tool": "get_weather", "args": {"city": "Paris"}, "status": "ok"}],
-            },
-            "tool_results_contain": [{"tool": "get_weather", "needle": "sunny, 21C", "call_index": 0}],
-            "all_tools_succeeded": True,
-        },
-        "tool_doubles": {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]},
-        "provenance": {
-            "format": "langsmith",
-            "source": str(tmp_path / "runs.json"),
-            "trace_id": TRACE,
-            "span_ids": ["r1", "r2", "r3"],
-            "provider": "openai",
-            "started": "2026-12-01T09:00:00.000Z",
-        },
+    provenance = {
+        "format": "langsmith",
+        "source": str(tmp_path / "runs.json"),
+        "trace_id": TRACE,
+        "span_ids": ["r1", "r2", "r3"],
+        "provider": "openai",
+        "started": "2026-12-01T09:00:00.000Z",
     }
+    fixture = weather_fixture("weather_5e1f7c3a", provenance)
     fixture.update(changes)
     return fixture
 
