@@ -33,9 +33,10 @@ LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "docs", "noxfile.p
 # (openai-agents is still 0.x).
 FRAMEWORKS = [
     "openai-agents>=0.24,<1",
-    "pydantic-ai-slim[openai]>=2,<3",
+    "pydantic-ai-slim[openai,anthropic]>=2,<3",
     "langchain>=1,<2",
     "langchain-openai>=1,<2",
+    "langchain-anthropic>=1,<2",
     "langgraph>=1,<2",
     "anthropic>=0.50",
     # The agent service example (examples/frameworks/starlette_service).

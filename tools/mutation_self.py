@@ -5,9 +5,9 @@ could plant? (`nox -s mutation_self`, which installs what this needs.)
         [--write-docs] [--max-children N]
 
 Each AREA is a group of modules and the tests that state their behaviour (`AREAS`);
-without one, every area runs. mutmut 3 (well kept, per-function mutants, reruns only
-what changed) plants the mutants; this script scopes each run, scores it per module and
-keeps the ratchet:
+without one, every area runs. mutmut 3 (well kept, per-function mutants) plants the
+mutants, afresh each run (see `_run`); this script scopes each run, scores it per module
+and keeps the ratchet:
 
 - an area runs in `.mutation/AREA/`, a copy of the working tree, whose `mutants/` copy
   is installed in development mode first: tests that start the console script in a
@@ -170,10 +170,14 @@ def _run(name: str, area: Area, sources: list[str], children: int) -> dict[str, 
     text = pyproject.read_text(encoding="utf-8")
     pyproject.write_text(text + "\n[tool.mutmut]\n" + _toml(config), encoding="utf-8")
     # The mutants' copy installed in development mode, so a subprocess imports it too.
-    # Made here the first time only: after that the folder is mutmut's, its files mutated.
+    # Made afresh every run: mutmut keeps its last run's map of which tests reach each
+    # function and its mutants' results, and collects the map for new tests only, so a
+    # function the tests now reach another way (made async, moved) kept the old tests'
+    # map, and its mutants ran against too few (a PATCH sent without its body "survived"
+    # the test that catches it). A score is of the code and tests as they are now.
     mutants = work / "mutants"
-    if not mutants.exists():
-        _copy_tree(mutants, source=work)
+    shutil.rmtree(mutants, ignore_errors=True)
+    _copy_tree(mutants, source=work)
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "-e", str(mutants)], check=True
     )

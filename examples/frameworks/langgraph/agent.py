@@ -1,13 +1,15 @@
 """A travel-desk agent on LangChain and LangGraph, speaking the `--agent-cmd` jsonl protocol.
 
-    python agent.py [--stream]
+    python agent.py [--stream] [--api chat|anthropic]
 
 Each stdin line is a turn, `{"turn": 0, "user_input": "..."}`; each answer is one stdout
 line, `{"answer": "..."}`. The agent is LangChain's `create_agent` (a LangGraph graph)
-over `ChatOpenAI`: `invoke`, or with `--stream` a streaming model driven by
-`stream(stream_mode="messages")`. A LangGraph checkpointer keeps the conversation from
-turn to turn (one thread). `ChatOpenAI` reads OPENAI_BASE_URL and OPENAI_API_KEY; the
-model is named by ZEROCLAW_EVAL_MODEL (the fixture's model_name under the gate).
+over `ChatOpenAI`, or with `--api anthropic` over `ChatAnthropic` (langchain-anthropic):
+`invoke`, or with `--stream` a streaming model driven by `stream(stream_mode="messages")`.
+A LangGraph checkpointer keeps the conversation from turn to turn (one thread).
+`ChatOpenAI` reads OPENAI_BASE_URL and OPENAI_API_KEY, `ChatAnthropic` ANTHROPIC_BASE_URL
+and ANTHROPIC_API_KEY; the model is named by ZEROCLAW_EVAL_MODEL (the fixture's
+model_name under the gate).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from langchain.agents import AgentState, create_agent
 from langchain.agents.middleware import InputAgentState, OutputAgentState
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
@@ -51,8 +54,12 @@ def save_note(text: str) -> str:
     return f"saved to {NOTES}"
 
 
-def build(stream: bool) -> Graph:
-    model = ChatOpenAI(model=MODEL, streaming=stream)
+def build(stream: bool, api: str = "chat") -> Graph:
+    model: BaseChatModel = ChatOpenAI(model=MODEL, streaming=stream)
+    if api == "anthropic":
+        from langchain_anthropic import ChatAnthropic
+
+        model = ChatAnthropic(model_name=MODEL, streaming=stream, timeout=None, stop=None)
     return create_agent(
         model, [get_weather, save_note], system_prompt=SYSTEM_PROMPT, checkpointer=InMemorySaver()
     )
@@ -73,8 +80,9 @@ def answer(agent: Graph, user_input: str, config: RunnableConfig, stream: bool) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--stream", action="store_true", help="stream the model's tokens")
+    parser.add_argument("--api", default="chat", choices=["chat", "anthropic"], help="the model's API")
     options = parser.parse_args()
-    agent = build(options.stream)
+    agent = build(options.stream, options.api)
     config: RunnableConfig = {"configurable": {"thread_id": "zeroclaw_user"}}
     for line in sys.stdin:
         text = answer(agent, json.loads(line)["user_input"], config, options.stream)
