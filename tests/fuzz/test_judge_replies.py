@@ -80,3 +80,16 @@ def test_any_judge_reply_is_a_verdict_a_fixture_holds_or_an_error(reply: str, an
         case = admit_case(Path(name), fixture)
     (grade,) = judge_checks(case.trace.expects.judge, answer)
     assert grade.passed is (verdict.verdict == "yes")
+
+
+def test_a_reply_that_names_the_verdict_twice_is_no_verdict() -> None:
+    # The last key won: `{"verdict": "no", "verdict": "yes"}` passed the check.
+    check = JudgeCheck(rubric="Is the answer polite?")
+    for reply in ('{"verdict": "no", "verdict": "yes"}', '{"verdict": "yes", "reason": "a", "reason": "b"}'):
+        refused: JudgeError | None = None
+        try:
+            asyncio.run(ask(_Judge(reply), "judge", check, "hello"))
+        except JudgeError as exc:
+            refused = exc
+        assert refused is not None, reply
+        assert "the judge's reply is no verdict" in str(refused)

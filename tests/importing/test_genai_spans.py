@@ -250,17 +250,26 @@ def test_the_provider_is_the_first_model_calls_provider_name_or_older_system(tmp
     assert _only(tmp_path)["provenance"]["provider"] == "azure.ai.openai"
 
 
-def _tool_failed(tmp_path: Path, tool: dict[str, Any]) -> dict[str, Any]:
+def _tool_failed(
+    tmp_path: Path, tool: dict[str, Any], extra: tuple[dict[str, Any], ...] = ()
+) -> dict[str, Any]:
+    """The fixture of the weather run whose tool span is `tool` (and `extra` spans after it)."""
     spans = _usage(weather_spans())
-    spans[2] = tool
+    spans[2:3] = [tool, *extra]
     assert _import(tmp_path, document(spans)).code == 0
     return _only(tmp_path)
 
 
 @pytest.mark.parametrize(
     "status",
-    [{"code": "STATUS_CODE_ERROR", "message": "connection refused"}, {"code": 2}],
-    ids=["by-name", "by-number"],
+    [
+        {"code": "STATUS_CODE_ERROR", "message": "connection refused"},
+        {"code": 2},
+        {"code": "ERROR"},
+        {"code": "2"},
+        {"code": 2.0},
+    ],
+    ids=["by-name", "by-number", "sdk-name", "number-as-text", "number-as-float"],
 )
 def test_a_tool_span_whose_status_is_an_error_is_a_failed_call(
     tmp_path: Path, status: dict[str, Any]
@@ -275,12 +284,63 @@ def test_a_tool_span_whose_status_is_an_error_is_a_failed_call(
 
 @pytest.mark.parametrize(
     "status",
-    [{"code": 1}, {"code": "STATUS_CODE_OK"}, {"code": True}, {"code": "2"}, "error", {}],
-    ids=["ok", "ok-by-name", "bool", "text", "not-an-object", "unset"],
+    [{"code": 1}, {"code": "STATUS_CODE_OK"}, {"code": "ok"}, {"code": 0}, "error", {}],
+    ids=["ok", "ok-by-name", "sdk-name", "unset-by-number", "not-an-object", "unset"],
 )
-def test_a_tool_span_with_any_other_status_succeeded(tmp_path: Path, status: Any) -> None:
+def test_a_tool_span_with_an_ok_or_unset_status_succeeded(tmp_path: Path, status: Any) -> None:
     fixture = _tool_failed(tmp_path, {**weather_spans()[2], "status": status})
     assert fixture == _expected(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "status",
+    [{"code": True}, {"code": 7}, {"code": "FAILED"}, {"code": [2]}],
+    ids=["bool", "no-such-number", "no-such-name", "a-list"],
+)
+def test_a_tool_span_whose_status_is_spelled_no_known_way_proves_nothing(tmp_path: Path, status: Any) -> None:
+    # Read as a success, an exporter's own spelling of an error was certified as one.
+    fixture = _tool_failed(tmp_path, {**weather_spans()[2], "status": status})
+    expected = _expected(tmp_path)
+    del expected["expects"]["trajectory"]["calls"][0]["status"]
+    del expected["expects"]["all_tools_succeeded"]
+    assert fixture == expected
+
+
+@pytest.mark.parametrize(
+    ("attributes", "events"),
+    [
+        ({"otel.status_code": "ERROR"}, []),
+        ({}, [{"name": "Exception", "timeUnixNano": "1", "attributes": []}]),
+        (
+            {},
+            [
+                {
+                    "name": "error",
+                    "timeUnixNano": "1",
+                    "attributes": key_values({"exception.type": "KeyError"}),
+                }
+            ],
+        ),
+    ],
+    ids=["status-attribute", "event-named-in-another-case", "event-with-exception-type"],
+)
+def test_other_marks_of_a_failed_tool_span_are_read(
+    tmp_path: Path, attributes: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    fixture = _tool_failed(tmp_path, {**_set(weather_spans()[2], **attributes), "events": events})
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
+
+
+def test_a_second_run_of_a_call_that_failed_makes_the_call_failed(tmp_path: Path) -> None:
+    # Two spans of one call (an exporter's retry): the first ok, the later one an error.
+    # The first was taken and the failure dropped: a failed call certified as a success.
+    spans = weather_spans()
+    failed = {**spans[2], "spanId": "e5e5e5e5e5e5e5e5", "status": {"code": 2}}
+    fixture = _tool_failed(tmp_path, spans[2], extra=(failed,))
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
+    assert fixture["tool_doubles"]["get_weather"][0]["success"] is False
 
 
 def test_a_tool_span_with_an_error_type_is_a_failed_call(tmp_path: Path) -> None:

@@ -348,3 +348,19 @@ def test_an_sdk_span_that_never_ended_is_refused(tmp_path: Path) -> None:
         f"refused: trace {SPAN_TRACE}: span a1a1a1a1a1a1a1a1 (OpenAI-generation): the span never ended"
         in (result.stderr)
     )
+
+
+def test_a_second_run_of_a_call_that_failed_makes_the_call_failed(tmp_path: Path) -> None:
+    # The tool observed twice for one call: an OK observation first, the ERROR one later.
+    # The first was taken: the failed refund of production was certified as a success.
+    trace = _trace()
+    again = _observation(
+        "o2b", "TOOL", 2, name="get_weather", input={"city": "Paris"}, output=None, level="ERROR"
+    )
+    again["statusMessage"] = "TimeoutError: the weather service did not answer"
+    trace["observations"].insert(2, again)
+    assert _import(tmp_path, trace).code == 0
+    fixture = _only(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
+    assert fixture["tool_doubles"]["get_weather"][0]["success"] is False

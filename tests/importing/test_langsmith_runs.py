@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.importing.expected_weather import weather_fixture
 from tests.support.invoke import Result, invoke
 
@@ -254,6 +256,30 @@ def test_a_tool_run_with_an_error_status_and_no_error_text_keeps_its_output(tmp_
     assert _only(tmp_path)["tool_doubles"] == {
         "get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C", "success": False}]
     }
+
+
+@pytest.mark.parametrize(
+    "tool",
+    [{"status": "ERROR"}, {"status": " Error "}, {"outputs": {"error": "TimeoutError: no answer"}}],
+    ids=["status-in-capitals", "status-padded", "outputs-only-an-error"],
+)
+def test_other_marks_of_a_failed_tool_run_are_read(tmp_path: Path, tool: dict[str, Any]) -> None:
+    assert _import(tmp_path, _runs(**tool)).code == 0
+    fixture = _only(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
+
+
+def test_a_second_run_of_a_call_that_failed_makes_the_call_failed(tmp_path: Path) -> None:
+    # The same tool run twice for one call (a retry the trace kept): the first succeeded,
+    # the later one failed. The first was taken and the call certified as a success.
+    runs = _runs()
+    again = _run("r2b", "tool", 2, inputs={"city": "Paris"}, outputs=None, error="TimeoutError")
+    runs.insert(3, again)
+    assert _import(tmp_path, runs).code == 0
+    fixture = _only(tmp_path)
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
+    assert "all_tools_succeeded" not in fixture["expects"]
 
 
 def test_a_tool_run_with_a_success_status_and_no_error_succeeded(tmp_path: Path) -> None:

@@ -403,3 +403,61 @@ def test_ids_and_names_holding_a_lone_surrogate_are_written(tmp_path: Path) -> N
     ]
     assert fixture["tools"] == ["look\\udfff"]
     assert fixture["expects"]["tools_offered"] == ["look\\udfff"]
+
+
+@pytest.mark.parametrize(
+    ("said", "scrubbed"),
+    [
+        ("?client_secret=Zq8Lm3Pw9Xy2&password=hunter2x", "?client_secret=[REDACTED]&password=[REDACTED]"),
+        ("?api-key=abcdef123456&refresh_token=rt_12345678", "?api-key=[REDACTED]&refresh_token=[REDACTED]"),
+        ("/cb#access_token=abcdefgh1234&state=1", "/cb#access_token=[REDACTED]&state=1"),
+        ("/f?sv=2022&sig=AbCdEf0123456789&se=2026", "/f?sv=2022&sig=[REDACTED]&se=2026"),
+        ("Authorization: BEARER abcdefghijklmnop", "Authorization: BEARER [REDACTED]"),
+        ("Authorization: Token 0123456789abcdef", "Authorization: Token [REDACTED]"),
+        ("x-api-key: k3y-0123456789", "x-api-key: [REDACTED]"),
+        ("acme_api_token=t0k3nV4lu3Xq9", "acme_api_token=[REDACTED]"),
+        ('ACME_API_TOKEN="t0k3n V4lu3Xq9"', 'ACME_API_TOKEN="[REDACTED]"'),
+        ('{"password": "Tr0ub4dor&3", "user": "bob"}', '{"password": "[REDACTED]", "user": "bob"}'),
+        ('{"Authorization": "Token 0123456789abcdef"}', '{"Authorization": "Token [REDACTED]"}'),
+        ("postgres://admin:S3cretPass@10.0.0.5:5432/db", "postgres://admin:[REDACTED]@10.0.0.5:5432/db"),
+        # What only looks like one is left: counts of tokens, a short token, prose.
+        ("max_tokens=1024, input_tokens: 300", "max_tokens=1024, input_tokens: 300"),
+        ("?page=2&key=en&token=short", "?page=2&key=en&token=short"),
+        ("the password policy asks for 12 characters", "the password policy asks for 12 characters"),
+    ],
+)
+def test_a_secret_its_name_points_at_is_scrubbed(tmp_path: Path, said: str, scrubbed: str) -> None:
+    spans = _run_saying("Fetch it.", {"url": "https://example.com/"}, f"fetched {said}")
+    assert _import(tmp_path, document(spans)).code == 0
+    fixture = json.loads(_written(tmp_path))
+    assert fixture["tool_doubles"]["lookup"][0]["result"] == f"fetched {scrubbed}"
+
+
+def test_arguments_named_like_secrets_are_scrubbed_where_the_double_matches_them(tmp_path: Path) -> None:
+    arguments = {"user": "bob", "password": "hunter2x", "max_tokens": "1024"}
+    spans = _run_saying("Log in.", arguments, "logged in")
+    assert _import(tmp_path, document(spans)).code == 0
+    fixture = json.loads(_written(tmp_path))
+    scrubbed = {"user": "bob", "password": "[REDACTED]", "max_tokens": "1024"}
+    assert fixture["expects"]["trajectory"]["calls"][0]["args"] == scrubbed
+    assert fixture["tool_doubles"]["lookup"][0]["when"] == scrubbed
+
+
+@pytest.mark.parametrize(
+    ("said", "scrubbed"),
+    [
+        ("mail bob.smith+x@corp.io now", "mail zeroclaw_user@example.com now"),
+        ("a@b.co and c@example.com", "zeroclaw_user@example.com and c@example.com"),
+        ("x@y.org,z@w.net.", "zeroclaw_user@example.com,zeroclaw_user@example.com."),
+        ("a@b@c.io", "a@zeroclaw_user@example.com"),
+        ("no address @ here, nor @there", "no address @ here, nor @there"),
+        ("QmFzZTY0" * 4000 + "@", "QmFzZTY0" * 4000 + "@"),  # a long word and an @: no address
+    ],
+)
+def test_email_addresses_are_found_around_each_at(tmp_path: Path, said: str, scrubbed: str) -> None:
+    # Each @ is read outward from, never every letter of a long word onward (a 200 KB
+    # base64 blob took six minutes to scrub).
+    spans = _run_saying("Fetch it.", {"url": "https://example.com/"}, said)
+    assert _import(tmp_path, document(spans)).code == 0
+    fixture = json.loads(_written(tmp_path))
+    assert fixture["tool_doubles"]["lookup"][0]["result"] == scrubbed

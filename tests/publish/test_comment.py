@@ -354,3 +354,40 @@ def test_an_odd_answer_from_the_installed_command_is_an_error_not_a_traceback(
     assert result.code == 1, result.stderr
     assert "answered a JSON array, not the comment (an object)" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_run_that_stopped_short_is_never_a_green_comment(
+    reports: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # A run stopped by SIGTERM after its first case: the cases it never ran read as
+    # removed, and the comment said "✅ no new failures" for a run that exited 143.
+    base, _ = reports
+    data = json.loads(base.read_text())
+    data["cases"] = data["cases"][:1]
+    data.update(interrupted="SIGTERM", not_run=2, exit_code=143)
+    data["counts"] = {**data["counts"], "passed": 1, "total": 1}
+    data["category_totals"] = data["cases"][0]["category_totals"]
+    head = tmp_path / "head.json"
+    head.write_text(json.dumps(data))
+    result = invoke("eval", "compare", str(base), str(head))
+    assert result.code == 0, result.stderr
+    title = next(line for line in result.stdout.splitlines() if line.startswith("## "))
+    stopped = "## ❌ zeroclaw eval: interrupted by SIGTERM, 2 cases not run;"
+    assert title.startswith(f"{stopped} no new failures among the cases that ran")
+    assert "> The run stopped before it ran every case" in result.stdout
+    alone = invoke("eval", "compare", str(head))
+    title = next(line for line in alone.stdout.splitlines() if line.startswith("## "))
+    assert title.startswith(stopped)
+
+
+@pytest.mark.parametrize("repo", ["../..", "zeroclaw_user/..", "o/r?x=#", "o/r#x", "o /r", "o/r%2F..", ""])
+def test_a_repository_that_is_no_owner_and_name_is_refused_before_any_request(
+    api: GitHubApi, tmp_path: Path, repo: str
+) -> None:
+    # `../..` sent the token's requests to /issues/1/comments of the API host, and `o/r?x=#`
+    # posted to a path with a query of its own.
+    environment = {"GITHUB_TOKEN": "bot-token", "GITHUB_API_URL": api.url, "GITHUB_REPOSITORY": repo}
+    result = invoke("eval", "comment", str(_marked_body(tmp_path)), "--pr", "3", env=environment)
+    assert result.code == 2, result.stderr
+    assert "a repository is OWNER/NAME, each of letters, digits, '.', '_' and '-'" in result.stderr
+    assert api.double.requests == []

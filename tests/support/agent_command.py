@@ -303,6 +303,8 @@ def main() -> None:
             sys.stdout.flush()
     if options.breaks == "extra":
         chat([*history, {"role": "user", "content": "one more thing"}], list(TOOLS), False)
+    if options.breaks == "fail-after":  # what it does once stdin closes fails
+        raise RuntimeError("could not save the conversation")
     if options.breaks == "linger":
         time.sleep(0.3)
         Path(os.environ["ZEROCLAW_EVAL_PROJECT"], "exited-cleanly").write_text("yes", encoding="utf-8")

@@ -136,6 +136,11 @@ async def drive(
             " one no case can grade",
             f"/turns/{last}/steps",
         )
+    # An agent command that failed once it had answered (`CommandAgent.closing_error`).
+    closing = agent_attribute(made[0], "closing_error") if made else None
+    if error is None and isinstance(closing, RunError):
+        closing.pointer = closing.pointer or f"/turns/{len(case.trace.turns) - 1}"
+        return closing
     return error
 
 

@@ -205,6 +205,9 @@ class CommandAgent:
         self._turn = 0
         #: A turn is under way: if the case ends now, the turn was cut off (a timeout).
         self._waiting = False
+        #: Set by `aclose` when the process failed once every turn was answered: the case's
+        #: run error (`agent.drive`).
+        self.closing_error: RunError | None = None
 
     async def run_turn(self, user_input: str) -> str:
         """Send one turn's user input; the agent's answer."""
@@ -327,7 +330,13 @@ class CommandAgent:
         turn was cut off) and the server in front of the case."""
         try:
             if self._process is not None:
-                await self._process.end(0.0 if self._waiting else EXIT_GRACE_SECS)
+                code = await self._process.end(0.0 if self._waiting else EXIT_GRACE_SECS)
+                if code and self._command.io != "oneshot" and self._turn > 0:
+                    self.closing_error = self._failure(
+                        f"exited with code {code} after its last answer (it was to exit by itself"
+                        " once its stdin closed): what fails after an agent answers (saving the"
+                        " conversation, a request of its own) is a broken agent, whatever it answered"
+                    )
         finally:
             self._front.close()
 

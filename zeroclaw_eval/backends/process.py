@@ -93,14 +93,16 @@ class AgentProcess:
         except asyncio.TimeoutError:
             return None
 
-    async def end(self, grace: float) -> None:
+    async def end(self, grace: float) -> int | None:
         """Close stdin and give the process `grace` seconds to exit by itself, then kill its
-        process group; every wait is bounded, and the pipes are closed in the end."""
+        process group; every wait is bounded, and the pipes are closed in the end. The code
+        the process exited with by itself, within the grace; None if it was killed."""
         stdin = self._process.stdin
         if stdin is not None and not stdin.is_closing():
             stdin.close()
-        if grace > 0 and self._process.returncode is None:
-            await self.exited(grace)
+        code = self._process.returncode
+        if grace > 0 and code is None:
+            code = await self.exited(grace)
         try:
             os.killpg(self._process.pid, signal.SIGKILL)  # the group: whatever it started too
         except (ProcessLookupError, PermissionError):
@@ -117,6 +119,7 @@ class AgentProcess:
         transport = getattr(self._process, "_transport", None)
         if transport is not None:
             transport.close()
+        return code
 
     def _stderr_line(self, line: str | int) -> None:
         self.stderr.append(tail_line(line))

@@ -7,8 +7,10 @@ rubric and the judge model's name, and from then on a replay grades that answer 
 that rubric by the recorded verdict, offline, the same every time. The check fails
 closed: an answer or a rubric with no recorded verdict (the agent now answers
 otherwise, or the rubric was edited) fails and says how to judge it again, never passes
-on a guess. So vacuity needs nothing of its own (an empty answer has no verdict), and a
-mutated answer in `zeroclaw eval mutate` has none either: the mutant is killed.
+on a guess. So vacuity needs nothing of its own (an empty answer has no verdict, unless
+one was recorded for the empty text: then the empty run passes the check, and vacuity
+reports the case as it would any check an empty run passes), and a mutated answer in
+`zeroclaw eval mutate` has none either: the mutant is killed.
 
 Asking: the judge gets a fixed instruction, the rubric, and the text between two
 markers that name its digest (text cannot close its own markers without holding its own
@@ -104,8 +106,8 @@ def _read(content: str) -> tuple[str, str]:
     fenced = _FENCED.match(stripped)
     body = fenced.group(1) if fenced else stripped
     try:
-        data = loads_untrusted(body)
-    except ValueError:
+        data = loads_untrusted(body, unique_keys=True)
+    except ValueError:  # not JSON, or a key twice (`{"verdict": "no", "verdict": "yes"}`)
         data = None
     verdict = str(data.get("verdict", "")).strip().lower() if isinstance(data, dict) else ""
     if not isinstance(data, dict) or verdict not in ("yes", "no"):

@@ -285,6 +285,7 @@ def _built(trace: ImportedTrace, turns: list[_Turn], results: Results) -> Conver
         response = turn.steps[-1].reply.content or ""
         record.turns.append(TurnRecord(index, turn.user_input, response))
         written.append({"user_input": turn.user_input, "steps": steps})
+    results.failed_twins(record.calls, proven)
     return Conversation(written, record, list(tools), _offered_every(turns), span_ids, proven)
 
 

@@ -17,14 +17,15 @@ Whether a call succeeded is what the trace proves, never a hope (`proven_outcome
 failed where anything says so (its tool run's error status, error type or exception; a
 result the agent marked as an error; a result in the words the common frameworks use
 for a failure, as a replay of an agent command reads them, `boundary.sent.inferred_success`);
-it succeeded where its tool run ended with none of those; else nothing is known, and a
-fixture claims nothing of it. A result text alone never proves success: an agent that
+it succeeded where its tool run ended with none of those, and no other run of it failed
+(a run no call claimed, with its id or arguments: `Results.failed_twins`); else nothing
+is known, and a fixture claims nothing of it. A result text alone never proves success: an agent that
 feeds a tool's exception back as text (`URLError: ...`) says nothing a reader can trust.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from zeroclaw_eval._support.json.text import json_equal
@@ -112,6 +113,30 @@ class Results:
                     self.used.add(index)
                     return run
         return None
+
+    def failed_twins(self, calls: list[RecordedCall], proven: list[bool | None]) -> None:
+        """Mark failed (in `proven`, and in the recorded `calls`) each call proven to have
+        succeeded whose tool run the trace also recorded as failed: a run no call claimed,
+        of the call's tool, with its id (or, where the run names none, its arguments, or
+        none recorded). The trace holds that call's run twice (an exporter's retry, a span
+        and its copy, a LangSmith run and its child) and which one the call got cannot be
+        told; a call failed where anything in the trace says so."""
+        unclaimed = (run for index, run in enumerate(self.runs) if index not in self.used)
+        failed = [run for run in unclaimed if run.success is False]
+        for index, call in enumerate(calls):
+            if proven[index] is True and any(_twin(run, call) for run in failed):
+                proven[index] = False
+                calls[index] = replace(call, success=False)
+
+
+def _twin(run: ToolRun, call: RecordedCall) -> bool:
+    """Whether `run` may have been a run of `call`: the same tool, and the same call id,
+    or (a run that names none) the same arguments or none recorded."""
+    if run.name != call.name:
+        return False
+    if run.call_id:
+        return run.call_id == call.call_id
+    return run.arguments is None or json_equal(_decoded(run.arguments), call.arguments)
 
 
 @dataclass(frozen=True)

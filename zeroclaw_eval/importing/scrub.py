@@ -49,8 +49,12 @@ from zeroclaw_eval.errors import InvalidRegex, UnfaithfulTrace, UsageError
 from zeroclaw_eval.importing.trace import ImportedTrace
 
 PLACEHOLDER_EMAIL = "zeroclaw_user@example.com"
-#: An address whose domain is not exactly example.com (Unicode letters too: IDN addresses).
-_EMAIL = re.compile(r"[\w.%+-]+@(?!example\.com(?![\w.-]))[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
+#: An address's domain, matched right after its `@`, when it is not exactly example.com
+#: (Unicode letters too: IDN addresses). The local part before the `@` is read by
+#: `_emails`, never by a pattern that would start at every letter of a long word and scan
+#: it to its end looking for an `@` (a 200 KB base64 blob took six minutes).
+_EMAIL_DOMAIN = re.compile(r"(?!example\.com(?![\w.-]))[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}")
+
 _CREDENTIALS = re.compile(
     "|".join(
         (
@@ -73,8 +77,34 @@ _CREDENTIALS = re.compile(
         )
     )
 )
-#: A secret in a URL's query: `?api_key=…`, `&access_token=…`.
-_QUERY_SECRET = re.compile(r"([?&](?:api_?key|access_token|token|secret|key)=)[^&\s\"'#]{8,}", re.IGNORECASE)
+#: A name that says its value is a secret: a password, a secret, a token (not `tokens`, a
+#: count), a key of an API or an access key, a credential, a signature.
+_SECRET_NAME = (
+    r"[\w.-]*(?:password|passwd|pwd|secret|token(?!s)|api[_-]?key|access[_-]?key|private[_-]?key"
+    r"|credential|signature)[\w.-]*"
+)
+_SECRET_KEY = re.compile(_SECRET_NAME, re.IGNORECASE)
+_PASSWORD = re.compile(r"passw(?:or)?d|pwd", re.IGNORECASE)
+#: Secrets found by what names them, each pattern's group `v` the secret replaced:
+_NAMED_SECRETS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        # in a URL's query or fragment: `?api_key=…`, `&client_secret=…`, `#access_token=…`,
+        # an Azure SAS `&sig=…`, and a bare `?key=…` when it is long enough to be one;
+        rf"[?&#;](?:{_SECRET_NAME}|sig|auth|code)=(?P<v>[^&\s\"'#<>]{{4,}})",
+        r"[?&#;]key=(?P<v>[^&\s\"'#<>]{8,})",
+        # a header: `Authorization: Bearer …` in any case, `Token …`, `x-api-key: …`;
+        r"\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?:(?:bearer|basic|token|apikey|key|digest)\s+)?"
+        r"(?P<v>[^\s\"',;]{8,})",
+        rf"\b(?:x-)?(?:api-key|auth-token|{_SECRET_NAME})\s*:\s*(?P<v>[^\s\"',;]{{8,}})",
+        # an assignment or a JSON field named like one: `ACME_API_TOKEN="…"`, `"password": "…"`;
+        rf"(?<![\w.-])[\"']?{_SECRET_NAME}[\"']?\s*[:=]\s*\"(?P<v>(?:[^\"\\\n]|\\.){{4,}}?)\"",
+        rf"(?<![\w.-])[\"']?{_SECRET_NAME}[\"']?\s*[:=]\s*'(?P<v>[^'\n]{{4,}}?)'",
+        rf"(?<![\w.-]){_SECRET_NAME}\s*=\s*(?P<v>[^\s\"'&#,;}}<>]{{4,}})",
+        # the password of a URL: `postgres://admin:…@10.0.0.5:5432/db`.
+        r"\b[a-z][a-z0-9+.-]*://[^\s:/@\"']+:(?P<v>[^\s@/\"']{3,})@",
+    )
+)
 _SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 #: What scrubbing writes in place of what it found: read through escapes, never again.
 _WRITTEN = re.compile(f"{re.escape(REDACTED)}|{re.escape(PLACEHOLDER_EMAIL)}")
@@ -93,6 +123,60 @@ def environment_secrets(environ: Mapping[str, str] = os.environ) -> list[str]:
         for name, value in environ.items()
         if name.upper().endswith(_SECRET_NAMES) and len(value.strip()) >= MIN_SECRET_LENGTH
     ]
+
+
+def _emails(text: str) -> Iterator[tuple[int, int]]:
+    """Where each email address of `text` stands (not those at example.com): from each
+    `@`, the local part read back over letters, digits and `._%+-`, and the domain
+    matched forward. Each character is read a bounded number of times, however long the
+    words around the `@`s."""
+    at = text.find("@")
+    floor = 0  # where the last address ended: the next one's local part starts after it
+    while at >= 0:
+        start = at
+        while start > floor and (text[start - 1].isalnum() or text[start - 1] in "_.%+-"):
+            start -= 1
+        domain = _EMAIL_DOMAIN.match(text, at + 1) if start < at else None
+        if domain is not None:
+            yield start, domain.end()
+            floor = domain.end()
+        at = text.find("@", max(at + 1, floor))
+
+
+def _long_enough(match: re.Match[str]) -> bool:
+    """Whether what a name points at is long enough to be a secret: 8 characters (a
+    `?token=short` is none), 4 for a password, which people pick short."""
+    return len(match.group("v")) >= 8 or _PASSWORD.search(match.group()) is not None
+
+
+def _named_secret(key: str, value: str) -> bool:
+    """Whether a JSON member holds a secret by its name: `{"password": "…"}` (a value
+    long enough, `_long_enough`, and not one scrubbing wrote)."""
+    short = len(value) < 8 and _PASSWORD.search(key) is None
+    return len(value) >= 4 and not short and value != REDACTED and _SECRET_KEY.fullmatch(key) is not None
+
+
+def _named_secrets(text: str) -> Iterator[tuple[int, int, str]]:
+    """Where each secret a name points at stands in `text` (`_NAMED_SECRETS`), each with
+    `REDACTED`, overlapping ones merged; what scrubbing wrote already is left alone."""
+    found = [
+        (match.start("v"), match.end("v"), REDACTED)
+        for pattern in _NAMED_SECRETS
+        for match in pattern.finditer(text)
+        if match.group("v") not in (REDACTED, PLACEHOLDER_EMAIL) and _long_enough(match)
+    ]
+    yield from _merged(found) if found else ()
+
+
+def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end) span in order replaced by its text."""
+    if not spans:
+        return text
+    pieces, done = [], 0
+    for start, end, replacement in spans:
+        pieces += [text[done:start], replacement]
+        done = end
+    return "".join([*pieces, text[done:]])
 
 
 @dataclass(frozen=True)
@@ -125,8 +209,8 @@ class Scrubber:
         text = printable(text)
         text = scrub(text, self.secrets) if self.secrets else text
         text = _CREDENTIALS.sub(REDACTED, text)
-        text = _QUERY_SECRET.sub(rf"\1{REDACTED}", text)
-        text = _EMAIL.sub(PLACEHOLDER_EMAIL, text)
+        text = _replaced(text, sorted(_named_secrets(text)))
+        text = _replaced(text, [(start, end, PLACEHOLDER_EMAIL) for start, end in _emails(text)])
         for pattern in self.patterns:
             text = _compiled(pattern).sub(REDACTED, text)
         return self._behind_escapes(text) if "\\" in text else text
@@ -148,22 +232,15 @@ class Scrubber:
         written = list(_WRITTEN.finditer(text))
         starts, ends = [match.start() for match in written], [match.end() for match in written]
         found = [span for span in found if not _overlaps(span, starts, ends)]
-        if not found:
-            return text
-        pieces, done = [], 0
-        for start, end, replacement in _merged(found):
-            pieces += [text[done:start], replacement]
-            done = end
-        return "".join([*pieces, text[done:]])
+        return _replaced(text, list(_merged(found)))
 
     def _matches(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Where in `text` the patterns of `text()` match, each with what replaces it."""
         for match in _CREDENTIALS.finditer(text):
             yield match.start(), match.end(), REDACTED
-        for match in _QUERY_SECRET.finditer(text):
-            yield match.end(1), match.end(), REDACTED
-        for match in _EMAIL.finditer(text):
-            yield match.start(), match.end(), PLACEHOLDER_EMAIL
+        yield from _named_secrets(text)
+        for start, end in _emails(text):
+            yield start, end, PLACEHOLDER_EMAIL
         for pattern in self.patterns:
             for match in _compiled(pattern).finditer(text):
                 if match.end() > match.start():
@@ -181,7 +258,10 @@ class Scrubber:
             given, copy = pending.pop()
             if isinstance(given, dict):
                 for key, item in given.items():
-                    copy[self.text(key) if isinstance(key, str) else key] = self._copied(item, pending)
+                    secret = isinstance(key, str) and isinstance(item, str) and _named_secret(key, item)
+                    copy[self.text(key) if isinstance(key, str) else key] = (
+                        REDACTED if secret else self._copied(item, pending)
+                    )
             else:
                 copy.extend(self._copied(item, pending) for item in given)
         return top

@@ -33,6 +33,7 @@ would post a second one.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -60,6 +61,10 @@ class Posted:
     comment_id: int
 
 
+#: One part of a repository's full name, as GitHub allows it.
+_REPO_PART = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+
 @dataclass(frozen=True)
 class PullRequest:
     """Where the comment goes: `owner/name` and the pull request's number."""
@@ -68,9 +73,14 @@ class PullRequest:
     number: int
 
     def __post_init__(self) -> None:
+        # Each part as GitHub spells one (letters, digits, `.`, `_`, `-`), never `.` or
+        # `..`: the parts go into the API's paths, where `../..` or a `?` would send the
+        # token's requests to another path of the API host.
         owner, slash, name = self.repository.partition("/")
-        if not slash or not owner or not name or "/" in name or not self.repository.isprintable():
-            raise ValueError(f"a repository is OWNER/NAME, not {self.repository!r}")
+        parts_ok = all(_REPO_PART.fullmatch(part) and part not in (".", "..") for part in (owner, name))
+        if not slash or not parts_ok:
+            spelled = "each of letters, digits, '.', '_' and '-'"
+            raise ValueError(f"a repository is OWNER/NAME, {spelled}, not {self.repository!r}")
         if self.number < 1:
             raise ValueError(f"a pull request number is 1 or more, not {self.number}")
 

@@ -101,6 +101,11 @@ def pull_request_comment(
         head_lines.append(f"> {code(shorten(note, NOTE_LIMIT), cell=False)}\n\n")
     if base is None and not note:
         head_lines.append("> No baseline report: this run is shown alone.\n\n")
+    if base is not None and _incomplete(head):
+        head_lines.append(
+            "> The run stopped before it ran every case: the cases it did not run are listed as"
+            " removed, and nothing here certifies them.\n\n"
+        )
     if base is not None and base.suite != head.suite:
         other = code(shorten(base.suite, 200), cell=False)
         head_lines.append(f"> The baseline is a run of another suite, {other}.\n\n")
@@ -144,8 +149,22 @@ def _title(head: SuiteReport, base: SuiteReport | None, new_failures: list[CaseR
         verdict = f"{len(new_failures)} new failure{'s' * (len(new_failures) != 1)}"
     else:
         verdict = "no new failures"
-    mark = "✅" if not blocking else "❌"
+    incomplete = _incomplete(head)
+    if incomplete:  # whatever ran, the gate certified nothing: the run's own exit says so
+        verdict = f"{incomplete}; {verdict} among the cases that ran"
+    mark = "✅" if not blocking and not incomplete else "❌"
     return f"## {mark} zeroclaw eval: {verdict} in {code(shorten(head.suite, 200))}"
+
+
+def _incomplete(head: SuiteReport) -> str:
+    """How the run stopped short, in words ("" when it ran every case): interrupted by a
+    signal, or with cases it never ran (`-x`, `--maxfail`)."""
+    said = []
+    if head.interrupted is not None:
+        said.append(f"interrupted by {head.interrupted}")
+    if head.not_run:
+        said.append(f"{head.not_run} case{'s' * (head.not_run != 1)} not run")
+    return ", ".join(said)
 
 
 def _tokens(report: SuiteReport) -> tuple[int, int]:

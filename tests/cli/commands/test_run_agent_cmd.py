@@ -416,6 +416,15 @@ def test_the_agent_gets_time_to_exit_once_its_stdin_closes(cli: Runner, suite: P
     assert (suite / "exited-cleanly").read_text(encoding="utf-8") == "yes"
 
 
+def test_an_agent_that_fails_after_its_last_answer_is_a_run_error(cli: Runner, suite: Path) -> None:
+    # Every turn answered as scripted; then it raised as it wound down. It passed.
+    case = run(cli, suite, "--break", "fail-after")
+    assert case["status"] == "error"
+    assert case["error"]["message"].startswith("the agent command exited with code 1 after its last answer")
+    assert case["error"]["field"]["pointer"] == "/turns/1"
+    assert "RuntimeError: could not save the conversation" in case["error"]["traceback"]
+
+
 def test_mutation_grades_the_run_an_agent_command_recorded(cli: Runner, suite: Path) -> None:
     # The agent runs its own tools, so its calls are seen at the HTTP boundary; mutants of
     # that record are graded like any other, files it wrote included.

@@ -171,14 +171,14 @@ def loads_strict(text: str) -> Any:
 _INT_DIGITS = re.compile(r"integer string conversion: value has (\d+) digits")
 
 
-def loads_untrusted(text: str | bytes) -> Any:
+def loads_untrusted(text: str | bytes, *, unique_keys: bool = False) -> Any:
     """`json.loads` of text from outside (an agent's request or log line, a tool's
     result, a saved report): every way it can fail is a `ValueError`. The parser
     recurses once per level, so a document nested a few thousand levels deep raises
     `RecursionError`, which the callers' `except ValueError` would let escape as a
     traceback."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique if unique_keys else None)
     except RecursionError:
         raise _too_deep_to_parse() from None
     except ValueError as exc:
@@ -188,6 +188,15 @@ def loads_untrusted(text: str | bytes) -> Any:
         if digits is None:
             raise
         raise ValueError(f"a number of {digits.group(1)} digits, more than any value it may hold") from None
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different (`loads_untrusted(unique_keys=True)`): one
+    that names a key twice says two things, and no reader can tell which it meant."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise ValueError("an object names a key twice")
+    return found
 
 
 def _too_deep_to_parse() -> ValueError:

@@ -29,7 +29,7 @@ from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequ
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.importing.messages import assistant_reply, listed, tool_names
 from zeroclaw_eval.importing.readers import logfire, openllmetry
-from zeroclaw_eval.importing.readers.otlp import Event, Span, decoded, named, span_failed
+from zeroclaw_eval.importing.readers.otlp import Event, Span, decoded, named, span_failed, span_outcome
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -296,7 +296,7 @@ def _tool_run(trace_id: str, span: Span) -> ToolRun:
         call_id if isinstance(call_id, str) else "",
         arguments,
         None if result is None else _result_text(result),
-        not span_failed(span),
+        span_outcome(span),
     )
 
 

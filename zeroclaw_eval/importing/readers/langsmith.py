@@ -118,8 +118,13 @@ def _tool_run(run_id: str, start: int, run: dict[str, Any]) -> ToolRun:
 
 
 def _failed(run: dict[str, Any]) -> bool:
-    """Whether LangSmith says a run failed: its `error` is set, or its `status` says so."""
-    return run.get("error") is not None or run.get("status") == "error"
+    """Whether LangSmith says a run failed: its `error` is set, its `status` says so (in
+    any case), or its outputs are only an error (what a traced function that caught its
+    exception returns: `{"error": ...}`)."""
+    if run.get("error") is not None or str(run.get("status") or "").strip().lower() == "error":
+        return True
+    outputs = run.get("outputs")
+    return isinstance(outputs, dict) and set(outputs) == {"error"} and outputs["error"] not in (None, "")
 
 
 def _provider(run: dict[str, Any]) -> str | None:

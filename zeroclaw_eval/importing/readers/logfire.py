@@ -32,7 +32,7 @@ from zeroclaw_eval.importing.messages import (
     listed,
     tool_names,
 )
-from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_outcome
 from zeroclaw_eval.importing.trace import ToolRun, tokens
 
 _TEMPLATE = "logfire.msg_template"
@@ -187,5 +187,5 @@ def tool_run(span: Span) -> ToolRun:
         "",
         attributes.get("input"),
         output if isinstance(output, str) else None,
-        not (span_failed(span) or attributes.get("error") not in (None, "null")),
+        False if attributes.get("error") not in (None, "null") else span_outcome(span),
     )

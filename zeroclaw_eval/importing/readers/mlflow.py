@@ -19,7 +19,7 @@ from typing import Any
 from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import ModelResponse
 from zeroclaw_eval.importing.messages import chat_messages, reply_of, tool_names
-from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed, span_outcome
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens
 
 _TYPE, _INPUTS, _OUTPUTS = "mlflow.spanType", "mlflow.spanInputs", "mlflow.spanOutputs"
@@ -86,5 +86,5 @@ def _tool_run(span: Span) -> ToolRun:
         "",
         _value(span, _INPUTS),
         output,
-        not span_failed(span),
+        span_outcome(span),
     )

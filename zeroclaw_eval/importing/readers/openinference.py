@@ -19,7 +19,7 @@ from zeroclaw_eval._support.json.text import arguments_text, loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.importing.messages import tool_names
-from zeroclaw_eval.importing.readers.otlp import Span, named, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, named, span_failed, span_outcome
 from zeroclaw_eval.importing.trace import ImportedTrace, ModelCall, ToolRun, tokens, unread_content
 
 KIND = "openinference.span.kind"
@@ -141,7 +141,7 @@ def _tool_run(span: Span) -> ToolRun:
         call_id if isinstance(call_id, str) else "",
         _arguments(attributes.get("input.value", attributes.get("tool.parameters"))),
         None if result is None else _result(result),
-        not span_failed(span),
+        span_outcome(span),
     )
 
 

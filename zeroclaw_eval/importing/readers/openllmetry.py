@@ -21,7 +21,7 @@ from zeroclaw_eval._support.json.text import arguments_text
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.importing.readers.openinference import unflattened
-from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_failed
+from zeroclaw_eval.importing.readers.otlp import Span, decoded, span_outcome
 from zeroclaw_eval.importing.trace import ToolRun
 
 PROMPT, COMPLETION = "gen_ai.prompt", "gen_ai.completion"
@@ -106,5 +106,5 @@ def tool_run(span: Span) -> ToolRun:
         "",
         arguments,
         None if output is None else result if isinstance(result, str) else str(output),
-        not span_failed(span),
+        span_outcome(span),
     )

@@ -23,6 +23,8 @@ from zeroclaw_eval.importing.messages import listed
 
 #: `Status.code` of a span that failed (`STATUS_CODE_ERROR`).
 STATUS_ERROR = 2
+#: A status whose code is spelled no way a status is: it proves neither outcome.
+STATUS_UNKNOWN = -1
 
 
 @dataclass
@@ -168,11 +170,29 @@ def _service(resource: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
+#: How a span's `Status.code` is spelled, by the code it stands for: proto JSON's enum
+#: name and number, and what exporters outside the protocol write (the SDKs' own enum
+#: names, the number as text or as a float).
+_STATUS_CODES = {
+    "status_code_unset": 0, "unset": 0, "0": 0,
+    "status_code_ok": 1, "ok": 1, "1": 1,
+    "status_code_error": STATUS_ERROR, "error": STATUS_ERROR, "2": STATUS_ERROR,
+}  # fmt: skip
+
+
 def _status(value: Any) -> int:
+    """A span status's code: 0 unset (none given), 1 ok, `STATUS_ERROR`, or
+    `STATUS_UNKNOWN` for a code spelled no way a status is (which proves nothing)."""
     code = _get(value, "code")
-    if code == "STATUS_CODE_ERROR":
-        return STATUS_ERROR
-    return code if isinstance(code, int) and not isinstance(code, bool) else 0
+    if code is None:
+        return 0
+    if isinstance(code, float) and code.is_integer():
+        code = int(code)
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code if code in (0, 1, STATUS_ERROR) else STATUS_UNKNOWN
+    if isinstance(code, str):
+        return _STATUS_CODES.get(code.strip().lower(), STATUS_UNKNOWN)
+    return STATUS_UNKNOWN
 
 
 def _span(raw: Any, service: str | None) -> Span:
@@ -221,11 +241,27 @@ def named(span: Span, *keys: str) -> str | None:
 
 def span_failed(span: Span) -> bool:
     """Whether a span says the work it wraps failed: an error status (by number or by
-    name), an `error.type` attribute (the semantic conventions' error class), or an
-    `exception` event (what `record_exception` writes)."""
+    name, or as the `otel.status_code` attribute some exporters write), an `error.type`
+    attribute (the semantic conventions' error class), or an exception event (what
+    `record_exception` writes: named `exception` in any case, or carrying
+    `exception.type`)."""
     if span.status == STATUS_ERROR or span.attributes.get("error.type"):
         return True
-    return any(event.name == "exception" for event in span.events)
+    marked = span.attributes.get("otel.status_code")
+    if isinstance(marked, str) and marked.strip().lower() in ("error", "status_code_error"):
+        return True
+    return any(
+        event.name.lower() == "exception" or "exception.type" in event.attributes for event in span.events
+    )
+
+
+def span_outcome(span: Span) -> bool | None:
+    """What a span proves of the work it wraps: False it failed (`span_failed`), True it
+    ended with no sign of failure, None when its status is spelled no way a status is
+    (a reader cannot tell what the exporter meant)."""
+    if span_failed(span):
+        return False
+    return None if span.status == STATUS_UNKNOWN else True
 
 
 def _log(raw: Any) -> Event:
