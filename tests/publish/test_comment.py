@@ -75,8 +75,8 @@ def test_the_comment_is_created_once_and_updated_on_the_next_push(
         },
     )
     assert posted.code == 0, posted.stderr
-    assert "Created the comment on zeroclaw_user/agent#12" in posted.stderr
     (comment,) = api.double.on(PR)
+    assert f"Created the comment on zeroclaw_user/agent#12: {comment['html_url']}" in posted.stderr
     assert comment["body"] == first.read_text()
     assert comment["body"].index("### New failures") < comment["body"].index("| cases |") + 10_000
     # The next push: the same pull request, another head run.
@@ -84,8 +84,8 @@ def test_the_comment_is_created_once_and_updated_on_the_next_push(
     assert invoke("eval", "compare", str(head), str(head), "-o", str(second)).code == 0
     updated = _comment(api, second)
     assert updated.code == 0, updated.stderr
-    assert "Updated the comment" in updated.stderr
     (comment,) = api.double.on(PR)  # still one
+    assert f"Updated the comment on zeroclaw_user/agent#12: {comment['html_url']}" in updated.stderr
     assert comment["body"] == second.read_text()
     assert [(r.method, r.path.split("?")[0]) for r in api.double.requests] == [
         ("GET", "/repos/zeroclaw_user/agent/issues/12/comments"),
@@ -93,9 +93,11 @@ def test_the_comment_is_created_once_and_updated_on_the_next_push(
         ("GET", "/repos/zeroclaw_user/agent/issues/12/comments"),
         ("PATCH", f"/repos/zeroclaw_user/agent/issues/comments/{comment['id']}"),
     ]
-    sent = api.double.requests[1].headers
-    assert sent["Authorization"] == "Bearer bot-token"
-    assert sent["X-GitHub-Api-Version"] == "2022-11-28"
+    for request in api.double.requests:  # every request, as GitHub's REST API asks to be called
+        assert request.headers["Authorization"] == "Bearer bot-token"
+        assert request.headers["X-GitHub-Api-Version"] == "2022-11-28"
+        assert request.headers["Accept"] == "application/vnd.github+json"
+        assert request.headers["User-Agent"] == "zeroclaw-eval"
 
 
 def test_new_failures_come_first(reports: tuple[Path, Path]) -> None:
@@ -154,6 +156,32 @@ def test_an_api_outage_fails_the_command(api: GitHubApi, reports: tuple[Path, Pa
     result = _comment(api, body)
     assert result.code == 1
     assert "HTTP 502" in result.stderr
+
+
+@pytest.mark.parametrize(("ours", "method", "what"), [(False, "POST", "create"), (True, "PATCH", "update")])
+def test_a_comment_github_refuses_to_write_says_which_write_failed(
+    api: GitHubApi, tmp_path: Path, ours: bool, method: str, what: str
+) -> None:
+    if ours:
+        api.double.add(PR, OURS, "github-actions[bot]")
+    api.double.failing_on[method] = 500
+    result = _comment(api, _marked_body(tmp_path))
+    assert result.code == 1
+    assert f"could not {what} the comment: HTTP 500: Server Error" in result.stderr
+
+
+def test_a_read_only_token_that_finds_its_comment_writes_the_step_summary_too(
+    api: GitHubApi, tmp_path: Path
+) -> None:
+    # The update is refused as the creation is: the token may read, not write.
+    api.double.add(PR, OURS, "github-actions[bot]")
+    summary = tmp_path / "summary.md"
+    body = _marked_body(tmp_path)
+    result = _comment(api, body, token=READ_ONLY, GITHUB_STEP_SUMMARY=str(summary))
+    assert result.code == 0, result.stderr
+    assert "the token may not comment on zeroclaw_user/agent#12 (HTTP 403" in result.stderr
+    assert summary.read_text() == body.read_text() + "\n"
+    assert [r.method for r in api.double.requests] == ["GET", "PATCH"]
 
 
 def test_a_body_without_the_marker_is_refused(api: GitHubApi, tmp_path: Path) -> None:

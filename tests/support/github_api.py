@@ -49,6 +49,8 @@ class GitHubDouble:
     requests: list[Request] = field(default_factory=list)
     #: Answer every request with this status (a GitHub outage), when set.
     failing: int | None = None
+    #: Answer each request of a method ("POST", "PATCH") with this status, when set.
+    failing_on: dict[str, int] = field(default_factory=dict)
     #: Answer every request as a spent primary rate limit does (403, no requests left).
     rate_limited: bool = False
     #: Answer each request of a method ("GET", "POST", "PATCH") with a success (200) of
@@ -128,6 +130,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._drip(double.drip, double.stopped)
         if double.failing is not None:
             return self._answer(double.failing, {"message": "Server Error"})
+        if self.command in double.failing_on:
+            return self._answer(double.failing_on[self.command], {"message": "Server Error"})
         if self.command in double.odd:
             return self._raw(200, double.odd[self.command])
         if double.rate_limited:
