@@ -39,6 +39,7 @@ FRAMEWORKS = [
     "langchain-anthropic>=1,<2",
     "langgraph>=1,<2",
     "anthropic>=0.50",
+    "google-genai>=1.30",
     # The agent service example (examples/frameworks/starlette_service).
     "starlette>=0.40",
     "uvicorn>=0.30",

@@ -149,7 +149,6 @@ def _garbled(old: str, new: str, failures: dict[str, list[str]]) -> Mutation:
     return Mutation("garbled_results", ((old, new),), failures=failures)
 
 
-#: The weather lookup of the Python agents, and the same reversed.
 #: A request the agent makes once it has answered (a title for the conversation), in the
 #: broken copies of the agents that make one, and how the gate quotes it.
 TITLE = "A title for this conversation: "
@@ -195,6 +194,7 @@ def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1"
 
 #: How the Python agents write each answer out (a line to stdout).
 PYTHON_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
+#: The weather lookup of the Python agents, and the same reversed.
 PYTHON_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
 PYTHON_GARBLED = (PYTHON_WEATHER, PYTHON_WEATHER + "[::-1]")
 
@@ -670,6 +670,125 @@ ANTHROPIC_SDK = Framework(
         _garbled(
             '"tool_use_id": block.id, "content": content}',
             '"tool_use_id": block.id, "content": content[::-1]}',
+            {
+                UNKNOWN: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]", "tool_results_contain[1]"],
+            },
+        ),
+    ),
+)
+
+#: Lines that lower-case the city of each weather call the google-genai agent keeps in its
+#: history, after it ran them with the model's arguments.
+GOOGLE_GENAI_TIDY = """        for part in reply.parts or []:
+            if part.function_call is not None and part.function_call.name == "get_weather":
+                part.function_call.args = {"city": (part.function_call.args or {})["city"].lower()}
+"""
+GOOGLE_GENAI = Framework(
+    "google_genai",
+    ("google.genai",),
+    "python agent.py",
+    "gemini",
+    TWO_TURNS,
+    (
+        # The agent asks for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    "    " + PYTHON_PRINTED,
+                    f'client.models.generate_content(model=MODEL, contents=f"{TITLE}{{text}}")',
+                ),
+            ),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Paris?"),
+            },
+        ),
+        # The functions run, but their responses are not added to the conversation.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    'history.append(types.Content(role="user", parts=[run_tool(call) for call in calls]))',
+                    "[run_tool(call) for call in calls]",
+                ),
+            ),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("found = WEATHER.get(city.strip().lower())", "found = WEATHER.get(city)"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Only the first call of a step runs: the second city's response is never sent.
+        Mutation(
+            "tool_skipped",
+            (("[run_tool(call) for call in calls]", "[run_tool(call) for call in calls[:1]]"),),
+            errors={
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_lima)",
+                )
+            },
+            passes=(UNKNOWN, TWO_TURNS),
+        ),
+        # Each turn starts a new conversation: the second turn leaves the script.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    '    history.append(types.Content(role="user", parts=[types.Part(text=user_input)]))',
+                    '    history[:] = [types.Content(role="user", parts=[types.Part(text=user_input)])]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # The calls kept in the history with each city lower-cased: the next request echoes
+        # them with arguments the model never sent.
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    "        history.append(reply)\n",
+                    "        history.append(reply)\n" + GOOGLE_GENAI_TIDY,
+                ),
+            ),
+            errors={
+                UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city":"oslo"}'),
+                TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        _no_tools(
+            "    tools=[TOOLS],\n",
+            "    tools=[TOOLS],\n    tool_config=types.ToolConfig(function_calling_config="
+            "types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.NONE)),\n",
+            *SUITE,
+        ),
+        # The error key still marks the failed lookup, so only the texts fail.
+        _garbled(
+            '    response = {"error": content} if failed else {"result": content}',
+            '    response = {"error": content[::-1]} if failed else {"result": content[::-1]}',
             {
                 UNKNOWN: ["tool_results_contain[0]", "tool_results_contain[1]"],
                 TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
@@ -1593,6 +1712,7 @@ ALL = (
     LANGGRAPH,
     NODE_OPENAI,
     ANTHROPIC_SDK,
+    GOOGLE_GENAI,
     VERCEL_AI,
     LLAMAINDEX,
     HAYSTACK,
@@ -1809,6 +1929,8 @@ def test_the_stream_flag_decides_what_goes_over_the_wire(
             "OPENAI_API_KEY": "placeholder",
             "ANTHROPIC_BASE_URL": server.url.removesuffix("/v1"),
             "ANTHROPIC_API_KEY": "placeholder",
+            "GOOGLE_GEMINI_BASE_URL": server.url.removesuffix("/v1"),
+            "GEMINI_API_KEY": "placeholder",
             "ZEROCLAW_EVAL_MODEL": _script(path)["model_name"],
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",

@@ -1,9 +1,11 @@
 """An agent that runs as its own process, for the `--agent-cmd` tests: the standard
-library only, talking to OPENAI_BASE_URL over Chat Completions or Responses, or to
-ANTHROPIC_BASE_URL over Messages, plain or streamed, with tools of its own (`echo`,
-`write_note`).
+library only, talking to OPENAI_BASE_URL over Chat Completions or Responses, to
+ANTHROPIC_BASE_URL over Messages, to GOOGLE_GEMINI_BASE_URL over Gemini's
+generateContent, or to AWS_ENDPOINT_URL_BEDROCK_RUNTIME over Bedrock's Converse, plain or
+streamed, with tools of its own (`echo`, `write_note`).
 
-    python tests/support/agent_command.py [--api chat|responses|anthropic] [--stream]
+    python tests/support/agent_command.py [--api chat|responses|anthropic|gemini|converse]
+        [--stream]
         [--wrap] [--break WHAT] [--oneshot]
 
 With --wrap it sends each user input inside a task template, as CrewAI does
@@ -35,10 +37,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import struct
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -65,7 +69,13 @@ def run_tool(name: str, arguments: str, breaks: str | None) -> str:
 
 
 def post(path: str, body: dict[str, Any]) -> bytes:
-    if path == "/v1/messages":
+    if path.startswith("/model/"):
+        url = os.environ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME"] + path
+        headers = {"Authorization": "AWS4-HMAC-SHA256 Credential=" + os.environ["AWS_ACCESS_KEY_ID"]}
+    elif path.startswith("/v1beta/"):
+        url = os.environ["GOOGLE_GEMINI_BASE_URL"] + path
+        headers = {"x-goog-api-key": os.environ["GEMINI_API_KEY"]}
+    elif path == "/v1/messages":
         url = os.environ["ANTHROPIC_BASE_URL"] + path
         headers = {"x-api-key": os.environ["ANTHROPIC_API_KEY"], "anthropic-version": "2023-06-01"}
     else:
@@ -171,6 +181,139 @@ def message(
     return blocks
 
 
+def generate(
+    contents: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
+) -> list[dict[str, Any]]:
+    """The parts of the model's reply to `contents` (Gemini's generateContent)."""
+    declared = [{"name": n, "parametersJsonSchema": TOOLS.get(n, {"type": "object"})} for n in tools]
+    body: dict[str, Any] = {"contents": contents, "tools": [{"functionDeclarations": declared}]}
+    if breaks == "none":
+        body["toolConfig"] = {"functionCallingConfig": {"mode": "NONE"}}
+    model = os.environ["ZEROCLAW_EVAL_MODEL"]
+    if not stream:
+        raw = post(f"/v1beta/models/{model}:generateContent", body)
+        return list(json.loads(raw)["candidates"][0]["content"]["parts"])
+    raw = post(f"/v1beta/models/{model}:streamGenerateContent?alt=sse", body)
+    parts: list[dict[str, Any]] = []
+    for chunk in events(raw):
+        for part in chunk["candidates"][0]["content"]["parts"]:
+            if "text" in part and parts and "text" in parts[-1]:
+                parts[-1] = {"text": parts[-1]["text"] + part["text"]}
+            else:
+                parts.append(part)
+    return parts
+
+
+def turn_gemini(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
+    """A turn of Gemini's wire: `history` holds chat-shaped user messages, kept here as
+    Gemini contents (its own list, built from them)."""
+    contents = GEMINI_CONTENTS
+    contents.append({"role": "user", "parts": [{"text": history[-1]["content"]}]})
+    while True:
+        parts = generate(contents, tools, options.stream, options.breaks)
+        kept = [
+            {"functionCall": {**p["functionCall"], "args": {}}}
+            if "functionCall" in p and options.breaks == "echo-args"
+            else p
+            for p in parts
+        ]
+        contents.append({"role": "model", "parts": kept})
+        calls = [part["functionCall"] for part in parts if "functionCall" in part]
+        if not calls:
+            return "".join(part.get("text", "") for part in parts)
+        results = []
+        for call in calls:
+            result = run_tool(call["name"], json.dumps(call["args"]), options.breaks)
+            key = "error" if result.startswith("Error: ") else "result"  # google-genai's way
+            response = {key: result.removeprefix("Error: ")}
+            results.append(
+                {"functionResponse": {"id": call.get("id"), "name": call["name"], "response": response}}
+            )
+        if options.breaks != "forget":
+            contents.append({"role": "user", "parts": results})
+
+
+def event_stream(raw: bytes) -> list[tuple[str, dict[str, Any]]]:
+    """The events of AWS's binary event stream: (its `:event-type`, its JSON payload)."""
+    found = []
+    while raw:
+        total, headers_length = struct.unpack(">II", raw[:8])
+        headers, at = {}, 12
+        while at < 12 + headers_length:
+            size = raw[at]
+            name = raw[at + 1 : at + 1 + size].decode()
+            at += 1 + size + 1  # the name, then its type (7: a string)
+            (length,) = struct.unpack(">H", raw[at : at + 2])
+            headers[name] = raw[at + 2 : at + 2 + length].decode()
+            at += 2 + length
+        found.append((headers[":event-type"], json.loads(raw[at : total - 4])))
+        raw = raw[total:]
+    return found
+
+
+def converse(
+    messages: list[dict[str, Any]], tools: list[str], stream: bool, breaks: str | None
+) -> list[dict[str, Any]]:
+    """The content blocks of the model's reply to `messages` (Bedrock's Converse)."""
+    specs = [
+        {"toolSpec": {"name": n, "inputSchema": {"json": TOOLS.get(n, {"type": "object"})}}} for n in tools
+    ]
+    body: dict[str, Any] = {"messages": messages, "toolConfig": {"tools": specs}}
+    if breaks == "none":  # Bedrock has no "none": ask for the other tool instead
+        body["toolConfig"]["toolChoice"] = {"tool": {"name": "write_note"}}
+    model = urllib.parse.quote(os.environ["ZEROCLAW_EVAL_MODEL"], safe="")
+    if not stream:
+        return list(json.loads(post(f"/model/{model}/converse", body))["output"]["message"]["content"])
+    blocks: dict[int, dict[str, Any]] = {}
+    inputs: dict[int, str] = {}
+    for kind, event in event_stream(post(f"/model/{model}/converse-stream", body)):
+        index = event.get("contentBlockIndex", -1)
+        if kind == "contentBlockStart":
+            blocks[index] = {"toolUse": {**event["start"]["toolUse"], "input": {}}}
+        elif kind == "contentBlockDelta" and "text" in event["delta"]:
+            blocks.setdefault(index, {"text": ""})["text"] += event["delta"]["text"]
+        elif kind == "contentBlockDelta":
+            inputs[index] = inputs.get(index, "") + event["delta"]["toolUse"]["input"]
+    for index, text in inputs.items():
+        blocks[index]["toolUse"]["input"] = json.loads(text)
+    return [blocks[index] for index in sorted(blocks)]
+
+
+def turn_converse(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
+    """A turn of Bedrock's Converse: its own list of messages, built from the user's."""
+    messages = CONVERSE_MESSAGES
+    messages.append({"role": "user", "content": [{"text": history[-1]["content"]}]})
+    while True:
+        blocks = converse(messages, tools, options.stream, options.breaks)
+        kept = [
+            {"toolUse": {**b["toolUse"], "input": {}}}
+            if "toolUse" in b and options.breaks == "echo-args"
+            else b
+            for b in blocks
+        ]
+        messages.append({"role": "assistant", "content": kept})
+        calls = [block["toolUse"] for block in blocks if "toolUse" in block]
+        if not calls:
+            return "".join(block.get("text", "") for block in blocks)
+        results = []
+        for call in calls:
+            result = run_tool(call["name"], json.dumps(call["input"]), options.breaks)
+            block: dict[str, Any] = {"toolUseId": call["toolUseId"], "content": [{"text": result}]}
+            if result.startswith("Error: "):  # said Bedrock's way: the status, not the words
+                block.update(content=[{"text": result.removeprefix("Error: ")}], status="error")
+            results.append({"toolResult": block})
+        if options.breaks != "forget":
+            messages.append({"role": "user", "content": results})
+
+
+#: The conversation as Converse messages, across turns.
+CONVERSE_MESSAGES: list[dict[str, Any]] = []
+
+
+#: The conversation as Gemini contents, across turns (one agent process, one conversation).
+GEMINI_CONTENTS: list[dict[str, Any]] = []
+
+
 def turn_anthropic(history: list[dict[str, Any]], options: argparse.Namespace, tools: list[str]) -> str:
     while True:
         blocks = message(history, tools, options.stream, options.breaks)
@@ -248,7 +391,13 @@ def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Nam
     if options.wrap:
         user_input = f"\nCurrent Task: {user_input}\n\nThis is the expected criteria: a short answer."
     history.append({"role": "user", "content": user_input})
-    turn = {"responses": turn_responses, "anthropic": turn_anthropic}.get(options.api, turn_chat)
+    turns = {
+        "responses": turn_responses,
+        "anthropic": turn_anthropic,
+        "gemini": turn_gemini,
+        "converse": turn_converse,
+    }
+    turn = turns.get(options.api, turn_chat)
     try:
         text = turn(history, options, tools)
     except urllib.error.HTTPError:
@@ -260,7 +409,9 @@ def answer(history: list[dict[str, Any]], user_input: str, options: argparse.Nam
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--api", default="chat", choices=["chat", "responses", "anthropic"])
+    parser.add_argument(
+        "--api", default="chat", choices=["chat", "responses", "anthropic", "gemini", "converse"]
+    )
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--break", dest="breaks", default=None)
     parser.add_argument("--oneshot", action="store_true")

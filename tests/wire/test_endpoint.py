@@ -13,6 +13,7 @@ from zeroclaw_eval.errors import Divergence, EvalError, WireError
 from zeroclaw_eval.wire import endpoint as openai_endpoint
 from zeroclaw_eval.wire.endpoint import (
     CHAT,
+    GEMINI,
     MESSAGES,
     MODELS,
     RESPONSES,
@@ -20,6 +21,7 @@ from zeroclaw_eval.wire.endpoint import (
     Reply,
     WireRequest,
     refusal,
+    route,
     route_of,
     too_large,
 )
@@ -41,10 +43,53 @@ def body(**fields: Any) -> bytes:
         ("GET", "/v1/models", MODELS),
         ("GET", "/models/?x=1", MODELS),
         ("POST", "/v1/models", None),
+        ("POST", "/v1beta/models/gemini-2.5-flash:generateContent", GEMINI),
+        ("POST", "/v1/models/m:streamGenerateContent?alt=sse", GEMINI),
+        ("POST", "/v1beta/models/m:countTokens", None),
+        ("POST", "/v1beta/models/a/b:generateContent", None),
     ],
 )
 def test_routes_name_their_api(method: str, path: str, api: str | None) -> None:
     assert route_of(method, path) == api
+
+
+@pytest.mark.parametrize(
+    ("path", "model", "flags"),
+    [
+        ("/v1beta/models/m-1.5:generateContent", "m-1.5", set()),
+        ("/v1/models/m:streamGenerateContent", "m", {"stream"}),
+        ("/v1beta/models/m:streamGenerateContent?alt=sse&key=x", "m", {"stream", "sse"}),
+        ("/v1beta/models/m:generateContent?key=x&alt=sse", "m", {"sse"}),
+        ("/v1/chat/completions?alt=sse", None, {"sse"}),
+    ],
+)
+def test_a_route_reads_the_model_and_the_flags_its_path_names(path: str, model: str, flags: set[str]) -> None:
+    found = route("POST", path)
+    assert (found.model, set(found.flags)) == (model, flags)
+
+
+def test_a_gemini_request_streams_as_its_path_says() -> None:
+    body = json.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}).encode()
+    endpoint = Endpoint()
+    plain = endpoint.take("POST", "/v1beta/models/m:generateContent", body, None)
+    sse = endpoint.take("POST", "/v1beta/models/m:streamGenerateContent?alt=sse", body, None)
+    array = endpoint.take("POST", "/v1beta/models/m:streamGenerateContent", body, None)
+    assert isinstance(plain, WireRequest)
+    assert isinstance(sse, WireRequest)
+    assert isinstance(array, WireRequest)
+    assert (plain.model, plain.stream, sse.stream, array.stream) == ("m", False, True, True)
+    answer = ModelResponse("a long enough answer to come in several pieces", (), 3, 9)
+    assert endpoint.reply(sse, answer).body.startswith(b"data: {")
+    chunks = json.loads(endpoint.reply(array, answer).body)
+    assert "".join(c["candidates"][0]["content"]["parts"][0]["text"] for c in chunks) == answer.content
+    assert chunks[-1]["usageMetadata"] == {
+        "promptTokenCount": 3,
+        "candidatesTokenCount": 9,
+        "totalTokenCount": 12,
+    }
+    assert [c["candidates"][0].get("finishReason") for c in chunks][-1] == "STOP"
+    whole = json.loads(endpoint.reply(plain, answer).body)
+    assert whole["candidates"][0]["content"]["parts"] == [{"text": answer.content}]
 
 
 def test_instructions_lead_and_a_stored_response_is_continued() -> None:

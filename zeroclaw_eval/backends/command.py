@@ -8,6 +8,11 @@ once per case, in the case workspace, with:
     ANTHROPIC_BASE_URL                 the same server without `/v1` (the Anthropic SDKs
                                        add it; `/messages` is served with and without it)
     ANTHROPIC_API_KEY                  the same dummy key
+    GOOGLE_GEMINI_BASE_URL             the same server without `/v1` (google-genai adds
+                                       `/v1beta` or `/v1`; both are served)
+    GEMINI_API_KEY, GOOGLE_API_KEY     the same dummy key
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME   the same server without `/v1` (Bedrock's Converse)
+    AWS_ACCESS_KEY_ID, ..._SECRET_...  dummy credentials (and a region, if none is set)
     ZEROCLAW_EVAL_CASE                 the fixture's file name
     ZEROCLAW_EVAL_MODEL                the fixture's model_name
     ZEROCLAW_EVAL_PROJECT              the project folder (also first on PYTHONPATH)
@@ -159,13 +164,28 @@ class AgentCommand:
         loopback = "127.0.0.1,localhost"
         no_proxy = os.environ.get("NO_PROXY") or os.environ.get("no_proxy")
         bypass = loopback if not no_proxy else f"{no_proxy},{loopback}"
+        # A profile or a session token of the machine's would sign with its own credentials.
+        inherited = {name: value for name, value in os.environ.items() if name not in _AWS_OWN}
         return {
-            **os.environ,
+            **inherited,
             "OPENAI_BASE_URL": base_url,
             "OPENAI_API_BASE": base_url,
             "OPENAI_API_KEY": "zeroclaw-replay",
             "ANTHROPIC_BASE_URL": base_url.removesuffix("/v1"),
             "ANTHROPIC_API_KEY": "zeroclaw-replay",
+            # google-genai (and Google ADK on it) read the base URL here and add the API
+            # version themselves; a key must be set, any key.
+            "GOOGLE_GEMINI_BASE_URL": base_url.removesuffix("/v1"),
+            "GEMINI_API_KEY": "zeroclaw-replay",
+            "GOOGLE_API_KEY": "zeroclaw-replay",
+            # boto3 (and Strands on it) take Bedrock's endpoint here, and sign with any
+            # credentials: these stand in for the machine's own, which never sign a
+            # request of the agent under the gate.
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": base_url.removesuffix("/v1"),
+            "AWS_ACCESS_KEY_ID": "zeroclaw-replay",
+            "AWS_SECRET_ACCESS_KEY": "zeroclaw-replay",
+            "AWS_REGION": os.environ.get("AWS_REGION") or "us-east-1",
+            "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
             **(
                 {"ZEROCLAW_EVAL_CASE": case.name, "ZEROCLAW_EVAL_MODEL": case.trace.model_name}
                 if case
@@ -178,6 +198,14 @@ class AgentCommand:
             "NO_PROXY": bypass,
             "no_proxy": bypass,
         }
+
+
+#: The machine's AWS settings an agent under the gate must not inherit: with one, boto3
+#: would sign with the machine's credentials rather than the dummy ones it is given.
+_AWS_OWN = frozenset(
+    {"AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_CONFIG_FILE",
+     "AWS_SHARED_CREDENTIALS_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN"}
+)  # fmt: skip
 
 
 class CommandAgent:

@@ -3,11 +3,11 @@ FastAPI app, an agno or LangGraph server, anything that answers a turn over HTTP
 
 The harness starts the service once per run (and again after it died or stopped
 answering), with the same environment an agent command gets (`OPENAI_BASE_URL`,
-`ANTHROPIC_BASE_URL`, dummy keys, `ZEROCLAW_EVAL_PROJECT`) plus `PORT`, a free loopback
-port to listen on. Its working directory is the project folder. The model URL it gets
-stays the same for the whole run: one loopback server whose requests are answered by the
-case that is running, with the same endpoint, script checks and recording as an agent
-command's front (`backends.front.CaseFront`).
+`ANTHROPIC_BASE_URL`, `GOOGLE_GEMINI_BASE_URL`, dummy keys, `ZEROCLAW_EVAL_PROJECT`) plus
+`PORT`, a free loopback port to listen on. Its working directory is the project folder.
+The model URL it gets stays the same for the whole run: one loopback server whose
+requests are answered by the case that is running, with the same endpoint, script
+checks and recording as an agent command's front (`backends.front.CaseFront`).
 
 Ready is `GET ready_path` answered with a 2xx, or, without a ready path, the port
 accepting a connection; bounded by `startup_secs`. Each turn is one request to the

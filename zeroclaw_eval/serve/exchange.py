@@ -22,7 +22,7 @@ from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.serve.faults import Fault
 from zeroclaw_eval.serve.routing import Served
 from zeroclaw_eval.wire.base import Reply, WireRequest
-from zeroclaw_eval.wire.endpoint import Endpoint, error_reply, model_named, refusal
+from zeroclaw_eval.wire.endpoint import Endpoint, Route, error_reply, model_named, refusal
 
 
 class Backend(Protocol):
@@ -60,14 +60,16 @@ class Backend(Protocol):
         ...
 
 
-def exchange(server: Backend, api: str, body: bytes) -> Reply:
-    """The reply to one model request of `api` (`wire.endpoint.CHAT`, `RESPONSES`, `MESSAGES`),
-    read as every endpoint reads one (`Endpoint.parse`) and written as every endpoint
-    writes its answer (`Endpoint.reply`)."""
+def exchange(server: Backend, found: Route, body: bytes) -> Reply:
+    """The reply to one model request of the route `found` (its API one of
+    `wire.endpoint.WIRES`), read as every endpoint reads one (`Endpoint.parse`) and
+    written as every endpoint writes its answer (`Endpoint.reply`)."""
+    api = found.api
+    assert api is not None
     run, number = server.number()
     entry: dict[str, Any] = {"run": run, "number": number, "api": api, "model": None, "fixture": None}
     try:
-        request = server.endpoint.parse(api, body, number)
+        request = server.endpoint.parse(api, body, number, found.model, found.flags)
     except WireError as refused:
         # The request could not be read whole; its model may still say whose it was.
         model = model_named(body)

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from zeroclaw_eval.serve.exchange import Backend, exchange
 from zeroclaw_eval.wire.base import Reply
-from zeroclaw_eval.wire.endpoint import APIS, other_route, route_of
+from zeroclaw_eval.wire.endpoint import APIS, other_route, route
 
 #: serve's own routes (the endpoint's come first): a control route is never a model's.
 REQUESTS = "/_zeroclaw/requests"
@@ -38,12 +38,12 @@ class Server(Backend, Protocol):
 
 def answer(server: Server, method: str, path: str, body: bytes) -> Reply:
     """The reply to one request to `server`."""
-    route = path.split("?")[0].rstrip("/")
-    if method == "GET" and route == REQUESTS:
+    bare = path.split("?")[0].rstrip("/")
+    if method == "GET" and bare == REQUESTS:
         return Reply(200, server.requests_json())
-    if method == "POST" and route == RESET:
+    if method == "POST" and bare == RESET:
         return Reply(200, json.dumps({"run": server.reset()}).encode("utf-8"))
-    api = route_of(method, path)
-    if api in APIS:
-        return exchange(server, api, body)
+    found = route(method, path)
+    if found.api in APIS:
+        return exchange(server, found, body)
     return other_route(method, path, server.models())

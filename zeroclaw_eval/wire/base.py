@@ -1,8 +1,8 @@
 """What every wire speaks in: the model request read off the wire (`WireRequest`), the
 HTTP answer written back (`Reply`), the bodies and server-sent events they are made of,
 and the interface each wire module offers (`Wire`), as httpx's transports share one
-base. A wire is a module (`chat`, `responses`, `anthropic`) that offers `Wire`'s names;
-`endpoint.WIRES` is the table of them.
+base. A wire is a module (`chat`, `responses`, `anthropic`, `gemini`, `bedrock`) that
+offers `Wire`'s names; `endpoint.WIRES` is the table of them.
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ class WireRequest:
     history: list[Message] = field(default_factory=list, repr=False)
     #: What the request lets the model do with the tools it offers.
     choice: ToolChoice = AUTO
+    #: What the request's path and query say besides its model (`endpoint.route`):
+    #: `stream` (Gemini's `streamGenerateContent`, Bedrock's `converse-stream`), `sse`
+    #: (Gemini's `?alt=sse`).
+    path_flags: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

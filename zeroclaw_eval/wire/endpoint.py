@@ -2,7 +2,8 @@
 model (`zeroclaw eval serve`, the front of an agent command or service, the in-process
 client), so an agent sees the same wire whichever way it is connected.
 
-The wires are a table (`WIRES`): each module (`chat`, `responses`, `anthropic`) offers
+The wires are a table (`WIRES`): each module (`chat`, `responses`, `anthropic`, `gemini`,
+`bedrock`) offers
 `wire.base.Wire`'s names, where its requests arrive, how one is read, how a reply and an
 error are written. A request's route is read here (`route`: the wire, and the model where
 the path names it), its body held to the one limit (`too_large`) and read by its wire
@@ -22,13 +23,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import unquote
 
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.boundary.provider import Message, ModelResponse
 from zeroclaw_eval.boundary.text_echo import ToolEcho, structured
 from zeroclaw_eval.errors import EvalError, WireError
-from zeroclaw_eval.wire import anthropic, chat, responses
+from zeroclaw_eval.wire import anthropic, bedrock, chat, gemini, responses
 from zeroclaw_eval.wire.base import Reply, Wire, WireRequest, json_body
 from zeroclaw_eval.wire.limits import MAX_BODY, MAX_VALUES, PARSING_AT_ONCE
 from zeroclaw_eval.wire.responses import continued, output_items, response_id
@@ -37,9 +39,17 @@ from zeroclaw_eval.wire.responses import continued, output_items, response_id
 #: dropped first.
 MAX_STORED = 1000
 
+_NONE: frozenset[str] = frozenset()
+
 #: Every wire the endpoint speaks, by its API's name.
-WIRES: dict[str, Wire] = {chat.API: chat, responses.API: responses, anthropic.API: anthropic}
-CHAT, RESPONSES, MESSAGES = chat.API, responses.API, anthropic.API
+WIRES: dict[str, Wire] = {
+    chat.API: chat,
+    responses.API: responses,
+    anthropic.API: anthropic,
+    gemini.API: gemini,
+    bedrock.API: bedrock,
+}
+CHAT, RESPONSES, MESSAGES, GEMINI, CONVERSE = chat.API, responses.API, anthropic.API, gemini.API, bedrock.API
 APIS = frozenset(WIRES)
 #: `GET /v1/models`: the models a client may name.
 MODELS = "models"
@@ -98,18 +108,36 @@ def route_of(method: str, path: str) -> str | None:
     return route(method, path)[0]
 
 
-def route(method: str, path: str) -> tuple[str | None, str | None]:
-    """`route_of`, and the model the path names (None: the body names it)."""
-    tail = path.split("?")[0].rstrip("/").removeprefix("/v1")
+class Route(NamedTuple):
+    """Where a request goes: its API (`route_of`), the model its path names (None: the
+    body names it), and what else its path and query say (`WireRequest.path_flags`)."""
+
+    api: str | None
+    model: str | None = None
+    flags: frozenset[str] = frozenset()
+
+
+def route(method: str, path: str) -> Route:
+    """`route_of`, and the model and flags the path names: a route's group `model`, its
+    group `stream` when it matched (Gemini's `streamGenerateContent`), and `sse` for a
+    query that asks for server-sent events (`alt=sse`)."""
+    tail, _, query = path.partition("?")
+    tail = tail.rstrip("/").removeprefix("/v1")
     if method == "GET":
-        return (MODELS if tail == "/models" else None), None
+        return Route(MODELS if tail == "/models" else None)
     if method != "POST":
-        return None, None
+        return Route(None)
     for pattern, api in _ROUTES:
         found = pattern.fullmatch(tail)
         if found is not None:
-            return api, found.groupdict().get("model")
-    return None, None
+            groups = found.groupdict()
+            flags = {"stream"} if groups.get("stream") else set()
+            if "alt=sse" in query.split("&"):
+                flags.add("sse")
+            model = groups.get("model")
+            # Bedrock's SDKs percent-encode a model id's `:` (`anthropic.claude-v2%3A1`).
+            return Route(api, unquote(model) if model is not None else None, frozenset(flags))
+    return Route(None)
 
 
 @dataclass(frozen=True)
@@ -154,18 +182,25 @@ class Endpoint:
         """A request to the endpoint: the `WireRequest` for a model's answer, or the reply
         that answers it here (the list of `models`, None where the caller lists none; a
         route the endpoint does not serve; a body it cannot read)."""
-        api, model = route(method, path)
+        api, model, flags = route(method, path)
         if api not in APIS:
             return other_route(method, path, models)
         try:
-            return self.parse(api, body, self.number(), model)
+            return self.parse(api, body, self.number(), model, flags)
         except WireError as refused:
             return refusal(refused, api)
 
-    def parse(self, api: str, body: bytes, number: int, model: str | None = None) -> WireRequest:
+    def parse(
+        self,
+        api: str,
+        body: bytes,
+        number: int,
+        model: str | None = None,
+        flags: frozenset[str] = frozenset(),
+    ) -> WireRequest:
         """The request `body` of `api` holds, numbered `number`, for `model` where the path
-        names it; `WireError` when it is not one (413 when it holds more than `MAX_VALUES`
-        values)."""
+        names it (with the path's `flags`: `route`); `WireError` when it is not one (413
+        when it holds more than `MAX_VALUES` values)."""
         if json_values(body) > MAX_VALUES:
             raise WireError(
                 413,
@@ -174,7 +209,10 @@ class Endpoint:
                 "request_too_large",
             )
         with _PARSING:
-            return self._parse(api, body, number, model)
+            parsed = self._parse(api, body, number, model)
+        if flags:
+            return replace(parsed, path_flags=flags, stream=parsed.stream or "stream" in flags)
+        return parsed
 
     def _parse(self, api: str, body: bytes, number: int, model: str | None) -> WireRequest:
         try:

@@ -79,8 +79,23 @@ def run(cli: Runner, project: Path, *flags: str, extra: tuple[str, ...] = ()) ->
         ("--api", "responses", "--stream"),
         ("--api", "anthropic"),
         ("--api", "anthropic", "--stream"),
+        ("--api", "gemini"),
+        ("--api", "gemini", "--stream"),
+        ("--api", "converse"),
+        ("--api", "converse", "--stream"),
     ],
-    ids=["chat", "chat-streamed", "responses", "responses-streamed", "anthropic", "anthropic-streamed"],
+    ids=[
+        "chat",
+        "chat-streamed",
+        "responses",
+        "responses-streamed",
+        "anthropic",
+        "anthropic-streamed",
+        "gemini",
+        "gemini-streamed",
+        "converse",
+        "converse-streamed",
+    ],
 )
 def test_an_agent_command_passes_its_case_in_every_api(
     cli: Runner, suite: Path, flags: tuple[str, ...]
@@ -100,8 +115,14 @@ def test_an_agent_command_passes_its_case_in_every_api(
 
 @pytest.mark.parametrize(
     "api",
-    [("--stream",), ("--api", "responses"), ("--api", "anthropic", "--stream")],
-    ids=["chat", "responses", "anthropic"],
+    [
+        ("--stream",),
+        ("--api", "responses"),
+        ("--api", "anthropic", "--stream"),
+        ("--api", "gemini", "--stream"),
+        ("--api", "converse", "--stream"),
+    ],
+    ids=["chat", "responses", "anthropic", "gemini", "converse"],
 )
 @pytest.mark.parametrize(
     ("breaks", "pointer", "words"),
@@ -121,6 +142,8 @@ def test_an_agent_command_passes_its_case_in_every_api(
 def test_a_broken_agent_fails_at_the_step(
     cli: Runner, suite: Path, api: tuple[str, ...], breaks: str, pointer: str, words: str
 ) -> None:
+    if "converse" in api and breaks == "none":  # Bedrock has no "none": the agent forces another tool
+        words = "the script calls echo, but the request's tool_choice forces write_note"
     case = run(cli, suite, *api, "--break", breaks)
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == pointer
@@ -137,7 +160,7 @@ def test_a_broken_agent_fails_at_the_step(
         ("garble", ["tool_results_contain[0]"]),
     ],
 )
-@pytest.mark.parametrize("api", ["responses", "anthropic"])
+@pytest.mark.parametrize("api", ["responses", "anthropic", "gemini", "converse"])
 def test_a_broken_agent_fails_at_the_check(
     cli: Runner, suite: Path, api: str, breaks: str, checks: list[str]
 ) -> None:
@@ -290,6 +313,33 @@ def test_the_command_runs_in_the_workspace_with_the_case_in_its_environment(
     write_fixture(tmp_path / "evals" / "regression", "who.json", case)
     (tmp_path / "zeroclaw.toml").write_text(
         f'[eval]\nagent_cmd = "{sys.executable} whoami.py"\nagent_io = "oneshot"\n', encoding="utf-8"
+    )
+    result = cli("eval", "run", cwd=tmp_path)
+    assert result.code == 0, result.stdout
+
+
+def test_the_machines_aws_credentials_never_reach_the_agent(
+    cli: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # boto3 would sign with a profile or a session token it inherited, not the dummies.
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_SHARED_CREDENTIALS_FILE"):
+        monkeypatch.setenv(name, "the-machines-own")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIA-the-machines-own")
+    (tmp_path / "aws.py").write_text(
+        "import os\n"
+        "names = ('AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_SHARED_CREDENTIALS_FILE')\n"
+        "print([n for n in names if n in os.environ], os.environ['AWS_ACCESS_KEY_ID'],"
+        " os.environ['AWS_ENDPOINT_URL_BEDROCK_RUNTIME'].startswith('http://127.0.0.1:'))\n",
+        encoding="utf-8",
+    )
+    case = {
+        "model_name": "aws",
+        "turns": [{"user_input": "who signs?", "steps": []}],
+        "expects": {"response_contains": ["[] zeroclaw-replay True"]},
+    }
+    write_fixture(tmp_path / "evals" / "regression", "aws.json", case)
+    (tmp_path / "zeroclaw.toml").write_text(
+        f'[eval]\nagent_cmd = "{sys.executable} aws.py"\nagent_io = "oneshot"\n', encoding="utf-8"
     )
     result = cli("eval", "run", cwd=tmp_path)
     assert result.code == 0, result.stdout

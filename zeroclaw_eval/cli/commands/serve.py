@@ -70,11 +70,13 @@ def serve_command(
     max_connections: int,
     config: Path | None,
 ) -> None:
-    """Serve fixtures' scripted steps as an OpenAI- and Anthropic-compatible API.
+    """Serve fixtures' scripted steps as an OpenAI-, Anthropic-, Gemini- and Bedrock-compatible API.
 
     Point any agent's base URL at the printed address to test it against scripted
-    traces, in any language: Chat Completions, Responses (OPENAI_BASE_URL, with /v1) and
-    Anthropic Messages (ANTHROPIC_BASE_URL, without /v1), plain or streamed. Each
+    traces, in any language: Chat Completions, Responses (OPENAI_BASE_URL, with /v1),
+    Anthropic Messages (ANTHROPIC_BASE_URL, without /v1), Gemini's generateContent
+    (GOOGLE_GEMINI_BASE_URL, without /v1) and Bedrock's Converse
+    (AWS_ENDPOINT_URL_BEDROCK_RUNTIME, without /v1), plain or streamed. Each
     request is checked against the script (a divergence, a scripted tool not offered, or
     a step asked for twice gets HTTP 400 saying where) and logged (GET
     /_zeroclaw/requests); POST /_zeroclaw/reset starts a new run.
@@ -123,6 +125,9 @@ def serve_command(
     click.echo(f"Serving {len(cases)} fixture(s) on {server.url} (Ctrl-C to stop)")
     # The Anthropic SDKs add /v1 to their base URL themselves.
     click.echo(f"Anthropic clients: ANTHROPIC_BASE_URL={server.url.removesuffix('/v1')}")
+    # So do google-genai and Google ADK (/v1beta or /v1).
+    click.echo(f"Gemini clients: GOOGLE_GEMINI_BASE_URL={server.url.removesuffix('/v1')}")
+    click.echo(f"Bedrock clients: AWS_ENDPOINT_URL_BEDROCK_RUNTIME={server.url.removesuffix('/v1')}")
     sys.stdout.flush()
     try:
         server.serve_forever()

@@ -1,0 +1,353 @@
+"""Google's Gemini API wire format (`POST /v1beta/models/{model}:generateContent`, and
+`:streamGenerateContent`), mapped onto chat messages, as `google-genai` and the frameworks
+on it (Google ADK, pydantic-ai, LangChain, CrewAI, LlamaIndex) send it.
+
+The model is named in the path, under the API version the SDKs use (`v1`, google-genai 3's
+default; `v1beta`, google-genai 2's, which Google ADK pins). The request's keys come in
+either spelling the SDKs write (`functionCall` or `function_call`, `parametersJsonSchema`
+or `parameters_json_schema`):
+
+- `systemInstruction` (a content, or text) becomes a system message;
+- each `contents` entry of role `model` becomes an assistant message: its `text` parts its
+  content (a `thought` part, the model's reasoning, carries nothing the script checks),
+  its `functionCall` parts its tool calls (`args` written as compact JSON text);
+- each entry of role `user` (or `function`, as older clients wrote results) becomes, in
+  order, a `tool` message per `functionResponse` part (its `response` object: the text of
+  an `output` or `result` key, else its JSON; an `error` key marks the call failed, as
+  google-genai's automatic function calling writes a tool's exception), then one user
+  message of its text parts;
+- `tools[].functionDeclarations` are the tools offered (a tool of another kind, Google
+  Search or code execution, is no function the script can call);
+- `toolConfig.functionCallingConfig` is what the request lets the model do: `AUTO`,
+  `NONE`, `ANY` (call one at least; `VALIDATED` too), and `allowedFunctionNames`.
+
+A function call carries the id of the scripted call (`functionCall.id`), which the SDKs
+keep and send back with the call and with its result. One sent back without its id (an
+older client, a hand-written one) is given the id this endpoint sent with that call, found
+by its name and arguments among the replies it made (`Store`); a result without one, the
+id of the call of that name it answers, by position.
+
+The reply is a `GenerateContentResponse`: one candidate whose content holds the text and
+the function calls, `finishReason` `STOP`, and `usageMetadata`. Streamed, it is the same
+response in chunks (the text in pieces, the calls whole, the finish reason and the usage
+last), as server-sent events under `?alt=sse` (what the SDKs ask for) or as one JSON array
+without it. An error is `{"error": {"code", "message", "status"}}`, which google-genai
+raises as its `ClientError`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from zeroclaw_eval._support.json.text import compact_json
+from zeroclaw_eval.boundary.provider import (
+    AUTO,
+    Message,
+    ModelResponse,
+    ToolCallRequest,
+    ToolChoice,
+    ToolSpec,
+    decode_arguments,
+)
+from zeroclaw_eval.errors import WireError
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body
+from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
+
+API = "gemini"
+#: `{version}/models/{model}:{method}`; the endpoint strips a leading `/v1` first, so the
+#: rest of `v1beta` (`beta`) stands before `/models`. A model's name may hold `.`, `-`,
+#: `_` and `/` (tuned models: `tunedModels/…` are not served).
+ROUTES: tuple[str, ...] = (r"(?:beta)?/models/(?P<model>[^/:]+):(?P<stream>stream)?[gG]enerateContent",)
+
+#: The `status` Google's APIs answer each HTTP status with.
+_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    413: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
+
+#: Function calls sent, by (name, arguments as compact JSON), for the requests that send
+#: one back without its id; the newest kept.
+_SENT_LIMIT = 10_000
+
+
+def _get(value: Any, camel: str) -> Any:
+    """`value[camel]`, or its snake_case spelling (`functionCall`, `function_call`)."""
+    if not isinstance(value, dict):
+        return None
+    if camel in value:
+        return value[camel]
+    return value.get(re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower())
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    parts = _get(content, "parts")
+    if parts is None:
+        return []
+    if not isinstance(parts, list) or not all(isinstance(part, dict) for part in parts):
+        raise WireError(400, "contents[].parts must be a list of parts")
+    return parts
+
+
+def _texts(parts: list[dict[str, Any]]) -> str | None:
+    """The text of `parts` (their `text`s joined, the model's thoughts left out); None
+    when they hold none."""
+    texts = [part["text"] for part in parts if isinstance(part.get("text"), str) and not part.get("thought")]
+    return "".join(texts) if texts else None
+
+
+class _Ids:
+    """The ids of function calls this endpoint sent, by name and arguments: a call sent
+    back without its id is given the one it was sent with."""
+
+    def __init__(self) -> None:
+        self._sent: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def sent(self, name: str, arguments: str, call_id: str) -> None:
+        with self._lock:
+            ids = self._sent.setdefault((name, arguments), [])
+            if call_id not in ids:
+                ids.append(call_id)
+            while len(self._sent) > _SENT_LIMIT:
+                self._sent.popitem(last=False)
+
+    def of(self, name: str, arguments: str, taken: set[str]) -> str | None:
+        with self._lock:
+            ids = self._sent.get((name, arguments), [])
+        return next((call_id for call_id in ids if call_id not in taken), None)
+
+
+_IDS = _Ids()
+
+
+def _call(part: dict[str, Any], taken: set[str]) -> dict[str, Any] | None:
+    """The chat tool call of a `functionCall` part (None for another part)."""
+    call = _get(part, "functionCall")
+    if call is None:
+        return None
+    name = _get(call, "name")
+    if not isinstance(name, str) or not name:
+        raise WireError(400, "a functionCall part names no function")
+    args = _get(call, "args")
+    arguments = compact_json(args if args is not None else {})
+    call_id = _get(call, "id")
+    if not isinstance(call_id, str) or not call_id:
+        call_id = _IDS.of(name, arguments, taken) or f"{name}_{len(taken)}"
+    taken.add(call_id)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _result(part: dict[str, Any], calls: list[dict[str, Any]], answered: int) -> Message | None:
+    """The `tool` message of a `functionResponse` part (None for another part); without
+    an id, the id of the call of its name it answers, by position among `calls`."""
+    response = _get(part, "functionResponse")
+    if response is None:
+        return None
+    name = _get(response, "name")
+    call_id = _get(response, "id")
+    if not isinstance(call_id, str) or not call_id:
+        named = [call for call in calls if call["function"]["name"] == name]
+        earlier = sum(1 for call in calls[:answered] if call["function"]["name"] == name)
+        call_id = named[earlier]["id"] if earlier < len(named) else name if isinstance(name, str) else ""
+    body = _get(response, "response")
+    message: Message = {"role": "tool", "tool_call_id": call_id, "content": _result_text(body)}
+    if isinstance(body, dict) and body.get("error") not in (None, "") and set(body) == {"error"}:
+        message["is_error"] = True
+    return message
+
+
+def _result_text(body: Any) -> str:
+    """A function response's text: its `output` or `result` (or `error`) when that is its
+    one key and text, else its JSON."""
+    if isinstance(body, dict) and len(body) == 1:
+        (value,) = body.values()
+        if next(iter(body)) in ("output", "result", "error") and isinstance(value, str):
+            return value
+    return compact_json(body if body is not None else {})
+
+
+def request_messages(request: dict[str, Any]) -> list[Message]:
+    """The chat messages a `generateContent` request stands for: its system instruction,
+    then its `contents`."""
+    messages: list[Message] = []
+    system = _get(request, "systemInstruction")
+    if isinstance(system, str):
+        messages.append({"role": "system", "content": system})
+    elif system is not None:
+        text = _texts(_parts(system))
+        if text is not None:
+            messages.append({"role": "system", "content": text})
+    contents = _get(request, "contents")
+    if isinstance(contents, dict):  # one content, as a client may send it
+        contents = [contents]
+    if not isinstance(contents, list) or not contents:
+        raise WireError(400, "contents is not specified: the request needs one content at least")
+    taken: set[str] = set()
+    calls: list[dict[str, Any]] = []
+    for index, content in enumerate(contents):
+        if not isinstance(content, dict):
+            raise WireError(400, f"contents[{index}] must be a content object")
+        role = _get(content, "role") or "user"
+        parts = _parts(content)
+        if role == "model":
+            calls = [call for part in parts if (call := _call(part, taken)) is not None]
+            message: Message = {"role": "assistant", "content": _texts(parts)}
+            if calls:
+                message["tool_calls"] = calls
+            messages.append(message)
+        elif role in ("user", "function", "tool"):
+            answered = 0
+            for part in parts:
+                result = _result(part, calls, answered)
+                if result is not None:
+                    messages.append(result)
+                    answered += 1
+            text = _texts(parts)
+            if text is not None:
+                messages.append({"role": "user", "content": text})
+        else:
+            raise WireError(400, f"contents[{index}].role must be user or model, not {role!r}")
+    return messages
+
+
+def offered(request: dict[str, Any]) -> list[ToolSpec]:
+    """The function declarations of `tools`, with their schema in either spelling."""
+    specs = []
+    tools = _get(request, "tools")
+    for tool in tools if isinstance(tools, list) else []:
+        declarations = _get(tool, "functionDeclarations")
+        for declaration in declarations if isinstance(declarations, list) else []:
+            schema = _get(declaration, "parametersJsonSchema")
+            if schema is None:
+                schema = _get(declaration, "parameters")
+            spec = tool_spec(_get(declaration, "name"), _get(declaration, "description"), schema)
+            if spec is not None:
+                specs.append(spec)
+    return specs
+
+
+def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
+    """What `toolConfig.functionCallingConfig` lets the model do; `WireError` for a mode
+    the API does not have."""
+    config = _get(_get(request, "toolConfig"), "functionCallingConfig")
+    if config is None:
+        return AUTO
+    mode = _get(config, "mode")
+    mode = mode.upper() if isinstance(mode, str) else "AUTO"
+    allowed_names = _get(config, "allowedFunctionNames")
+    allowed = (
+        frozenset(name for name in allowed_names if isinstance(name, str))
+        if isinstance(allowed_names, list) and allowed_names
+        else None
+    )
+    if mode in ("AUTO", "MODE_UNSPECIFIED"):
+        return ToolChoice("auto", allowed=allowed)
+    if mode == "NONE":
+        return ToolChoice("none")
+    if mode in ("ANY", "VALIDATED"):
+        return ToolChoice("required", allowed=allowed)
+    raise WireError(400, f"functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED, not {mode!r}")
+
+
+def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
+    """A `generateContent` request: its conversation, the tools it declares and what it
+    lets the model do with them. Whether it streams is the path's to say
+    (`streamGenerateContent`), which the endpoint sets."""
+    return WireRequest(
+        API,
+        number,
+        model,
+        request_messages(request),
+        offered(request),
+        False,
+        True,
+        request,
+        choice=tool_choice_of(request),
+    )
+
+
+def _function_call(call: ToolCallRequest) -> dict[str, Any]:
+    args = decode_arguments(call.arguments)
+    _IDS.sent(call.name, compact_json(args if isinstance(args, dict) else {}), call.id)
+    return {
+        "functionCall": {"id": call.id, "name": call.name, "args": args if isinstance(args, dict) else {}}
+    }
+
+
+def response_id(number: int) -> str:
+    """The `responseId` of the reply to request `number`."""
+    return f"zeroclaw-{number}"
+
+
+def _usage(response: ModelResponse) -> dict[str, int]:
+    return {
+        "promptTokenCount": response.input_tokens,
+        "candidatesTokenCount": response.output_tokens,
+        "totalTokenCount": response.input_tokens + response.output_tokens,
+    }
+
+
+def _response(
+    parts: list[dict[str, Any]], model: str, number: int, last: bool, usage: dict[str, int]
+) -> dict[str, Any]:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    body: dict[str, Any] = {
+        "candidates": [candidate],
+        "modelVersion": model,
+        "responseId": f"zeroclaw-{number}",
+    }
+    if last:
+        candidate["finishReason"] = "STOP"
+        body["usageMetadata"] = usage
+    return body
+
+
+def response_body(response: ModelResponse, model: str, number: int) -> dict[str, Any]:
+    """`response` as one `GenerateContentResponse`."""
+    parts: list[dict[str, Any]] = [{"text": response.content}] if response.content else []
+    parts += [_function_call(call) for call in response.tool_calls]
+    return _response(parts, model, number, True, _usage(response))
+
+
+def response_chunks(response: ModelResponse, model: str, number: int) -> list[dict[str, Any]]:
+    """`response` as the chunks of a stream: the text in pieces, then the calls whole; the
+    finish reason and the usage on the last chunk."""
+    text = response.content or ""
+    pieces = [text[i : i + TEXT_PIECE] for i in range(0, len(text), TEXT_PIECE)]
+    parts: list[list[dict[str, Any]]] = [[{"text": piece}] for piece in pieces]
+    if response.tool_calls:
+        parts.append([_function_call(call) for call in response.tool_calls])
+    if not parts:
+        parts.append([])
+    usage = _usage(response)
+    return [_response(part, model, number, i == len(parts) - 1, usage) for i, part in enumerate(parts)]
+
+
+def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: bool) -> Reply:
+    """`response` as the request asked: one response, or its chunks as server-sent events
+    (`?alt=sse`) or one JSON array."""
+    if not request.stream:
+        return Reply(200, json_body(response_body(response, request.model, request.number)))
+    chunks = response_chunks(response, request.model, request.number)
+    if "sse" in request.path_flags:
+        return Reply(
+            200,
+            b"".join(b"data: " + event_json(chunk) + b"\r\n\r\n" for chunk in chunks),
+            "text/event-stream",
+        )
+    return Reply(200, json_body(chunks))
+
+
+def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
+    """An error of Google's APIs, which google-genai raises as `ClientError` (4xx) or
+    `ServerError` (5xx)."""
+    return {"error": {"code": status, "message": message, "status": _STATUS.get(status, "UNKNOWN")}}
