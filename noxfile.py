@@ -40,6 +40,8 @@ FRAMEWORKS = [
     "langgraph>=1,<2",
     "anthropic>=0.50",
     "google-genai>=1.30",
+    "boto3>=1.34",
+    "strands-agents>=1,<2",
     # The agent service example (examples/frameworks/starlette_service).
     "starlette>=0.40",
     "uvicorn>=0.30",

@@ -798,6 +798,175 @@ GOOGLE_GENAI = Framework(
     ),
 )
 
+#: Lines that lower-case the city of each weather call the boto3 agent keeps.
+BOTO3_TIDY = """        for block in content:
+            if "toolUse" in block and block["toolUse"]["name"] == "get_weather":
+                city = block["toolUse"]["input"]["city"].lower()
+                block["toolUse"] = {**block["toolUse"], "input": {"city": city}}
+"""
+BOTO3_BEDROCK = Framework(
+    "boto3_bedrock",
+    ("boto3",),
+    "python agent.py",
+    "converse",
+    TWO_TURNS,
+    (
+        # The agent asks for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    "    " + PYTHON_PRINTED,
+                    'client.converse(modelId=MODEL, messages=[{"role": "user", "content":'
+                    f' [{{"text": f"{TITLE}{{text}}"}}]}}])',
+                ),
+            ),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Paris?"),
+            },
+        ),
+        # The tools run, but their results are not added to the conversation.
+        Mutation(
+            "not_fed_back",
+            (
+                (
+                    'messages.append({"role": "user", "content": [run_tool(use) for use in uses]})',
+                    "[run_tool(use) for use in uses]",
+                ),
+            ),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id tooluse_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id tooluse_oslo),"
+                    " get_weather (id tooluse_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id tooluse_paris)",
+                ),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("found = WEATHER.get(city.strip().lower())", "found = WEATHER.get(city)"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Only the first call of a step runs: the second city's result is never sent.
+        Mutation(
+            "tool_skipped",
+            (("[run_tool(use) for use in uses]", "[run_tool(use) for use in uses[:1]]"),),
+            errors={
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id tooluse_lima)",
+                )
+            },
+            passes=(UNKNOWN, TWO_TURNS),
+        ),
+        # Each turn starts a new conversation: the second turn leaves the script.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    '    messages.append({"role": "user", "content": [{"text": user_input}]})',
+                    '    messages[:] = [{"role": "user", "content": [{"text": user_input}]}]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # The calls kept in the history with each city lower-cased.
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    '        messages.append({"role": "assistant", "content": content})\n',
+                    BOTO3_TIDY + '        messages.append({"role": "assistant", "content": content})\n',
+                ),
+            ),
+            errors={
+                UNKNOWN: _echoed("tooluse_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TWO_CITIES: _echoed("tooluse_oslo", "Oslo", '{"city":"oslo"}'),
+                TWO_TURNS: _echoed("tooluse_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        # The status still marks the failed lookup, so only the texts fail.
+        _garbled(
+            '"content": [{"text": content}]}',
+            '"content": [{"text": content[::-1]}]}',
+            {
+                UNKNOWN: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]", "tool_results_contain[1]"],
+            },
+        ),
+    ),
+)
+
+#: Lines that lower-case the city of each weather call in the Strands agent's messages.
+STRANDS_TIDY = """for message in agent.messages:
+                for block in message["content"]:
+                    if "toolUse" in block and block["toolUse"]["name"] == "get_weather":
+                        block["toolUse"]["input"] = {"city": block["toolUse"]["input"]["city"].lower()}"""
+STRANDS = Framework(
+    "strands",
+    ("strands",),
+    "python agent.py",
+    "converse",
+    TWO_TURNS,
+    (
+        _renamed(*SUITE),
+        # The agent asks for a title once the answer is out (a fresh agent: one request).
+        Mutation(
+            "asks_after_answering",
+            (_then("    " + PYTHON_PRINTED, f'build(options.stream)(f"{TITLE}{{text}}")'),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: _title_for("What is the weather in Paris?"),
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("found = WEATHER.get(city.strip().lower())", "found = WEATHER.get(city)"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # Each turn asks a new agent: the second turn leaves the script.
+        Mutation(
+            "history_dropped",
+            (("text = str(agent(", "text = str(build(options.stream)("),),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # Between turns the agent's messages have each weather call lower-cased.
+        Mutation(
+            "echoed_arguments",
+            (_then("    " + PYTHON_PRINTED, STRANDS_TIDY),),
+            errors={TWO_TURNS: _echoed("tooluse_paris", "Paris", '{"city":"paris"}', "/turns/1/steps/0")},
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _garbled(
+            "    return found\n",
+            "    return found[::-1]\n",
+            {
+                UNKNOWN: ["tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+    ),
+)
+
 VERCEL_WEATHER = (
     "execute: async ({ city }) => WEATHER[city.trim().toLowerCase()] ?? `Error: no weather data for ${city}`,"
 )
@@ -1713,6 +1882,8 @@ ALL = (
     NODE_OPENAI,
     ANTHROPIC_SDK,
     GOOGLE_GENAI,
+    BOTO3_BEDROCK,
+    STRANDS,
     VERCEL_AI,
     LLAMAINDEX,
     HAYSTACK,
@@ -1931,6 +2102,10 @@ def test_the_stream_flag_decides_what_goes_over_the_wire(
             "ANTHROPIC_API_KEY": "placeholder",
             "GOOGLE_GEMINI_BASE_URL": server.url.removesuffix("/v1"),
             "GEMINI_API_KEY": "placeholder",
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": server.url.removesuffix("/v1"),
+            "AWS_ACCESS_KEY_ID": "placeholder",
+            "AWS_SECRET_ACCESS_KEY": "placeholder",
+            "AWS_DEFAULT_REGION": "us-east-1",
             "ZEROCLAW_EVAL_MODEL": _script(path)["model_name"],
             "NO_PROXY": "127.0.0.1,localhost",
             "no_proxy": "127.0.0.1,localhost",

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.report.baseline import (
     FIXED,
     NEW,
@@ -49,8 +48,8 @@ from zeroclaw_eval.reporters.safety import shorten
 COMMENT_LIMIT = 65_536
 #: The key of the hidden marker when none is given: one comment per key and pull request.
 DEFAULT_KEY = "zeroclaw-eval"
-#: Characters of an expected or found value a comment quotes.
-VALUE_LIMIT = 160
+#: Characters of a failed check's words (what it expected and found) a comment quotes.
+DETAIL_LIMIT = 300
 #: Cases listed in the token and time table (the largest changes).
 TOP_CHANGES = 10
 #: Characters of a `--note` shown: the head of the comment is never cut.
@@ -232,25 +231,21 @@ def _url(url: str) -> str:
     return quote(url, safe=":/?#&=%+,;@!$*'~.-_")
 
 
-def _value(value: object) -> str:
-    text = value if isinstance(value, str) else compact_json(value)
-    return code(shorten(text, VALUE_LIMIT), cell=False)
-
-
 def _failure_lines(case: CaseReport, head: SuiteReport, links: Links) -> Iterator[str]:
     """Each field the case fails at: a rejection's problems and a run error by their
-    message, each failed check by what it expected and what it found."""
+    message, each failed check by what it expected and what it found, as the console
+    says it."""
     failures = case.failures()
     for failure in failures[: len(failures) - len(case.failed_grades)]:
         where = _where(case, head, failure.field.line, links)
         message = code(shorten(failure.message, 300), cell=False)
         yield f"  - {code(failure.check, cell=False)} at {where}: {message}\n"
     for grade in case.failed_grades:
+        # In the console's words (the grade's detail): "the final response is empty",
+        # "refund was never called; calls made: lookup_order", where the bare expected and
+        # actual values said `  ` and `null`.
         where = _where(case, head, grade.field.line, links)
-        if grade.expected is not None or grade.actual is not None:
-            detail = f"expected {_value(grade.expected)}, found {_value(grade.actual)}"
-        else:
-            detail = code(shorten(grade.detail, 300), cell=False)
+        detail = code(shorten(grade.detail, DETAIL_LIMIT), cell=False)
         yield f"  - {code(grade.check_id, cell=False)} at {where}: {detail}\n"
 
 
