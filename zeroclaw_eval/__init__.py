@@ -84,6 +84,7 @@ _EXPORTS = {
     "ToolOutcome": "zeroclaw_eval.tools.tool",
     "openai_http_client": "zeroclaw_eval.backends.in_process",
     "anthropic_http_client": "zeroclaw_eval.backends.in_process",
+    "gemini_http_client": "zeroclaw_eval.backends.in_process",
     "ToolChoice": "zeroclaw_eval.boundary.provider",
     "ProjectTool": "zeroclaw_eval.tools.project",
     # Writing the trace file `zeroclaw eval import` reads, from an agent's own process.
@@ -113,6 +114,7 @@ if TYPE_CHECKING:
     )
     from zeroclaw_eval.backends.in_process import (
         anthropic_http_client as anthropic_http_client,
+        gemini_http_client as gemini_http_client,
         openai_http_client as openai_http_client,
     )
     from zeroclaw_eval.boundary.provider import (

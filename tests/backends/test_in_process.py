@@ -342,3 +342,61 @@ def test_an_anthropic_request_without_max_tokens_is_the_sdks_bad_request_naming_
     assert error["error"]["type"] == "invalid_request_error"
     assert error["error"]["message"].startswith("max_tokens: Field required")
     assert provider.requests == []  # refused before the script is asked
+
+
+def test_google_genai_follows_the_script_plain_then_streamed() -> None:
+    # The SDK's own client, its HTTP layer swapped: a request streamed under `?alt=sse`
+    # streams, and the script sees the system instruction and the result as chat messages.
+    from google import genai
+    from google.genai import types
+
+    from zeroclaw_eval import gemini_http_client
+    from zeroclaw_eval.backends.in_process import GEMINI_BASE_URL
+
+    provider = scripted()
+    echo = types.Tool(function_declarations=[types.FunctionDeclaration(name="echo", description="Echo.")])
+    config = types.GenerateContentConfig(
+        system_instruction="Be brief.",
+        tools=[echo],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+
+    async def ask() -> tuple[Any, str]:
+        options = types.HttpOptions(base_url=GEMINI_BASE_URL, httpx_async_client=gemini_http_client(provider))
+        client = genai.Client(api_key="replay", http_options=options)
+        contents: list[Any] = [types.Content(role="user", parts=[types.Part(text="Echo hi")])]
+        first = await client.aio.models.generate_content(model="any", contents=contents, config=config)
+        (call,) = first.function_calls or []
+        contents += [
+            types.Content(role="model", parts=[types.Part(function_call=call)]),
+            types.Content(
+                role="user", parts=[types.Part.from_function_response(name="echo", response={"result": "hi"})]
+            ),
+        ]
+        pieces = [
+            chunk.text or ""
+            async for chunk in await client.aio.models.generate_content_stream(
+                model="any", contents=contents, config=config
+            )
+        ]
+        return call, "".join(pieces)
+
+    call, second = asyncio.run(ask())
+    assert (call.id, call.name, call.args) == ("c1", "echo", {"message": "hi"})
+    assert second == "hi"
+    assert provider.requests[1][0] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Echo hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "echo", "arguments": '{"message":"hi"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "hi"},
+    ]

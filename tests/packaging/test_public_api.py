@@ -58,6 +58,7 @@ PUBLIC = [
     "__version__",
     "anthropic_http_client",
     "check_vacuity",
+    "gemini_http_client",
     "grade",
     "load_config",
     "load_fixture",

@@ -1,10 +1,11 @@
-"""OpenAI and Anthropic clients for the agent under test: the official SDKs (or any
-client built on httpx) talking to the harness's provider in-process.
+"""OpenAI, Anthropic and Gemini clients for the agent under test: the official SDKs (or
+any client built on httpx) talking to the harness's provider in-process.
 
-An agent built on the `openai` or `anthropic` SDK, or on a framework that uses one, keeps
-its client and swaps only the HTTP layer: a Chat Completions, Responses or Messages
-request, plain or streamed, goes to `context.provider` (the replay script, or the live
-provider, recorded either way) and its reply comes back in the shape the SDK expects
+An agent built on the `openai`, `anthropic` or `google-genai` SDK, or on a framework that
+uses one, keeps its client and swaps only the HTTP layer: a Chat Completions, Responses,
+Messages or `generateContent` request, plain or streamed, goes to `context.provider`
+(the replay script, or the live provider, recorded either way) and its reply comes back
+in the shape the SDK expects
 (`wire.endpoint`). What the harness refuses (a request that leaves the script) is an
 HTTP 400 with the reason, which the SDK raises as its own error without retrying.
 """
@@ -25,6 +26,8 @@ from zeroclaw_eval.wire.endpoint import Endpoint, refusal, route_of, too_large
 BASE_URL = "http://zeroclaw.invalid/v1"
 #: The one to give the Anthropic SDK, which adds `/v1` itself.
 ANTHROPIC_BASE_URL = "http://zeroclaw.invalid"
+#: The one to give google-genai, which adds its API version itself.
+GEMINI_BASE_URL = "http://zeroclaw.invalid"
 
 
 def openai_http_client(provider: Provider) -> Any:
@@ -44,6 +47,15 @@ def anthropic_http_client(provider: Provider) -> Any:
     return _client(provider, _http_library("anthropic"), ANTHROPIC_BASE_URL)
 
 
+def gemini_http_client(provider: Provider) -> Any:
+    """An async HTTP client whose `generateContent` requests `provider` answers, for
+    google-genai (and Google ADK on it): `genai.Client(api_key="replay",
+    http_options=types.HttpOptions(base_url=GEMINI_BASE_URL, httpx_async_client=...))`.
+    google-genai takes a client of either HTTP library and says which it holds; httpx
+    is the one it always has."""
+    return _client(provider, httpx, GEMINI_BASE_URL)
+
+
 def _client(provider: Provider, http: Any, base_url: str) -> Any:
     endpoint = Endpoint()
 
@@ -61,7 +73,9 @@ def _client(provider: Provider, http: Any, base_url: str) -> Any:
 
     class ProviderTransport(http.AsyncBaseTransport):  # type: ignore[misc]
         async def handle_async_request(self, request: Any) -> Any:
-            reply = await answer(request.method, request.url.path, await request.aread())
+            # The path with its query: Gemini's `?alt=sse` says how to stream.
+            path = request.url.raw_path.decode("ascii", "replace")
+            reply = await answer(request.method, path, await request.aread())
             headers = {"content-type": reply.content_type, **reply.headers}
             return http.Response(reply.status, content=reply.body, headers=headers)
 

@@ -26,11 +26,16 @@ from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError, ReplyValueError, exception_words
-from zeroclaw_eval.wire import anthropic, chat
+from zeroclaw_eval.wire import anthropic, bedrock, chat, gemini
 from zeroclaw_eval.wire.base import ClientWire, json_body
 
 #: The wire each kind of provider (`[providers.models.*].kind`) speaks.
-CLIENT_WIRES: dict[str, ClientWire] = {"openai": chat, "anthropic": anthropic}
+CLIENT_WIRES: dict[str, ClientWire] = {
+    "openai": chat,
+    "anthropic": anthropic,
+    "gemini": gemini,
+    "bedrock": bedrock,
+}
 
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is capped (the turn timeout bounds it too)
 
@@ -71,7 +76,7 @@ class LiveProvider:
         self._sleep = sleep
         self._backoff = backoff_secs
         self._wire = CLIENT_WIRES[settings.kind]
-        self._url = self._wire.client_url(settings.base_url)
+        self._url = self._wire.client_url(settings.base_url, settings.model)
 
     def _fail(self, message: str) -> ProviderError:
         return ProviderError(scrub(message, [self._key]))
@@ -134,9 +139,13 @@ class LiveProvider:
         # Not httpx's `json=`: it cannot encode a lone surrogate (a tool's result, or an
         # answer sent to the judge, may hold one), and the run would end in a traceback.
         # `json_body` writes it as its JSON escape; the provider says whether it takes it.
-        headers = {"Content-Type": "application/json", **headers}
+        content = json_body(body)
+        # Signed on each attempt (a signature holds its time), where the API wants one.
+        headers = self._wire.client_signed(
+            self._url, {"Content-Type": "application/json", **headers}, content, self._key
+        )
         async with self._client.stream(
-            "POST", self._url, content=json_body(body), headers=headers, timeout=timeout
+            "POST", self._url, content=content, headers=headers, timeout=timeout
         ) as streamed:
             chunks: list[bytes] = []
             size = 0

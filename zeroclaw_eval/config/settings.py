@@ -74,7 +74,8 @@ class EvalSettings(BaseModel):
 
 class ProviderSettings(BaseModel):
     """One `[providers.models.NAME]` table: an OpenAI-compatible chat-completions endpoint
-    (`kind = "openai"`, the default) or Anthropic's Messages API (`kind = "anthropic"`).
+    (`kind = "openai"`, the default), Anthropic's Messages API (`kind = "anthropic"`),
+    Gemini's `generateContent` (`kind = "gemini"`) or Bedrock's Converse (`kind = "bedrock"`).
 
     The key itself is never in a file: `api_key_env` names the environment variable
     that holds it.
@@ -83,10 +84,13 @@ class ProviderSettings(BaseModel):
     # Built when first validated: only a configuration with providers pays for it.
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False, defer_build=True)
 
-    #: The API the endpoint speaks: `openai` (POST {base_url}/chat/completions) or
+    #: The API the endpoint speaks: `openai` (POST {base_url}/chat/completions),
     #: `anthropic` (POST {base_url}/v1/messages, or {base_url}/messages when base_url
-    #: already ends in /v1).
-    kind: Literal["openai", "anthropic"] = "openai"
+    #: already ends in /v1) or `gemini` (POST {base_url}/v1beta/models/MODEL:generateContent,
+    #: or under the version base_url ends in) or `bedrock` (POST
+    #: {base_url}/model/MODEL/converse, signed with AWS Signature Version 4: `api_key_env`
+    #: names the secret access key's variable, `AWS_ACCESS_KEY_ID` gives its id).
+    kind: Literal["openai", "anthropic", "gemini", "bedrock"] = "openai"
     base_url: str = Field(min_length=1)
     model: str = Field(min_length=1)
     api_key_env: str = ""

@@ -35,7 +35,7 @@ from zeroclaw_eval._support.json.text import arguments_text, compact_json, loads
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body, unsigned, usage_tokens
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.
@@ -462,11 +462,15 @@ def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: 
     return Reply(200, json_body(message_body(response, request.model, request.number)))
 
 
-def client_url(base_url: str) -> str:
+def client_url(base_url: str, model: str) -> str:
     """Where a provider's messages are asked for: the SDKs' base URL has no /v1 (they add
     it); one that ends in it is taken as meant."""
     base = base_url.rstrip("/")
     return base + ("/messages" if base.endswith("/v1") else "/v1/messages")
+
+
+#: The key goes in a header: nothing to sign.
+client_signed = unsigned
 
 
 def client_headers(key: str) -> dict[str, str]:

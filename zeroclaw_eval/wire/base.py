@@ -101,12 +101,18 @@ class Wire(Protocol):
 class ClientWire(Protocol):
     """A wire the live client speaks: its URL and headers, its request, its reply read."""
 
-    def client_url(self, base_url: str) -> str:
-        """Where its model requests go, from the provider's base URL."""
+    def client_url(self, base_url: str, model: str) -> str:
+        """Where its model requests for `model` go, from the provider's base URL (a wire
+        that names the model in the path puts it there)."""
         ...
 
     def client_headers(self, key: str) -> dict[str, str]:
         """The headers that carry the API key (and the API's version, where it has one)."""
+        ...
+
+    def client_signed(self, url: str, headers: dict[str, str], body: bytes, key: str) -> dict[str, str]:
+        """The headers of one request to `url` as sent: `headers` as they are, or with a
+        signature of the request (`body` and all) where the API wants one (Bedrock)."""
         ...
 
     def client_request(
@@ -129,6 +135,11 @@ class ClientWire(Protocol):
 
     #: What a reply that cannot be read is not, for the error that says so.
     SHAPE: str
+
+
+def unsigned(url: str, headers: dict[str, str], body: bytes, key: str) -> dict[str, str]:
+    """`ClientWire.client_signed` of a wire whose key goes in a header of its own."""
+    return headers
 
 
 def usage_tokens(usage: Any, key: str) -> int:

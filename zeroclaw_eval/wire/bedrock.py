@@ -33,21 +33,28 @@ boto3 raises as that exception.
 from __future__ import annotations
 
 import binascii
+import hashlib
+import hmac
 import json
+import os
+import re
 import struct
+from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from zeroclaw_eval._support.json.text import compact_json
 from zeroclaw_eval.boundary.provider import (
     AUTO,
     Message,
     ModelResponse,
+    ToolCallRequest,
     ToolChoice,
     ToolSpec,
     decode_arguments,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, json_body
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, json_body, usage_tokens
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 API = "converse"
@@ -289,3 +296,178 @@ def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: 
 def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
     """An error as Bedrock answers one, which boto3 raises as the exception `__type` names."""
     return {"__type": _ERRORS.get(status, "InternalServerException"), "message": message}
+
+
+# The live client's half (`wire.base.ClientWire`): the harness asks a real Bedrock.
+
+#: What a reply that cannot be read is not, for the error that says so.
+SHAPE = "no output.message of the Converse shape"
+#: The service name Bedrock's runtime signs requests under.
+_SERVICE = "bedrock"
+
+
+def client_url(base_url: str, model: str) -> str:
+    """Where `model`'s answers are asked for: its id percent-encoded, as the SDKs send it."""
+    return f"{base_url.rstrip('/')}/model/{quote(model, safe='')}/converse"
+
+
+def client_headers(key: str) -> dict[str, str]:
+    """None: the key signs each request instead (`client_signed`)."""
+    return {}
+
+
+def _region(host: str) -> str:
+    """The region a Bedrock host names (`bedrock-runtime.eu-west-1.amazonaws.com`), else
+    the environment's, else us-east-1."""
+    named = re.match(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com", host)
+    if named is not None:
+        return named.group(1)
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def _hmac(key: bytes, text: str) -> bytes:
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).digest()
+
+
+def client_signed(
+    url: str, headers: dict[str, str], body: bytes, key: str, now: datetime | None = None
+) -> dict[str, str]:
+    """`headers` with the request signed by AWS Signature Version 4, as botocore signs it
+    (the secret `key`, the id in `AWS_ACCESS_KEY_ID`, a session's `AWS_SESSION_TOKEN`):
+    every header given, the host and the time signed, the body by its SHA-256, the path
+    encoded once more as AWS wants it for every service but S3. Written here, not taken
+    from botocore: the harness does not depend on it, and the signature is a page of
+    the AWS documentation."""
+    when = (now or datetime.now(timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    parts = urlsplit(url)
+    signed = {name.lower(): " ".join(value.split()) for name, value in headers.items()}
+    signed.update({"host": parts.netloc, "x-amz-date": when})
+    token = os.environ.get("AWS_SESSION_TOKEN")
+    if token:
+        signed["x-amz-security-token"] = token
+    names = sorted(signed)
+    canonical = "\n".join(
+        [
+            "POST",
+            quote(parts.path or "/", safe="/~"),
+            parts.query,
+            "".join(f"{name}:{signed[name]}\n" for name in names),
+            ";".join(names),
+            hashlib.sha256(body).hexdigest(),
+        ]
+    )
+    region = _region(parts.hostname or "")
+    scope = f"{when[:8]}/{region}/{_SERVICE}/aws4_request"
+    to_sign = "\n".join(["AWS4-HMAC-SHA256", when, scope, hashlib.sha256(canonical.encode()).hexdigest()])
+    signing = _hmac(_hmac(_hmac(_hmac(f"AWS4{key}".encode(), when[:8]), region), _SERVICE), "aws4_request")
+    signature = hmac.new(signing, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
+    access = os.environ.get("AWS_ACCESS_KEY_ID", "")
+    credential = f"Credential={access}/{scope}, SignedHeaders={';'.join(names)}"
+    authorization = f"AWS4-HMAC-SHA256 {credential}, Signature={signature}"
+    extra = {"X-Amz-Date": when, "Authorization": authorization}
+    if token:
+        extra["X-Amz-Security-Token"] = token
+    return {**headers, **extra}
+
+
+def _messages_of(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The `system` blocks and Converse `messages` of chat `messages`: a turn's tool
+    results one user message of `toolResult` blocks, as the API asks."""
+    system: list[dict[str, Any]] = []
+    converted: list[dict[str, Any]] = []
+    for message in messages:
+        role, text = message.get("role"), message.get("content")
+        if role in ("system", "developer"):
+            system.append({"text": text if isinstance(text, str) else ""})
+        elif role == "assistant":
+            blocks: list[dict[str, Any]] = [{"text": text}] if isinstance(text, str) and text else []
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                args = decode_arguments(function.get("arguments") or "{}")
+                use = {
+                    "toolUseId": call.get("id"),
+                    "name": function.get("name"),
+                    "input": args if isinstance(args, dict) else {},
+                }
+                blocks.append({"toolUse": use})
+            converted.append({"role": "assistant", "content": blocks})
+        elif role == "tool":
+            result: dict[str, Any] = {
+                "toolUseId": message.get("tool_call_id"),
+                "content": [{"text": text or ""}],
+            }
+            if message.get("is_error"):
+                result["status"] = "error"
+            block = {"toolResult": result}
+            last = converted[-1] if converted else None
+            if (
+                last is not None
+                and last["role"] == "user"
+                and all("toolResult" in b for b in last["content"])
+            ):
+                last["content"].append(block)
+            else:
+                converted.append({"role": "user", "content": [block]})
+        else:
+            converted.append({"role": "user", "content": [{"text": text if isinstance(text, str) else ""}]})
+    return system, converted
+
+
+def client_request(
+    model: str,
+    messages: list[Message],
+    tools: list[ToolSpec],
+    choice: ToolChoice,
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """A Converse request asking what the chat `messages` ask (the model is in the URL).
+    Converse cannot forbid tools: a choice of none sends none."""
+    system, converted = _messages_of(messages)
+    body: dict[str, Any] = {"messages": converted}
+    if system:
+        body["system"] = system
+    if tools and choice.mode != "none":
+        offered = [tool for tool in tools if choice.allowed is None or tool.name in choice.allowed]
+        specs = [
+            {
+                "toolSpec": {
+                    "name": tool.name,
+                    "description": tool.description or tool.name,
+                    "inputSchema": {"json": tool.parameters or {"type": "object"}},
+                }
+            }
+            for tool in offered
+        ]
+        config: dict[str, Any] = {"tools": specs}
+        if choice.mode == "required":
+            config["toolChoice"] = {"any": {}}
+        elif choice.mode == "function" and choice.function:
+            config["toolChoice"] = {"tool": {"name": choice.function}}
+        body["toolConfig"] = config
+    inference: dict[str, Any] = {}
+    if temperature is not None:
+        inference["temperature"] = temperature
+    if max_tokens is not None:
+        inference["maxTokens"] = max_tokens
+    if inference:
+        body["inferenceConfig"] = inference
+    return body
+
+
+def read_reply(data: Any) -> ModelResponse:
+    """The reply a `ConverseResponse` holds: its message's text and tool uses, the usage."""
+    blocks = data["output"]["message"]["content"]
+    calls = tuple(
+        ToolCallRequest(str(use["toolUseId"]), str(use["name"]), compact_json(use.get("input", {})))
+        for block in blocks
+        if isinstance(use := block.get("toolUse"), dict)
+    )
+    usage = data.get("usage")
+    return ModelResponse(
+        _texts(blocks),
+        calls,
+        usage_tokens(usage, "inputTokens"),
+        usage_tokens(usage, "outputTokens"),
+    )

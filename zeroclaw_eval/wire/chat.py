@@ -23,7 +23,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolSpec,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, unsigned, usage_tokens
 
 #: Text is sent in pieces of at most this many characters, so that a client which only
 #: keeps the last delta (a bug worth catching) gets the answer wrong.
@@ -219,9 +219,13 @@ def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: 
 SHAPE = "no choices[0].message of the chat-completions shape"
 
 
-def client_url(base_url: str) -> str:
+def client_url(base_url: str, model: str) -> str:
     """Where a provider's chat completions are asked for."""
     return base_url.rstrip("/") + "/chat/completions"
+
+
+#: The key goes in a header: nothing to sign.
+client_signed = unsigned
 
 
 def client_headers(key: str) -> dict[str, str]:

@@ -53,13 +53,13 @@ from zeroclaw_eval.boundary.provider import (
     decode_arguments,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, unsigned, usage_tokens
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 API = "gemini"
 #: `{version}/models/{model}:{method}`; the endpoint strips a leading `/v1` first, so the
-#: rest of `v1beta` (`beta`) stands before `/models`. A model's name may hold `.`, `-`,
-#: `_` and `/` (tuned models: `tunedModels/…` are not served).
+#: rest of `v1beta` (`beta`) stands before `/models`. A model's name is one path segment
+#: (a tuned model's, `tunedModels/…`, is not served).
 ROUTES: tuple[str, ...] = (r"(?:beta)?/models/(?P<model>[^/:]+):(?P<stream>stream)?[gG]enerateContent",)
 
 #: The `status` Google's APIs answer each HTTP status with.
@@ -351,3 +351,140 @@ def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
     """An error of Google's APIs, which google-genai raises as `ClientError` (4xx) or
     `ServerError` (5xx)."""
     return {"error": {"code": status, "message": message, "status": _STATUS.get(status, "UNKNOWN")}}
+
+
+# The live client's half (`wire.base.ClientWire`): the harness asks a real Gemini.
+
+#: What a reply that cannot be read is not, for the error that says so.
+SHAPE = "no candidates[0].content of the generateContent shape"
+
+
+def client_url(base_url: str, model: str) -> str:
+    """Where `model`'s answers are asked for: the base URL's API version if it ends in
+    one (`/v1`, `/v1beta`), else `v1beta`, the version google-genai 2 and ADK use."""
+    base = base_url.rstrip("/")
+    version = "" if re.search(r"/v1(?:beta|alpha)?$", base) else "/v1beta"
+    return f"{base}{version}/models/{model}:generateContent"
+
+
+#: The key goes in a header: nothing to sign.
+client_signed = unsigned
+
+
+def client_headers(key: str) -> dict[str, str]:
+    """The key in `x-goog-api-key`, as google-genai sends it."""
+    return {"x-goog-api-key": key} if key else {}
+
+
+def _client_contents(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
+    """The system texts and the `contents` of chat `messages`: a tool message's result
+    goes back as a function response of the call it answers (named from that call), the
+    results of one step in one content."""
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        role, text = message.get("role"), message.get("content")
+        if role in ("system", "developer"):
+            system.append(text if isinstance(text, str) else "")
+        elif role == "assistant":
+            parts: list[dict[str, Any]] = [{"text": text}] if isinstance(text, str) and text else []
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                names[call.get("id", "")] = function.get("name", "")
+                args = decode_arguments(function.get("arguments") or "{}")
+                call_part = {"id": call.get("id"), "name": function.get("name"), "args": args}
+                parts.append(
+                    {"functionCall": call_part if isinstance(args, dict) else {**call_part, "args": {}}}
+                )
+            contents.append({"role": "model", "parts": parts})
+        elif role == "tool":
+            key = "error" if message.get("is_error") else "result"
+            call_id = message.get("tool_call_id", "")
+            response = {"id": call_id, "name": names.get(call_id, ""), "response": {key: text}}
+            part = {"functionResponse": response}
+            if (
+                contents
+                and contents[-1]["role"] == "user"
+                and all("functionResponse" in p for p in contents[-1]["parts"])
+            ):
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+        else:
+            contents.append({"role": "user", "parts": [{"text": text if isinstance(text, str) else ""}]})
+    return system, contents
+
+
+def _client_tool_config(choice: ToolChoice) -> dict[str, Any] | None:
+    """`toolConfig` saying what `choice` lets the model do (None: anything)."""
+    if choice.mode == "none":
+        return {"functionCallingConfig": {"mode": "NONE"}}
+    config: dict[str, Any] = {"mode": "AUTO" if choice.mode == "auto" else "ANY"}
+    allowed = (
+        [choice.function] if choice.mode == "function" and choice.function else sorted(choice.allowed or ())
+    )
+    if allowed:
+        config["allowedFunctionNames"] = allowed
+    return None if config == {"mode": "AUTO"} else {"functionCallingConfig": config}
+
+
+def client_request(
+    model: str,
+    messages: list[Message],
+    tools: list[ToolSpec],
+    choice: ToolChoice,
+    *,
+    temperature: float | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """A `generateContent` request asking what the chat `messages` ask (the model is in
+    the URL), with `tools` declared and what `choice` lets the model do with them."""
+    system, contents = _client_contents(messages)
+    body: dict[str, Any] = {"contents": contents}
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    if tools:
+        declared = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "parametersJsonSchema": tool.parameters or {"type": "object"},
+            }
+            for tool in tools
+        ]
+        body["tools"] = [{"functionDeclarations": declared}]
+        tool_config = _client_tool_config(choice)
+        if tool_config is not None:
+            body["toolConfig"] = tool_config
+    generation: dict[str, Any] = {}
+    if temperature is not None:
+        generation["temperature"] = temperature
+    if max_tokens is not None:
+        generation["maxOutputTokens"] = max_tokens
+    if generation:
+        body["generationConfig"] = generation
+    return body
+
+
+def read_reply(data: Any) -> ModelResponse:
+    """The reply a `GenerateContentResponse` holds: its first candidate's text (thoughts
+    left out) and function calls (an id made from its place where the API gives none),
+    and the usage."""
+    parts = _parts(data["candidates"][0]["content"])
+    asked = [_get(part, "functionCall") for part in parts]
+    calls = tuple(
+        ToolCallRequest(
+            str(_get(call, "id") or f"call_{index}"),
+            str(call["name"]),
+            compact_json(_get(call, "args") or {}),
+        )
+        for index, call in enumerate(call for call in asked if call is not None)
+    )
+    usage = _get(data, "usageMetadata")
+    return ModelResponse(
+        _texts(parts),
+        calls,
+        usage_tokens(usage, "promptTokenCount"),
+        usage_tokens(usage, "candidatesTokenCount"),
+    )

@@ -271,6 +271,56 @@ def test_an_anthropic_provider_runs_and_records_the_suite_in_messages(
     assert replay.json()["counts"]["passed"] == 4
 
 
+def test_a_gemini_provider_runs_and_records_the_suite_in_generate_content(
+    live_project: Path, serve_suite: Callable[..., ReplayServer], tmp_path: Path
+) -> None:
+    # google-genai's base URL: the server's root; /v1beta/models/MODEL:generateContent is
+    # added, the key goes in x-goog-api-key.
+    write_fixture(live_project / "suite", "d_echo.json", tool_case("delta", "echo", {"message": "hi"}, []))
+    server = serve_suite()
+    configure(live_project, server.url.removesuffix("/v1"), kind="gemini")
+    recorded = tmp_path / "recorded"
+    live_run = live(live_project, "--record", str(recorded), "--format", "json", "--details", "all")
+    assert live_run.code == 0, live_run.stdout + live_run.stderr
+    log = server.requests()
+    assert {entry["api"] for entry in log} == {"gemini"}
+    assert [entry["status"] for entry in log] == [200] * 5
+    # The tool's result went back as a function response of the call, and the tokens are the script's.
+    echo = live_run.json()["cases"][3]["record"]
+    assert [(call["name"], call["result"]) for call in echo["calls"]] == [("echo", "hi")]
+    assert [(s["input_tokens"], s["output_tokens"]) for s in echo["steps"]] == [(20, 5), (30, 2)]
+    assert log[-1]["tool_results"] == [{"call_id": "c1", "name": "echo", "content": "hi"}]
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", "--details", "all")
+    assert replay.json()["counts"]["passed"] == 4
+
+
+def test_a_bedrock_provider_signs_runs_and_records_the_suite_in_converse(
+    live_project: Path,
+    serve_suite: Callable[..., ReplayServer],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # boto3's endpoint URL: the server's root; /model/MODEL/converse is added, each
+    # request signed with the key (the secret) and AWS_ACCESS_KEY_ID.
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    write_fixture(live_project / "suite", "d_echo.json", tool_case("delta", "echo", {"message": "hi"}, []))
+    server = serve_suite()
+    configure(live_project, server.url.removesuffix("/v1"), kind="bedrock")
+    recorded = tmp_path / "recorded"
+    live_run = live(live_project, "--record", str(recorded), "--format", "json", "--details", "all")
+    assert live_run.code == 0, live_run.stdout + live_run.stderr
+    log = server.requests()
+    assert {entry["api"] for entry in log} == {"converse"}
+    assert [entry["status"] for entry in log] == [200] * 5
+    echo = live_run.json()["cases"][3]["record"]
+    assert [(call["name"], call["result"]) for call in echo["calls"]] == [("echo", "hi")]
+    assert [(s["input_tokens"], s["output_tokens"]) for s in echo["steps"]] == [(20, 5), (30, 2)]
+    assert log[-1]["tool_results"] == [{"call_id": "c1", "name": "echo", "content": "hi"}]
+    assert API_KEY not in live_run.stdout + live_run.stderr  # the secret signs, never travels
+    replay = invoke("eval", "run", "--suite", str(recorded), "--format", "json", "--details", "all")
+    assert replay.json()["counts"]["passed"] == 4
+
+
 @pytest.mark.parametrize(
     ("toml", "env", "words"),
     [
