@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
+import pytest
+
+from tests.support.builders import write_fixture
+from tests.support.invoke import invoke
 from tests.support.reports import every_status_report
 from zeroclaw_eval.reporters.table import render
 
@@ -37,3 +43,42 @@ def test_newlines_and_tabs_in_details_keep_their_meaning() -> None:
     report = every_status_report("line one\n\tline two")
     table = render(report)
     assert "line one\n\tline two" in table
+
+
+def _failed_read(expects: dict[str, Any]) -> dict[str, Any]:
+    """A case whose one tool call (reading a file that is not there) fails."""
+    call = {"id": "c1", "name": "file_read", "arguments": {"path": "missing.txt"}}
+    return {
+        "model_name": "reader",
+        "tools": ["file_read"],
+        "turns": [
+            {
+                "user_input": "Read missing.txt",
+                "steps": [
+                    {"response": {"type": "tool_calls", "tool_calls": [call]}},
+                    {"response": {"type": "text", "content": "There is no such file."}},
+                ],
+            }
+        ],
+        "expects": expects,
+    }
+
+
+@pytest.mark.parametrize(
+    ("expects", "line"),
+    [
+        # The fixture asks for the failure; the case fails for its answer.
+        (
+            {"all_tools_succeeded": False, "response_contains": ["found it"]},
+            "    · tool call file_read (turn 1) failed, as the fixture expects:",
+        ),
+        ({"all_tools_succeeded": True}, "    ✗ tool call file_read (turn 1) failed:"),
+    ],
+)
+def test_a_tool_failure_the_fixture_expects_is_not_marked_as_a_cause(
+    tmp_path: Path, expects: dict[str, Any], line: str
+) -> None:
+    write_fixture(tmp_path / "suite", "reader.json", _failed_read(expects))
+    result = invoke("eval", "run", "--suite", str(tmp_path / "suite"), "--no-color")
+    assert result.code == 1, result.stdout
+    assert line in result.stdout

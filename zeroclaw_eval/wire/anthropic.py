@@ -392,15 +392,13 @@ _QUOTED = 60
 
 def required_fields(request: dict[str, Any], model: str) -> None:
     """`WireError` for a request without what the Messages API requires besides its
-    `messages` (which `request_messages` reads): a `model` of at least one character
-    (the endpoint has read it as a string), and `max_tokens`, a whole number of tokens.
-
-    The real API refuses such a request with a 400 `invalid_request_error`: an agent that
-    never sends `max_tokens` (the `anthropic` SDKs always do; a hand-written client or an
-    OpenAI-shaped one may not) must fail here, not pass the gate and fail in production.
-    Only what the API refuses is refused: `max_tokens` 0 is taken (the API takes it, to
-    warm the prompt cache), and so is a value an integer field's lenient reading takes
-    (`1024.0`, `"1024"`), which the API may take as well."""
+    `messages` (`request_messages` reads them): a non-empty `model` (read as a string by
+    the endpoint) and `max_tokens`, a whole number of tokens. The real API refuses such a
+    request (400 `invalid_request_error`): an agent that never sends `max_tokens` (a
+    hand-written or OpenAI-shaped client; the `anthropic` SDKs always do) must fail here,
+    not in production. Only what the API refuses is refused: `max_tokens` 0 is taken (it
+    warms the prompt cache), and so is what an integer field's lenient reading takes
+    (`1024.0`, `"1024"`)."""
     if not model:  # the API's model is a string of 1 to 256 characters
         raise WireError(400, "the request names no model: its model is an empty string")
     if "max_tokens" not in request:
@@ -440,6 +438,8 @@ VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
 #: What a reply that cannot be read is not, for the error that says so.
 SHAPE = "no content list of the Messages API shape"
+#: The key goes in a header (`client_headers`): nothing to sign.
+client_signed = unsigned
 
 
 def parse(request: dict[str, Any], number: int, model: str, store: Store) -> WireRequest:
@@ -467,10 +467,6 @@ def client_url(base_url: str, model: str) -> str:
     it); one that ends in it is taken as meant."""
     base = base_url.rstrip("/")
     return base + ("/messages" if base.endswith("/v1") else "/v1/messages")
-
-
-#: The key goes in a header: nothing to sign.
-client_signed = unsigned
 
 
 def client_headers(key: str) -> dict[str, str]:

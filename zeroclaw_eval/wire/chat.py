@@ -217,15 +217,13 @@ def reply(request: WireRequest, response: ModelResponse, store: Store, *, keep: 
 
 #: What a reply that cannot be read is not, for the error that says so.
 SHAPE = "no choices[0].message of the chat-completions shape"
+#: The key goes in a header (`client_headers`): nothing to sign.
+client_signed = unsigned
 
 
 def client_url(base_url: str, model: str) -> str:
     """Where a provider's chat completions are asked for."""
     return base_url.rstrip("/") + "/chat/completions"
-
-
-#: The key goes in a header: nothing to sign.
-client_signed = unsigned
 
 
 def client_headers(key: str) -> dict[str, str]:

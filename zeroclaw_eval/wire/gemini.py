@@ -357,6 +357,8 @@ def error_body(status: int, message: str, kind: str) -> dict[str, Any]:
 
 #: What a reply that cannot be read is not, for the error that says so.
 SHAPE = "no candidates[0].content of the generateContent shape"
+#: The key goes in a header (`client_headers`): nothing to sign.
+client_signed = unsigned
 
 
 def client_url(base_url: str, model: str) -> str:
@@ -365,10 +367,6 @@ def client_url(base_url: str, model: str) -> str:
     base = base_url.rstrip("/")
     version = "" if re.search(r"/v1(?:beta|alpha)?$", base) else "/v1beta"
     return f"{base}{version}/models/{model}:generateContent"
-
-
-#: The key goes in a header: nothing to sign.
-client_signed = unsigned
 
 
 def client_headers(key: str) -> dict[str, str]:
