@@ -41,7 +41,6 @@ FRAMEWORKS = [
     "anthropic>=0.50",
     "google-genai>=1.30",
     "boto3>=1.34",
-    "strands-agents>=1,<2",
     # The agent service example (examples/frameworks/starlette_service).
     "starlette>=0.40",
     "uvicorn>=0.30",
@@ -56,8 +55,11 @@ OPENAI2_FRAMEWORKS = [
     "llama-index-core>=0.14,<0.15",
     "llama-index-llms-openai>=0.8,<0.9",
     "llama-index-llms-openai-like>=0.8,<0.9",  # the OpenAI LLM for any model name
+    # Strands pins mcp below 2.2, where zeroclaw-eval's MCP server asks for 2.3: it
+    # shares this environment (installed without the [mcp] extra), not the session's.
+    "strands-agents>=1,<2",
 ]
-OPENAI2_EXAMPLES = ("crewai", "llamaindex")
+OPENAI2_EXAMPLES = ("crewai", "llamaindex", "strands")
 #: What `tests/importing/test_real_instrumentations.py` records the OpenAI Agents SDK with,
 #: and writes the spans as OTLP JSON with.
 IMPORT_INSTRUMENTATIONS = [

@@ -192,6 +192,9 @@ def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1"
     )
 
 
+#: The side environment of the frameworks whose pins the session's cannot hold (openai
+#: below 3, mcp below 2.2): `nox -s frameworks` makes it and names its Python here.
+OPENAI2_PYTHON = "ZEROCLAW_OPENAI2_PYTHON"
 #: How the Python agents write each answer out (a line to stdout).
 PYTHON_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
 #: The weather lookup of the Python agents, and the same reversed.
@@ -965,6 +968,7 @@ STRANDS = Framework(
             },
         ),
     ),
+    python=OPENAI2_PYTHON,
 )
 
 VERCEL_WEATHER = (
@@ -1047,8 +1051,6 @@ PARALLEL_OFF = (
     "the script calls 2 tools in one step (get_weather, get_weather),"
     " but the request's parallel_tool_calls is false"
 )
-#: The side environment of the frameworks that pin openai below 3 (`nox -s frameworks`).
-OPENAI2_PYTHON = "ZEROCLAW_OPENAI2_PYTHON"
 
 #: A subclass of LlamaIndex's FunctionAgent that lower-cases the city of each weather call
 #: in the reply it keeps (the message its scratchpad, then its memory, holds): the tools

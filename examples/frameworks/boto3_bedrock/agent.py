@@ -18,10 +18,11 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import boto3
+import boto3  # type: ignore[import-untyped]  # boto3 ships no types
 
 MODEL = os.environ.get("ZEROCLAW_EVAL_MODEL", "anthropic.claude-3-5-haiku-20241022-v1:0")
 SYSTEM = [
@@ -75,7 +76,8 @@ def save_note(text: str) -> tuple[str, bool]:
     return f"saved to {NOTES}", False
 
 
-HANDLERS = {"get_weather": get_weather, "save_note": save_note}
+#: Each tool by its name: called with the arguments the model sent.
+HANDLERS: dict[str, Callable[..., tuple[str, bool]]] = {"get_weather": get_weather, "save_note": save_note}
 
 
 def run_tool(use: dict[str, Any]) -> dict[str, Any]:

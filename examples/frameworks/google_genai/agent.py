@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from google import genai
@@ -72,7 +73,8 @@ def save_note(text: str) -> tuple[str, bool]:
     return f"saved to {NOTES}", False
 
 
-HANDLERS = {"get_weather": get_weather, "save_note": save_note}
+#: Each tool by its name: called with the arguments the model sent.
+HANDLERS: dict[str, Callable[..., tuple[str, bool]]] = {"get_weather": get_weather, "save_note": save_note}
 
 
 def run_tool(call: types.FunctionCall) -> types.Part:
