@@ -12,7 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from zeroclaw_eval._support.json.counts import MAX_COUNT
-from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.provider import (
+    AUTO,
+    Message,
+    ModelResponse,
+    ToolChoice,
+    ToolSpec,
+    decode_arguments,
+)
+from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import ReplyValueError
 
 
@@ -135,6 +143,51 @@ class ClientWire(Protocol):
 
     #: What a reply that cannot be read is not, for the error that says so.
     SHAPE: str
+
+
+@dataclass
+class Said:
+    """One message of a conversation as a client wire writes it back (`client_turns`): a
+    user's text, an assistant's text and calls, or the results of one step's calls."""
+
+    role: str  # "user", "assistant" or "results"
+    text: str | None = None
+    #: An assistant's calls: (id, name, the arguments as an object; `{}` for any other).
+    calls: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    #: A step's results: (the call's id, its name, the result's text, whether it failed).
+    results: list[tuple[str, str, str, bool]] = field(default_factory=list)
+
+
+def client_turns(messages: list[Message]) -> tuple[list[str], list[Said]]:
+    """The system texts and the turns of chat `messages`, for a wire whose messages are
+    built of parts (Gemini's, Bedrock's): each run of tool messages one turn of results,
+    each result named by the call it answers, every text read as the script reads it
+    (`message_text`)."""
+    system: list[str] = []
+    turns: list[Said] = []
+    names: dict[str, str] = {}
+    for message in messages:
+        role, text = message.get("role"), message_text(message.get("content"))
+        if role in ("system", "developer"):
+            system.append(text or "")
+        elif role == "assistant":
+            said = Said("assistant", text or None)
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                call_id, name = str(call.get("id") or ""), str(function.get("name") or "")
+                names[call_id] = name
+                arguments = decode_arguments(function.get("arguments") or "{}")
+                said.calls.append((call_id, name, arguments if isinstance(arguments, dict) else {}))
+            turns.append(said)
+        elif role == "tool":
+            call_id = str(message.get("tool_call_id") or "")
+            result = (call_id, names.get(call_id, ""), text or "", message.get("is_error") is True)
+            if not turns or turns[-1].role != "results":
+                turns.append(Said("results"))
+            turns[-1].results.append(result)
+        else:
+            turns.append(Said("user", text or ""))
+    return system, turns
 
 
 def unsigned(url: str, headers: dict[str, str], body: bytes, key: str) -> dict[str, str]:

@@ -54,7 +54,7 @@ from zeroclaw_eval.boundary.provider import (
     decode_arguments,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, json_body, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, WireRequest, client_turns, json_body, usage_tokens
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 API = "converse"
@@ -371,46 +371,26 @@ def client_signed(
 
 
 def _messages_of(messages: list[Message]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The `system` blocks and Converse `messages` of chat `messages`: a turn's tool
-    results one user message of `toolResult` blocks, as the API asks."""
-    system: list[dict[str, Any]] = []
+    """The `system` blocks and Converse `messages` of chat `messages` (`client_turns`): a
+    step's results one user message of `toolResult` blocks, as the API asks."""
+    system, turns = client_turns(messages)
     converted: list[dict[str, Any]] = []
-    for message in messages:
-        role, text = message.get("role"), message.get("content")
-        if role in ("system", "developer"):
-            system.append({"text": text if isinstance(text, str) else ""})
-        elif role == "assistant":
-            blocks: list[dict[str, Any]] = [{"text": text}] if isinstance(text, str) and text else []
-            for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
-                args = decode_arguments(function.get("arguments") or "{}")
-                use = {
-                    "toolUseId": call.get("id"),
-                    "name": function.get("name"),
-                    "input": args if isinstance(args, dict) else {},
-                }
-                blocks.append({"toolUse": use})
+    for said in turns:
+        if said.role == "assistant":
+            blocks: list[dict[str, Any]] = [{"text": said.text}] if said.text else []
+            blocks += [{"toolUse": {"toolUseId": i, "name": n, "input": a}} for i, n, a in said.calls]
             converted.append({"role": "assistant", "content": blocks})
-        elif role == "tool":
-            result: dict[str, Any] = {
-                "toolUseId": message.get("tool_call_id"),
-                "content": [{"text": text or ""}],
-            }
-            if message.get("is_error"):
-                result["status"] = "error"
-            block = {"toolResult": result}
-            last = converted[-1] if converted else None
-            if (
-                last is not None
-                and last["role"] == "user"
-                and all("toolResult" in b for b in last["content"])
-            ):
-                last["content"].append(block)
-            else:
-                converted.append({"role": "user", "content": [block]})
+        elif said.role == "results":
+            results = []
+            for call_id, _name, text, failed in said.results:
+                result: dict[str, Any] = {"toolUseId": call_id, "content": [{"text": text}]}
+                if failed:
+                    result["status"] = "error"
+                results.append({"toolResult": result})
+            converted.append({"role": "user", "content": results})
         else:
-            converted.append({"role": "user", "content": [{"text": text if isinstance(text, str) else ""}]})
-    return system, converted
+            converted.append({"role": "user", "content": [{"text": said.text or ""}]})
+    return [{"text": text} for text in system], converted
 
 
 def client_request(

@@ -53,7 +53,16 @@ from zeroclaw_eval.boundary.provider import (
     decode_arguments,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, unsigned, usage_tokens
+from zeroclaw_eval.wire.base import (
+    Reply,
+    Store,
+    WireRequest,
+    client_turns,
+    event_json,
+    json_body,
+    unsigned,
+    usage_tokens,
+)
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 API = "gemini"
@@ -375,42 +384,29 @@ def client_headers(key: str) -> dict[str, str]:
 
 
 def _client_contents(messages: list[Message]) -> tuple[list[str], list[dict[str, Any]]]:
-    """The system texts and the `contents` of chat `messages`: a tool message's result
-    goes back as a function response of the call it answers (named from that call), the
-    results of one step in one content."""
-    system: list[str] = []
+    """The system texts and the `contents` of chat `messages` (`client_turns`): a step's
+    results one content of function responses, each named by the call it answers."""
+    system, turns = client_turns(messages)
     contents: list[dict[str, Any]] = []
-    names: dict[str, str] = {}
-    for message in messages:
-        role, text = message.get("role"), message.get("content")
-        if role in ("system", "developer"):
-            system.append(text if isinstance(text, str) else "")
-        elif role == "assistant":
-            parts: list[dict[str, Any]] = [{"text": text}] if isinstance(text, str) and text else []
-            for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
-                names[call.get("id", "")] = function.get("name", "")
-                args = decode_arguments(function.get("arguments") or "{}")
-                call_part = {"id": call.get("id"), "name": function.get("name"), "args": args}
-                parts.append(
-                    {"functionCall": call_part if isinstance(args, dict) else {**call_part, "args": {}}}
-                )
+    for said in turns:
+        if said.role == "assistant":
+            parts: list[dict[str, Any]] = [{"text": said.text}] if said.text else []
+            parts += [{"functionCall": {"id": i, "name": n, "args": a}} for i, n, a in said.calls]
             contents.append({"role": "model", "parts": parts})
-        elif role == "tool":
-            key = "error" if message.get("is_error") else "result"
-            call_id = message.get("tool_call_id", "")
-            response = {"id": call_id, "name": names.get(call_id, ""), "response": {key: text}}
-            part = {"functionResponse": response}
-            if (
-                contents
-                and contents[-1]["role"] == "user"
-                and all("functionResponse" in p for p in contents[-1]["parts"])
-            ):
-                contents[-1]["parts"].append(part)
-            else:
-                contents.append({"role": "user", "parts": [part]})
+        elif said.role == "results":
+            responses = [
+                {
+                    "functionResponse": {
+                        "id": i,
+                        "name": n,
+                        "response": {"error" if failed else "result": text},
+                    }
+                }
+                for i, n, text, failed in said.results
+            ]
+            contents.append({"role": "user", "parts": responses})
         else:
-            contents.append({"role": "user", "parts": [{"text": text if isinstance(text, str) else ""}]})
+            contents.append({"role": "user", "parts": [{"text": said.text or ""}]})
     return system, contents
 
 
