@@ -17,13 +17,13 @@ from zeroclaw_eval.errors import RunError
 
 def test_a_model_request_with_no_case_running_fails_the_next_case(tmp_path: Path) -> None:
     # A service's call after its last answer (a background summary) reaches the harness
-    # between cases: answered 409, and never dropped silently.
+    # between cases: answered 400 (no client retries it), and never dropped silently.
     service = AgentService.parse(f"{sys.executable} -c pass", project_dir=tmp_path)
     host = service.host
     host.end(None, "case_0.json")  # type: ignore[arg-type]  # no case running: case_0 ended
     body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "summarise"}]}).encode()
     reply = host._answer("POST", "/v1/chat/completions", body)
-    assert reply.status == 409
+    assert reply.status == 400
     with pytest.raises(RunError) as raised:
         asyncio.run(host.begin(service, None))  # type: ignore[arg-type]
     assert raised.value.message.startswith(
@@ -77,7 +77,7 @@ def test_a_cancel_as_a_start_up_probe_ends_stops_the_start_up(
     assert probes == 1
 
 
-def test_model_requests_between_cases_are_each_answered_409_and_the_first_three_named(tmp_path: Path) -> None:
+def test_model_requests_between_cases_are_each_answered_400_and_the_first_three_named(tmp_path: Path) -> None:
     service = AgentService.parse(f"{sys.executable} -c pass", project_dir=tmp_path)
     host = service.host
     host.end(None, "case_3.json")  # type: ignore[arg-type]  # no case running: case_3 ended
@@ -88,7 +88,7 @@ def test_model_requests_between_cases_are_each_answered_409_and_the_first_three_
         json.dumps({"model": "m", "messages": [{"role": "user", "content": "fourth"}]}).encode(),
     ]
     replies = [host._answer("POST", "/v1/responses", body) for body in bodies]
-    assert {reply.status for reply in replies} == {409}
+    assert {reply.status for reply in replies} == {400}
     error = json.loads(replies[0].body)["error"]
     assert error["message"] == "no case is running: the service called the model between cases"
     assert error["type"] == "no_case"
@@ -108,7 +108,7 @@ def test_model_requests_between_cases_are_each_answered_409_and_the_first_three_
 def test_a_request_before_any_case_ran_names_no_case(tmp_path: Path) -> None:
     service = AgentService.parse(f"{sys.executable} -c pass", project_dir=tmp_path)
     host = service.host
-    assert host._answer("POST", "/v1/chat/completions", b"[]").status == 409
+    assert host._answer("POST", "/v1/chat/completions", b"[]").status == 400
     with pytest.raises(RunError) as raised:
         asyncio.run(host.begin(service, None))  # type: ignore[arg-type]
     assert raised.value.message.startswith(

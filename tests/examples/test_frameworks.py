@@ -1731,6 +1731,23 @@ SERVICE_RESULT = (
     '                history.append({"role": "tool", "tool_call_id": call.id, "content": result})'
 )
 SERVICE_WEATHER = '    return WEATHER.get(city.strip().lower(), f"Error: no weather data for {city}")'
+#: Where the service keeps the model's reply, and lines that lower-case the city of each
+#: weather call in it first.
+SERVICE_KEPT = "            history.append(message.model_dump(exclude_none=True))"
+SERVICE_TIDY = """for kept in history[-1].get("tool_calls", []):
+                if kept["function"]["name"] == "get_weather":
+                    kept["function"]["arguments"] = kept["function"]["arguments"].lower()"""
+#: Where the service has its answer, and a background task that asks the model for a
+#: title 0.2 s later (the answer is sent meanwhile): after each turn, so a case of two
+#: turns asks twice, both once its last turn is over (its turns take far less than that).
+SERVICE_ANSWERED = '    output = await desk.answer(str(body["session"]), str(body["input"]), folder)'
+SERVICE_TITLE = f"""titles = __import__("asyncio").sleep(0.2)
+    async def title() -> None:
+        await titles
+        await desk.client.chat.completions.create(
+            model=MODEL, messages=[{{"role": "user", "content": "{TITLE}" + output}}]
+        )
+    request.app.state.title = __import__("asyncio").ensure_future(title())"""
 
 #: An agent that runs as an HTTP service (`--agent-service`, its zeroclaw.toml's
 #: `agent_service`): a starlette app over the `openai` client, started once per run.
@@ -1793,6 +1810,28 @@ STARLETTE_SERVICE = Framework(
             passes=(UNKNOWN, TWO_CITIES),
         ),
         _wrong('                return message.content or ""', '                return "Sunny!"', *SUITE),
+        # The history keeps each weather call with its city lower-cased: the tools ran
+        # with the model's arguments, the next request echoes others.
+        Mutation(
+            "echoed_arguments",
+            (_then(SERVICE_KEPT, SERVICE_TIDY),),
+            errors={
+                UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city":"oslo"}'),
+                TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        # A title for the conversation, asked in the background a moment after each answer
+        # (inside agent_service_quiet_secs): the case it comes after fails for it.
+        Mutation(
+            "asks_after_answering",
+            (_then(SERVICE_ANSWERED, SERVICE_TITLE),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: ("/turns/1/steps", "asked the model 2 more time(s) after its last answer"),
+            },
+        ),
     ),
 )
 

@@ -14,7 +14,9 @@ WHAT makes a broken variant: `garble` (sends "garbage" as every tool result), `f
 (exits when a turn's input holds TEXT), `hang-on:TEXT` (never answers such a turn),
 `spawn` (starts a child that would outlive it and writes its pid to `service-child.pid`
 in ZEROCLAW_EVAL_PROJECT), `slow-start` (listens only after 60 s), `postcall:SECS` (after
-each answer, a background call to the model SECS later), `daemon` (forks into a session of
+each answer, a background call to the model SECS later), `postcall-retried:SECS` (the
+same, asking to summarise the turn's input, and retried as the official clients retry: on
+408, 409, 429 or 5xx, twice more, 0.6 s apart), `daemon` (forks into a session of
 its own, writes its pid to `service-daemon.pid` and the parent exits 0). Every start appends a
 line to `service-starts.log` in ZEROCLAW_EVAL_PROJECT.
 """
@@ -28,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -47,6 +50,19 @@ def model(messages: list[dict[str, Any]]) -> dict[str, Any]:
     offered = [{"type": "function", "function": {"name": n, "parameters": p}} for n, p in TOOLS.items()]
     body = {"model": "service-model", "messages": messages, "tools": offered}
     return dict(json.loads(post("/chat/completions", body))["choices"][0]["message"])
+
+
+def retried(messages: list[dict[str, Any]]) -> None:
+    """`model`, retried as the openai and anthropic clients retry (a background call's
+    failure is logged, never raised)."""
+    for _attempt in range(3):
+        try:
+            model(messages)
+            return
+        except urllib.error.HTTPError as failed:
+            if failed.code not in (408, 409, 429) and failed.code < 500:
+                return
+        time.sleep(0.6)
 
 
 def run_tool(name: str, arguments: str, workspace: str) -> str:
@@ -102,6 +118,10 @@ class Handler(BaseHTTPRequestHandler):
             if BREAKS.startswith("postcall:"):
                 later = float(BREAKS.split(":", 1)[1])
                 threading.Timer(later, model, args=([{"role": "user", "content": "summarise"}],)).start()
+            if BREAKS.startswith("postcall-retried:"):
+                later = float(BREAKS.split(":", 1)[1])
+                asked = [{"role": "user", "content": f"summarise: {request['input']}"}]
+                threading.Timer(later, retried, args=(asked,)).start()
         elif self.path == "/v1/chat/completions":
             # The conversation so far comes with the request, but the model must also see
             # the tool calls of earlier turns, which only the service knows: it keeps them

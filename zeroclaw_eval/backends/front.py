@@ -31,7 +31,7 @@ from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.errors import EvalError
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire.base import Reply, WireRequest
-from zeroclaw_eval.wire.endpoint import Endpoint, error_reply, refusal
+from zeroclaw_eval.wire.endpoint import NO_CASE_STATUS, Endpoint, error_reply, refusal
 from zeroclaw_eval.wire.http import EndpointServer
 from zeroclaw_eval.wire.limits import FRONT_CONNECTIONS
 
@@ -82,7 +82,7 @@ class CaseFront:
         try:
             return asyncio.run_coroutine_threadsafe(work, self._loop).result()
         except RuntimeError as over:  # the case is over: its provider refuses (or the loop is gone)
-            return error_reply(409, str(over), "case_over", api=taken.api)
+            return error_reply(NO_CASE_STATUS, str(over), "case_over", api=taken.api)
 
     async def _complete(self, request: WireRequest) -> Reply:
         results = self._as_asked(fed_back(request.messages))

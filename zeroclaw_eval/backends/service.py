@@ -31,8 +31,9 @@ from another (its model name and key are its own), so the harness serves one cas
 time and knows whose request each is. A case stays open for `quiet_secs` after its last
 answer: a model request the service makes then (a title, a summary, in the background)
 is that case's, which the script has no step for, so it fails the case. A request later
-than that, while no case is open, is answered 409 and fails the next case, naming the
-case it came after. A turn that times out, or a service that stops
+than that, while no case is open, fails the next case, naming the case it came after.
+Both are answered with a status no official client retries (`NO_CASE_STATUS`), so a
+retry cannot land in the next case. A turn that times out, or a service that stops
 answering, is that case's run error (with the service's last stderr lines); the service
 is then ended and the next case starts a new one. At the run's end the service and every
 process it started (its process group) are ended.
@@ -162,12 +163,12 @@ class ServiceHost:
     def _answer(self, method: str, path: str, body: bytes) -> Any:
         case = self._case
         if case is None:
-            from zeroclaw_eval.wire.endpoint import error_reply
+            from zeroclaw_eval.wire.endpoint import NO_CASE_STATUS, error_reply
 
             after = f" after {self._last_case} ended" if self._last_case else ""
             self.strays.append(f"{method} {path}{after} ({_stray_words(body)})")
             return error_reply(
-                409, "no case is running: the service called the model between cases", "no_case"
+                NO_CASE_STATUS, "no case is running: the service called the model between cases", "no_case"
             )
         return case.answer(method, path, body)
 

@@ -51,6 +51,11 @@ WIRES: dict[str, Wire] = {
 }
 CHAT, RESPONSES, MESSAGES, GEMINI, CONVERSE = chat.API, responses.API, anthropic.API, gemini.API, bedrock.API
 APIS = frozenset(WIRES)
+#: The status of a model request no case is open for (after a case's last answer, or
+#: between cases): one no official client retries. openai and anthropic retry 408, 409,
+#: 429 and 5xx, google-genai 408, 429 and 5xx, botocore throttling and 5xx; a retried
+#: background call would reach the next case and fail it, blamed on its script.
+NO_CASE_STATUS = 400
 #: `GET /v1/models`: the models a client may name.
 MODELS = "models"
 #: Each wire's routes, compiled: (pattern, API).

@@ -217,3 +217,20 @@ def test_a_background_model_call_after_an_answer_fails_the_case_that_made_it(
     for case in report["cases"]:
         assert case["status"] == "error", case
         assert '"summarise"' in case["error"]["message"], case["error"]
+
+
+def test_a_background_call_retried_by_its_client_fails_only_the_case_that_made_it(
+    cli: Runner, project: Path
+) -> None:
+    # The official clients retry a 408, 409, 429 or 5xx: were the call refused with one,
+    # its retries would reach the next case (and fail it, blamed on its script). Each
+    # case fails for the summaries of its own turns, and for no other case's.
+    report = run(cli, project, "--break=postcall-retried:0.2")
+    words = ("alpha", "bravo", "charlie")
+    for case, word in zip(report["cases"], words, strict=True):
+        assert case["status"] == "error", case
+        message = case["error"]["message"]
+        assert f'"summarise: Echo {word}"' in message or f'"summarise: Save a note saying {word}"' in message
+        assert not any(other in message for other in words if other != word), message
+        # Once after each turn; none of another case's retries among them.
+        assert "more time(s)" not in message or "asked the model 2 more time(s)" in message, message
