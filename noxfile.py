@@ -33,7 +33,7 @@ LINTED = ["zeroclaw_eval", "tests", "benchmarks", "examples", "docs", "noxfile.p
 # (openai-agents is still 0.x).
 FRAMEWORKS = [
     "openai-agents>=0.24,<1",
-    "pydantic-ai-slim[openai,anthropic]>=2,<3",
+    "pydantic-ai-slim[openai,anthropic,mcp]>=2,<3",
     "langchain>=1,<2",
     "langchain-openai>=1,<2",
     "langchain-anthropic>=1,<2",

@@ -181,13 +181,15 @@ def _then(line: str, after: str) -> tuple[str, str]:
     return (line + "\n", f"{line}\n{indent}{after}\n")
 
 
-def _echoed(call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1") -> Error:
-    """The request at `pointer` echoes get_weather's call `call`, scripted with `city`,
-    back with the arguments `echoed`: the gate takes the call as the model's."""
+def _echoed(
+    call: str, city: str, echoed: str, pointer: str = "/turns/0/steps/1", tool: str = "get_weather"
+) -> Error:
+    """The request at `pointer` echoes the weather call `call` (of `tool`), scripted with
+    `city`, back with the arguments `echoed`: the gate takes the call as the model's."""
     scripted = json.dumps({"city": city}, separators=(",", ":"))
     return (
         pointer,
-        f"calls get_weather (id {call}) with the arguments {json.dumps(scripted)}; the request echoes"
+        f"calls {tool} (id {call}) with the arguments {json.dumps(scripted)}; the request echoes"
         f" that call back with {json.dumps(echoed)}, as if the model had asked for them",
     )
 
@@ -1916,6 +1918,117 @@ OPENAI_AGENTS_MCP = Framework(
     harness_tools=True,
 )
 
+#: The agent of examples/frameworks/pydantic_ai_mcp: pydantic-ai with no tools of its own,
+#: taking them from the `mcpServers` file's `travel` server (the MCP server the harness
+#: serves), which `load_mcp_toolsets` offers the model prefixed: travel_get_weather.
+PYDANTIC_MCP_SUITE = MCP_SUITE
+PYDANTIC_MCP_TOOLSETS = "toolsets=load_mcp_toolsets(SERVERS),"
+PYDANTIC_MCP = Framework(
+    "pydantic_ai_mcp",
+    ("pydantic_ai", "fastmcp"),
+    "python agent.py",
+    "chat.completions",
+    "weather_then_note_over_two_turns.json",
+    (
+        # The toolset filters the weather tool out: the model is never offered it.
+        Mutation(
+            "tool_filtered",
+            (
+                (
+                    PYDANTIC_MCP_TOOLSETS,
+                    "toolsets=[toolset.filtered(lambda ctx, tool: tool.name != 'travel_get_weather')"
+                    " for toolset in load_mcp_toolsets(SERVERS)],",
+                ),
+            ),
+            errors={
+                case: (
+                    "/turns/0/steps/0",
+                    "the request offers the model no tool named travel_get_weather"
+                    " (it offers: travel_save_note)",
+                )
+                for case in PYDANTIC_MCP_SUITE
+            },
+        ),
+        # The agent is not connected to the MCP server at all.
+        Mutation(
+            "no_server",
+            ((PYDANTIC_MCP_TOOLSETS, "toolsets=[],"),),
+            errors={
+                case: (
+                    "/turns/0/steps/0",
+                    "the request offers the model no tool named travel_get_weather (it offers: none)",
+                )
+                for case in PYDANTIC_MCP_SUITE
+            },
+        ),
+        Mutation(
+            "tool_choice_none",
+            (
+                (
+                    "instructions=INSTRUCTIONS,",
+                    'instructions=INSTRUCTIONS, model_settings={"extra_body": {"tool_choice": "none"}},',
+                ),
+            ),
+            errors={case: ("/turns/0/steps/0", NO_TOOL) for case in PYDANTIC_MCP_SUITE},
+        ),
+        # Each turn starts a new conversation: the history is not kept.
+        Mutation(
+            "history_dropped",
+            (("text, history = await answer(", "text, _kept = await answer("),),
+            errors={
+                PYDANTIC_MCP_SUITE[2]: (
+                    "/turns/1/steps/0",
+                    'turn 1\'s user input is "What is the weather in Lima?"',
+                )
+            },
+            passes=PYDANTIC_MCP_SUITE[:2],
+        ),
+        _wrong(*PYTHON_ANSWER, *PYDANTIC_MCP_SUITE),
+        # A history processor lower-cases the city of each weather call kept in the
+        # history: the MCP server ran the model's arguments, the next request echoes others.
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    "instructions=INSTRUCTIONS,",
+                    "instructions=INSTRUCTIONS, capabilities=[ProcessHistory(tidy)],",
+                ),
+                (
+                    "agent = Agent(",
+                    PYDANTIC_TIDY.replace('"get_weather"', '"travel_get_weather"') + "agent = Agent(",
+                ),
+            ),
+            errors={
+                PYDANTIC_MCP_SUITE[0]: _echoed(
+                    "call_atlantis", "Atlantis", '{"city":"atlantis"}', tool="travel_get_weather"
+                ),
+                PYDANTIC_MCP_SUITE[1]: _echoed(
+                    "call_paris", "Paris", '{"city":"paris"}', tool="travel_get_weather"
+                ),
+                PYDANTIC_MCP_SUITE[2]: _echoed(
+                    "call_lima", "Lima", '{"city":"lima"}', tool="travel_get_weather"
+                ),
+            },
+        ),
+        # The agent asks for a title once the answer is out.
+        Mutation(
+            "asks_after_answering",
+            (
+                _then(
+                    PYTHON_PRINTED.replace("        ", "            ", 1),
+                    f'await agent.run(f"{TITLE}{{text}}")',
+                ),
+            ),
+            errors={
+                PYDANTIC_MCP_SUITE[0]: LATE,
+                PYDANTIC_MCP_SUITE[1]: LATE,
+                PYDANTIC_MCP_SUITE[2]: _title_for("What is the weather in Lima?"),
+            },
+        ),
+    ),
+    harness_tools=True,
+)
+
 ALL = (
     OPENAI_AGENTS,
     PYDANTIC_AI,
@@ -1935,9 +2048,9 @@ ALL = (
 )
 IDS = [framework.folder for framework in ALL]
 #: Every example: the agent commands, and the agent services.
-EXAMPLES = (*ALL, STARLETTE_SERVICE, OPENAI_AGENTS_MCP)
+EXAMPLES = (*ALL, STARLETTE_SERVICE, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
 #: The examples gated by their zeroclaw.toml as it is (no --stream flag to switch).
-AS_CONFIGURED = (STARLETTE_SERVICE, OPENAI_AGENTS_MCP)
+AS_CONFIGURED = (STARLETTE_SERVICE, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
 MUTATIONS = [(framework, mutation) for framework in EXAMPLES for mutation in framework.mutations]
 MUTATION_IDS = [f"{framework.folder}-{mutation.name}" for framework, mutation in MUTATIONS]
 
@@ -2068,25 +2181,45 @@ def test_the_agent_passes_its_suite(
         assert all(sorted(step["offered_tools"]) == offered for step in record["steps"])
 
 
-@pytest.mark.parametrize("example", AS_CONFIGURED, ids=[example.folder for example in AS_CONFIGURED])
-def test_the_example_passes_its_suite_as_configured(cli: Runner, example: Framework) -> None:
+#: The examples gated as configured, and those whose configured command streams also
+#: without the flag (the command line's --agent-cmd).
+CONFIGURED_RUNS = [
+    (example, stream)
+    for example in AS_CONFIGURED
+    for stream in (
+        (True, False)
+        if f'"{example.command} --stream"' in (example.path / "zeroclaw.toml").read_text(encoding="utf-8")
+        else (False,)
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("example", "streamed"),
+    CONFIGURED_RUNS,
+    ids=[f"{example.folder}-{'streamed' if streamed else 'plain'}" for example, streamed in CONFIGURED_RUNS],
+)
+def test_the_example_passes_its_suite_as_configured(cli: Runner, example: Framework, streamed: bool) -> None:
     _require(example)
     configured = (example.path / "zeroclaw.toml").read_text(encoding="utf-8")
-    assert f'"{example.command}"\n' in configured
-    report = _run(cli, example.path)
+    streams = f'"{example.command} --stream"\n' in configured
+    assert streams or f'"{example.command}"\n' in configured
+    report = _run(cli, example.path, *(("--agent-cmd", example.command) if streams and not streamed else ()))
     for case in report["cases"]:
         assert case["status"] == "passed", f"{case['name']}: {_describe(case)}"
     assert sorted(case["name"] for case in report["cases"]) == example.cases()
     # Every tool call the script makes was dispatched once: by the service's own tool,
-    # or by the harness's MCP server (its double), its id taken over from the model's.
+    # or by the harness's MCP server (its double), its id taken over from the model's,
+    # under the tool's own name however the client named it to the model.
     for case in report["cases"]:
         scripted = [
-            call["id"]
+            (call["id"], call["name"].removeprefix("travel_"))
             for turn in _script(example.path / "evals" / case["name"])["turns"]
             for step in turn["steps"]
             for call in step["response"].get("tool_calls", [])
         ]
-        assert sorted(call["call_id"] for call in case["record"]["calls"]) == sorted(scripted)
+        recorded = [(call["call_id"], call["name"]) for call in case["record"]["calls"]]
+        assert sorted(recorded) == sorted(scripted)
 
 
 @pytest.mark.parametrize("framework", EXAMPLES, ids=[example.folder for example in EXAMPLES])

@@ -16,7 +16,8 @@ model asks for through MCP and sends each result back. WHAT makes a broken varia
 `garble` (sends "garbage" as every result), `other-order` (asks the tool about order 7
 whatever the model said), `unserved` (calls `delete_order`, which the server does not
 offer), `forget` (results are not sent back), `own-tool` (runs its own lookup instead of
-the MCP tool's), `cache` (calls the tool once for the same arguments, and sends that
+the MCP tool's), `hide` (offers the model every tool but `lookup_order`, yet calls it when
+asked), `cache` (calls the tool once for the same arguments, and sends that
 result again for a later call, in the same step or a later turn).
 """
 
@@ -76,6 +77,7 @@ async def answer(
             "function": {"name": prefix + t.name, "description": t.description, "parameters": t.input_schema},
         }
         for t in listed.tools
+        if not (breaks == "hide" and t.name == "lookup_order")
     ]
     history.append({"role": "user", "content": user_input})
     while True:

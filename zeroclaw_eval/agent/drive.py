@@ -28,7 +28,7 @@ from zeroclaw_eval.cases.model import ALWAYS_OFFERED
 from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption, task_cancelling
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
-from zeroclaw_eval.tools.toolbox import ToolBox
+from zeroclaw_eval.tools.toolbox import ToolBox, served_as
 from zeroclaw_eval.tools.workspace import Workspace
 
 #: How long an agent's `aclose()` may take before the run goes on without it.
@@ -88,6 +88,8 @@ async def drive(
             live_allowed=None if live is None else settings.live_allowed or frozenset(),
         )
         offered = [spec.name for spec in toolbox.specs()]
+    if settings.mcp:
+        offered += _prefixed(case, toolbox)
     hints = {"offer_hint": OWN_TOOLS_HINT} if external else {}
     # Each request is read once, by the recorder, for every check behind it.
     history = SentHistory()
@@ -142,6 +144,23 @@ async def drive(
         closing.pointer = closing.pointer or f"/turns/{len(case.trace.turns) - 1}"
         return closing
     return error
+
+
+def _prefixed(case: Case, toolbox: ToolBox) -> list[str]:
+    """The names the script calls tools served over MCP by, as a client that prefixes
+    them with the server's name offers them (`served_as`): a request must offer each one
+    a step calls, as it must a tool's own name. (Left out, a prefixed call would count
+    as a call of a tool the fixture scripts on purpose unoffered, and pass unoffered.)"""
+    served = [spec.name for spec in toolbox.specs()]
+    return sorted(
+        {
+            call.name
+            for turn in case.trace.turns
+            for step in turn.steps or ()
+            for call in step.response.tool_calls
+            if call.name not in served and any(served_as(call.name, tool) for tool in served)
+        }
+    )
 
 
 async def _turns(

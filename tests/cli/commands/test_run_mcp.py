@@ -390,3 +390,18 @@ def test_a_prefixed_name_that_ends_in_no_served_tool_stays_a_tool_of_its_own(
     case = run(cli, project, "--prefix", "shop")
     assert case["status"] == "error", case
     assert "the MCP tool 'lookup_orders', which this case does not serve" in case["error"]["message"]
+
+
+def test_a_prefixed_tool_the_request_does_not_offer_is_a_run_error_at_the_step(
+    cli: Runner, project: Path
+) -> None:
+    # The script calls `shop_lookup_order`, which is `lookup_order` under the server's
+    # name: the request must offer it, as it must a tool scripted by its own name.
+    write_fixture(project / "evals" / "regression", "order.json", _prefixed(ORDER, "shop_"))
+    case = run(cli, project, "--prefix", "shop", "--break", "hide")
+    assert case["status"] == "error", case
+    assert case["error"]["field"]["pointer"] == "/turns/0/steps/0"
+    assert (
+        "the script calls shop_lookup_order, but the request offers the model no tool named"
+        " shop_lookup_order (it offers: shop_echo)"
+    ) in case["error"]["message"]
