@@ -110,6 +110,39 @@ def test_opentelemetry_instrumentation_openai_v2(tmp_path: Path, root_span: str)
     assert ("all_tools_succeeded" in fixture["expects"]) is (root_span == "1")  # type: ignore[operator]
 
 
+@pytest.mark.parametrize("content", ["span_only", "event_only"])
+def test_opentelemetry_instrumentation_google_genai(tmp_path: Path, content: str) -> None:
+    """A loop on google-genai (Gemini's generateContent), recorded by
+    opentelemetry-instrumentation-google-genai with the content on the span or as a
+    `gen_ai.client.inference.operation.details` log record."""
+    _needs("google.genai", "opentelemetry.instrumentation.google_genai", "opentelemetry.sdk")
+    agent = {"WEATHER_AGENT": "google-genai"}
+    env = {
+        **agent,
+        "WEATHER_TRACE": "google-genai",
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": content,
+    }
+    trace = _capture(tmp_path, env)
+    fixture = _imports_and_replays(tmp_path, trace, agent)
+    assert fixture["provenance"]["format"] == "otel-genai"  # type: ignore[index]
+    assert fixture["provenance"]["provider"] == "gemini"  # type: ignore[index]
+    assert fixture["expects"]["tools_offered"] == ["get_weather"]  # type: ignore[index]
+    assert fixture["expects"]["trajectory"]["calls"] == [{"tool": "get_weather", "args": {"city": "Paris"}}]  # type: ignore[index]
+
+
+def test_opentelemetry_instrumentation_botocore(tmp_path: Path) -> None:
+    """A loop on boto3's bedrock-runtime `converse`, recorded by
+    opentelemetry-instrumentation-botocore: the messages as log records in Bedrock's
+    content blocks (`toolUse`, `toolResult`)."""
+    _needs("boto3", "opentelemetry.instrumentation.botocore", "opentelemetry.sdk")
+    agent = {"WEATHER_AGENT": "boto3"}
+    trace = _capture(tmp_path, {**agent, "WEATHER_TRACE": "botocore"})
+    fixture = _imports_and_replays(tmp_path, trace, agent)
+    assert fixture["provenance"]["format"] == "otel-genai"  # type: ignore[index]
+    assert fixture["provenance"]["provider"] == "aws.bedrock"  # type: ignore[index]
+    assert fixture["expects"]["trajectory"]["calls"] == [{"tool": "get_weather", "args": {"city": "Paris"}}]  # type: ignore[index]
+
+
 def test_openinference_instrumentation_openai(tmp_path: Path) -> None:
     _needs("openinference.instrumentation.openai", "opentelemetry.sdk")
     trace = _capture(tmp_path, {"WEATHER_TRACE": "openinference", "WEATHER_ROOT_SPAN": "1"})

@@ -2,13 +2,17 @@
 (`--agent-cmd`: a turn per stdin line, an answer per stdout line).
 
 `WEATHER_AGENT` picks how it is built: `openai` (a plain loop on the official client,
-the default), `pydantic-ai`, or `openai-agents` (the OpenAI Agents SDK).
+the default), `pydantic-ai`, `openai-agents` (the OpenAI Agents SDK), `google-genai` (a
+loop on Google's SDK: Gemini) or `boto3` (a loop on `bedrock-runtime` `converse`).
 `WEATHER_TRACE` picks the instrumentation that records it, as its users turn it on:
 `openai-v2` (opentelemetry-instrumentation-openai-v2, content on span attributes),
 `openinference` (openinference-instrumentation-openai, or -openai-agents for that
 agent), `pydantic-ai` (its own OpenTelemetry instrumentation), `langfuse` (the Langfuse
 SDK's drop-in OpenAI client and observations, which it sends as OpenTelemetry spans),
-`langsmith` (LangSmith's `wrap_openai` and `@traceable`, kept local); unset: none. The
+`langsmith` (LangSmith's `wrap_openai` and `@traceable`, kept local), `google-genai`
+(opentelemetry-instrumentation-google-genai; the content where
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT says, on the span by default),
+`botocore` (opentelemetry-instrumentation-botocore, content as log records); unset: none. The
 spans (and log records) are written as OTLP JSON to `WEATHER_TRACE_FILE` when it ends;
 LangSmith's runs, as the list of root runs with their child runs its API returns.
 `WEATHER_ROOT_SPAN=1` wraps each run in an `invoke_agent` span and each tool call in an
@@ -31,6 +35,8 @@ from tests.importing.otlp_capture import OtlpCapture, write_json
 
 SYSTEM = "You are a weather assistant."
 MODEL = "gpt-4o-mini"
+GEMINI_MODEL = "gemini-2.5-flash"
+BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
 TOOL_SCHEMA: dict[str, Any] = {
     "type": "function",
     "function": {
@@ -151,6 +157,74 @@ def _as_run(tree: Any) -> dict[str, Any]:
     return data
 
 
+def gemini_turn(history: list[Any], user_input: str) -> str:
+    """One turn of a loop on google-genai (its automatic function calling off): Gemini's
+    `generateContent` at GOOGLE_GEMINI_BASE_URL."""
+    from google import genai
+    from google.genai import types
+
+    client = genai.Client()
+    declaration = types.FunctionDeclaration(
+        name="get_weather",
+        description="Get the current weather for a city.",
+        parameters_json_schema=TOOL_SCHEMA["function"]["parameters"],
+    )
+    config = types.GenerateContentConfig(
+        system_instruction=SYSTEM,
+        tools=[types.Tool(function_declarations=[declaration])],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    history.append(types.Content(role="user", parts=[types.Part.from_text(text=user_input)]))
+    while True:
+        reply = client.models.generate_content(model=GEMINI_MODEL, contents=history, config=config)
+        content = reply.candidates[0].content  # type: ignore[index]
+        history.append(content)
+        calls = reply.function_calls or []
+        if not calls:
+            return reply.text or ""
+        parts = [
+            types.Part.from_function_response(
+                name="get_weather", response={"result": get_weather(**(c.args or {}))}
+            )
+            for c in calls
+        ]
+        for part, call in zip(parts, calls, strict=True):
+            part.function_response.id = call.id  # type: ignore[union-attr]
+        history.append(types.Content(role="user", parts=parts))
+
+
+def bedrock_turn(history: list[Any], user_input: str) -> str:
+    """One turn of a loop on boto3's `bedrock-runtime` `converse` at
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME."""
+    import boto3
+
+    client = boto3.client("bedrock-runtime")
+    spec = {"name": "get_weather", "description": "Get the current weather for a city."}
+    tools = {
+        "tools": [{"toolSpec": {**spec, "inputSchema": {"json": TOOL_SCHEMA["function"]["parameters"]}}}]
+    }
+    history.append({"role": "user", "content": [{"text": user_input}]})
+    while True:
+        reply = client.converse(
+            modelId=BEDROCK_MODEL, messages=history, system=[{"text": SYSTEM}], toolConfig=tools
+        )
+        message = reply["output"]["message"]
+        history.append(message)
+        uses = [block["toolUse"] for block in message["content"] if "toolUse" in block]
+        if reply["stopReason"] != "tool_use" or not uses:
+            return "".join(block.get("text", "") for block in message["content"])
+        results = [
+            {
+                "toolResult": {
+                    "toolUseId": use["toolUseId"],
+                    "content": [{"text": get_weather(**use["input"])}],
+                }
+            }
+            for use in uses
+        ]
+        history.append({"role": "user", "content": results})
+
+
 def pydantic_ai_agent(capture: OtlpCapture | None) -> Any:
     from openai import AsyncOpenAI
     from pydantic_ai import Agent
@@ -216,6 +290,23 @@ def instrument(kind: str, trace: str) -> OtlpCapture:
             base_url="http://127.0.0.1:9",
             tracer_provider=capture.tracer_provider,
         )
+    elif trace == "google-genai":
+        os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "span_only")
+        from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
+
+        # Its releases allow google-genai below 3; the 3.x client it wraps is the same.
+        GoogleGenAiSdkInstrumentor().instrument(
+            tracer_provider=capture.tracer_provider,
+            logger_provider=capture.logger_provider,
+            skip_dep_check=True,
+        )
+    elif trace == "botocore":
+        os.environ.setdefault("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+        from opentelemetry.instrumentation.botocore import BotocoreInstrumentor
+
+        BotocoreInstrumentor().instrument(
+            tracer_provider=capture.tracer_provider, logger_provider=capture.logger_provider
+        )
     elif trace not in ("pydantic-ai", "langsmith"):
         raise SystemExit(f"WEATHER_TRACE={trace!r} is not an instrumentation this agent knows")
     return capture
@@ -230,6 +321,7 @@ def main() -> None:
     agent = pydantic_ai_agent(capture) if kind == "pydantic-ai" else None
     sdk_agent = openai_agents_agent() if kind == "openai-agents" else None
     previous: Any = None
+    turns: list[Any] = []  # the conversation of the google-genai and boto3 loops
     for line in sys.stdin:
         user_input = json.loads(line)["user_input"]
         if agent is not None:
@@ -241,6 +333,10 @@ def main() -> None:
             items = (previous or []) + [{"role": "user", "content": user_input}]
             result = Runner.run_sync(sdk_agent, items)
             previous, answer = result.to_input_list(), result.final_output
+        elif kind == "google-genai":
+            answer = gemini_turn(turns, user_input)
+        elif kind == "boto3":
+            answer = bedrock_turn(turns, user_input)
         elif trace == "langsmith":
             answer = langsmith_turn(history, user_input, runs)
         elif trace == "langfuse":
