@@ -60,6 +60,11 @@ OPENAI2_FRAMEWORKS = [
     "strands-agents>=1,<2",
 ]
 OPENAI2_EXAMPLES = ("crewai", "llamaindex", "strands")
+#: Google ADK pins google-genai below 3 (the session has 3) and the OpenTelemetry SDK
+#: at 1.44 or older (CrewAI, above, asks for 1.45 or newer): an environment of its own
+#: (`_side_python`), whose interpreter runs its example.
+ADK_FRAMEWORKS = ["google-adk>=2,<3"]
+ADK_EXAMPLES = ("google_adk",)
 #: What `tests/importing/test_real_instrumentations.py` records the OpenAI Agents SDK with,
 #: and writes the spans as OTLP JSON with.
 IMPORT_INSTRUMENTATIONS = [
@@ -73,16 +78,26 @@ NODE_EXAMPLES = [
 ]
 
 
-def _openai2_python(session: nox.Session) -> str:
-    """The Python of a virtual environment beside the session's (made once, in its
-    folder), with OPENAI2_FRAMEWORKS and zeroclaw-eval, so that their examples can be run
-    by hand from it too."""
-    location = Path(session.virtualenv.location) / "openai2"
+def _side_python(session: nox.Session, name: str, requirements: list[str]) -> str:
+    """The Python of a virtual environment `name` beside the session's (made once, in
+    its folder), with `requirements` and zeroclaw-eval, so that the examples of the
+    frameworks it holds can be run by hand from it too."""
+    location = Path(session.virtualenv.location) / name
     python = location / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     if not python.exists():
         session.run("python", "-m", "venv", str(location))
-    session.run(str(python), "-m", "pip", "install", "--quiet", "-e", ".", *OPENAI2_FRAMEWORKS, external=True)
+    session.run(str(python), "-m", "pip", "install", "--quiet", "-e", ".", *requirements, external=True)
     return str(python)
+
+
+def _openai2_python(session: nox.Session) -> str:
+    """The side environment of OPENAI2_FRAMEWORKS."""
+    return _side_python(session, "openai2", OPENAI2_FRAMEWORKS)
+
+
+def _adk_python(session: nox.Session) -> str:
+    """The side environment of ADK_FRAMEWORKS."""
+    return _side_python(session, "adk", ADK_FRAMEWORKS)
 
 
 @nox.session(python=PYTHONS)
@@ -121,9 +136,11 @@ def lint(session: nox.Session) -> None:
     )
     # The framework agents are all named agent.py, which one mypy run would take for one
     # module twice: one run each, against the environment that has its framework.
-    openai2 = _openai2_python(session)
+    sides = dict.fromkeys(OPENAI2_EXAMPLES, _openai2_python(session))
+    sides.update(dict.fromkeys(ADK_EXAMPLES, _adk_python(session)))
     for agent in sorted(ROOT.glob("examples/frameworks/*/*.py")):
-        there = ["--python-executable", openai2] if agent.parent.name in OPENAI2_EXAMPLES else []
+        side = sides.get(agent.parent.name)
+        there = ["--python-executable", side] if side else []
         session.run("mypy", "--strict", "--config-file", "/dev/null", *there, str(agent))
     workflows = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".github" / "workflows").glob("*.y*ml"))
     _actionlint(session, workflows)
@@ -338,13 +355,15 @@ def frameworks(session: nox.Session) -> None:
     """Opt-in: the framework agents of examples/frameworks under --agent-cmd; no test may skip.
 
     Installs the frameworks (those that pin openai below 3 into an environment of their
-    own, whose Python the tests get as ZEROCLAW_OPENAI2_PYTHON; with npm, the Node
+    own, whose Python the tests get as ZEROCLAW_OPENAI2_PYTHON, and Google ADK into
+    another, ZEROCLAW_ADK_PYTHON; with npm, the Node
     examples' packages), then runs tests/examples/test_frameworks.py (and the import of an
     OpenAI Agents SDK trace) with ZEROCLAW_REQUIRE_FRAMEWORKS=1, which turns a missing
     framework into a failure. Arguments after -- go to pytest.
     """
     session.install("-e", ".[mcp]", "pytest", *FRAMEWORKS, *IMPORT_INSTRUMENTATIONS)
     openai2 = _openai2_python(session)
+    adk = _adk_python(session)
     if shutil.which("npm") is not None:
         for example in NODE_EXAMPLES:
             with session.chdir(example):
@@ -356,7 +375,11 @@ def frameworks(session: nox.Session) -> None:
         "tests/examples/test_frameworks.py",
         "tests/importing/test_real_instrumentations.py::test_openinference_instrumentation_openai_agents",
         *session.posargs,
-        env={"ZEROCLAW_REQUIRE_FRAMEWORKS": "1", "ZEROCLAW_OPENAI2_PYTHON": openai2},
+        env={
+            "ZEROCLAW_REQUIRE_FRAMEWORKS": "1",
+            "ZEROCLAW_OPENAI2_PYTHON": openai2,
+            "ZEROCLAW_ADK_PYTHON": adk,
+        },
     )
 
 

@@ -62,7 +62,7 @@ class Mutation:
 
     name: str
     replacements: tuple[tuple[str, str], ...]
-    errors: dict[str, Error] = field(default_factory=dict)
+    errors: dict[str, Error | list[Error]] = field(default_factory=dict)
     failures: dict[str, list[str]] = field(default_factory=dict)
     passes: tuple[str, ...] = ()
 
@@ -159,13 +159,22 @@ TITLE = "A title for this conversation: "
 LATE: Error = ("/turns/0/steps", f'its last message is user: "{TITLE}')
 
 
-def _title_for(first_input: str) -> Error:
+def _title_for(first_input: str) -> list[Error]:
     """A case of two turns: the request comes when the second turn has begun, and stands
-    where that turn's first request should carry the first turn's input."""
-    return (
-        "/turns/1/steps/0",
-        f"turn 1's user input is {json.dumps(first_input)}; the request has \"{TITLE}",
-    )
+    where that turn's first request should carry the first turn's input; or, on a loaded
+    machine, before the harness has begun the second turn (an agent that asks as soon as
+    it has written its answer), as a step the first turn does not script."""
+    return [
+        ("/turns/1/steps/0", f"turn 1's user input is {json.dumps(first_input)}; the request has \"{TITLE}"),
+        EARLY_TITLE,
+    ]
+
+
+#: The title request of a case of two turns, come before the second turn began.
+EARLY_TITLE: Error = (
+    "/turns/0/steps",
+    f'a request the script did not expect (its last message is user: "{TITLE}',
+)
 
 
 def _turn_input(second_input: str, sent: str = "") -> Error:
@@ -801,6 +810,142 @@ GOOGLE_GENAI = Framework(
             },
         ),
     ),
+)
+
+#: The side environment of Google ADK, which pins google-genai below 3 and the
+#: OpenTelemetry SDK below 1.45 (CrewAI's side environment asks for 1.45 or newer):
+#: `nox -s frameworks` makes it and names its Python here.
+ADK_PYTHON = "ZEROCLAW_ADK_PYTHON"
+#: A `before_model_callback` that lower-cases the city of each weather call in the
+#: request ADK is about to send: the functions ran with the model's arguments.
+ADK_TIDY = """def tidy(callback_context, llm_request):
+    for content in llm_request.contents:
+        for part in content.parts or []:
+            if part.function_call is not None and part.function_call.name == "get_weather":
+                part.function_call.args = {"city": part.function_call.args["city"].lower()}
+    return None
+
+
+"""
+ADK_AGENT = "agent = LlmAgent("
+
+ADK_PRINTED = '        print(json.dumps({"answer": text}), flush=True)'
+GOOGLE_ADK = Framework(
+    "google_adk",
+    ("google.adk",),
+    "python agent.py",
+    "gemini",
+    TWO_TURNS,
+    (
+        # ADK hands each function response to an after_tool_callback, which drops it:
+        # the model is sent an empty response.
+        Mutation(
+            "result_dropped",
+            (
+                (
+                    "tools=[get_weather, save_note])",
+                    "tools=[get_weather, save_note], after_tool_callback=lambda tool, args, tool_context,"
+                    " tool_response: {})",
+                ),
+            ),
+            failures={
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]", "tool_results_contain[1]"],
+            },
+        ),
+        Mutation(
+            "wrong_argument",
+            (("found = WEATHER.get(city.strip().lower())", "found = WEATHER.get(city)"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # A before_tool_callback answers save_note itself: the note is never written.
+        Mutation(
+            "tool_skipped",
+            (
+                (
+                    "tools=[get_weather, save_note])",
+                    "tools=[get_weather, save_note], before_tool_callback=lambda tool, args, tool_context:"
+                    ' {"result": "saved to notes.txt"} if tool.name == "save_note" else None)',
+                ),
+            ),
+            failures={TWO_TURNS: ['workspace.file_contains["notes.txt"][0]']},
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # The answer of the turn before is printed again.
+        Mutation(
+            "stale_answer",
+            (
+                (
+                    "    loop = asyncio.get_running_loop()\n",
+                    '    loop = asyncio.get_running_loop()\n    last = ""\n',
+                ),
+                (ADK_PRINTED, "        last, text = text, last or text\n" + ADK_PRINTED),
+            ),
+            failures={TWO_TURNS: ["response_contains[0]"]},
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # Every turn sends the first turn's input again.
+        Mutation(
+            "turn_ignored",
+            (
+                (
+                    "    loop = asyncio.get_running_loop()\n",
+                    "    loop = asyncio.get_running_loop()\n    first = None\n",
+                ),
+                (
+                    '        text = await answer(runner, session.id, json.loads(line)["user_input"],',
+                    '        first = first or json.loads(line)["user_input"]\n'
+                    "        text = await answer(runner, session.id, first,",
+                ),
+            ),
+            errors={TWO_TURNS: _turn_input("Note for zeroclaw_user: bring sunglasses to Paris.")},
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        # Each turn in a session of its own: the history is dropped.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    "        text = await answer(runner, session.id,",
+                    '        session = await runner.session_service.create_session(app_name="travel_desk",'
+                    " user_id=USER)\n        text = await answer(runner, session.id,",
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        Mutation(
+            "echoed_arguments",
+            (
+                (
+                    "tools=[get_weather, save_note])",
+                    "tools=[get_weather, save_note], before_model_callback=tidy)",
+                ),
+                (ADK_AGENT, ADK_TIDY + ADK_AGENT),
+            ),
+            errors={
+                UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city":"oslo"}'),
+                TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        # The agent asks for a title once the answer is out (a turn of its own session).
+        Mutation(
+            "asks_after_answering",
+            (_then(ADK_PRINTED, f'await answer(runner, session.id, f"{TITLE}{{text}}", options.stream)'),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: ("/turns/1/steps/0", f'the request has "{TITLE}'),
+            },
+        ),
+        _renamed(*SUITE),
+        _wrong(ADK_PRINTED.strip(), 'print(json.dumps({"answer": "Sunny!"}), flush=True)', *SUITE),
+    ),
+    python=ADK_PYTHON,
 )
 
 #: Lines that lower-case the city of each weather call the boto3 agent keeps.
@@ -1721,7 +1866,7 @@ CREWAI = Framework(
             errors={
                 TEXT_UNKNOWN: LATE,
                 TEXT_TWO_CITIES: LATE,
-                TEXT_TWO_TURNS: _turn_input(TEXT_SECOND_INPUT, f'"{TITLE}'),
+                TEXT_TWO_TURNS: [_turn_input(TEXT_SECOND_INPUT, f'"{TITLE}'), EARLY_TITLE],
             },
         ),
     ),
@@ -2036,6 +2181,7 @@ ALL = (
     NODE_OPENAI,
     ANTHROPIC_SDK,
     GOOGLE_GENAI,
+    GOOGLE_ADK,
     BOTO3_BEDROCK,
     STRANDS,
     VERCEL_AI,
@@ -2115,12 +2261,12 @@ def _script(path: Path) -> dict[str, Any]:
     return script
 
 
-def _scripted_calls(framework: Framework, path: Path) -> list[str]:
+def _scripted_calls(framework: Framework, path: Path, through: int | None = None) -> list[str]:
     """The ids of the tool calls a fixture scripts that the agent's tools answer (not the
-    framework's own answer tool)."""
+    framework's own answer tool), in every turn or up to turn `through`."""
     return [
         call["id"]
-        for turn in _script(path)["turns"]
+        for turn in _script(path)["turns"][: None if through is None else through + 1]
         for step in turn["steps"]
         for call in step["response"].get("tool_calls", [])
         if call["name"] != framework.answer_tool
@@ -2334,18 +2480,25 @@ def test_a_broken_agent_fails_where_it_should(
     assert sorted(cases) == sorted(said) == framework.cases()
     for name in mutation.passes:
         assert cases[name]["status"] == "passed", f"{name}: {_describe(cases[name])}"
-    for name, (pointer, words) in mutation.errors.items():
+    for name, said_error in mutation.errors.items():
         case = cases[name]
         assert case["status"] == "error", f"{name}: {_describe(case)}"
-        assert case["error"]["field"]["pointer"] == pointer, f"{name}: {_describe(case)}"
+        # The one error said, or the first of its alternatives at the pointer reported.
+        alternatives = said_error if isinstance(said_error, list) else [said_error]
+        reported = case["error"]["field"]["pointer"]
+        pointer, words = next((alt for alt in alternatives if alt[0] == reported), alternatives[0])
+        assert reported == pointer, f"{name}: {_describe(case)}"
         assert words in case["error"]["message"], f"{name}: {_describe(case)}"
         # Not every scripted call's result reached the model (in a later turn, none did);
         # a call the agent's own tool ran is seen only when its result does. A request
-        # after the last answer (the pointer is the last turn's steps) came when every
-        # result had.
+        # after a turn's answer (the pointer is that turn's steps) came when every result
+        # of that turn and those before had.
         calls = len(_scripted_calls(framework, copy / "evals" / name))
         if pointer.endswith("/steps"):
-            assert len(case["record"]["calls"]) == calls, name
+            through = int(pointer.split("/")[2])
+            assert len(case["record"]["calls"]) == len(
+                _scripted_calls(framework, copy / "evals" / name, through)
+            )
         else:
             assert len(case["record"]["calls"]) < calls or framework.harness_tools, name
         assert all(call["turn"] <= int(pointer.split("/")[2]) for call in case["record"]["calls"]), name
