@@ -44,6 +44,8 @@ FRAMEWORKS = [
     # The agent service example (examples/frameworks/starlette_service).
     "starlette>=0.40",
     "uvicorn>=0.30",
+    # The A2A example (examples/frameworks/a2a_agent): the official SDK's server.
+    "a2a-sdk[http-server]>=1,<2",
     "haystack-ai>=3,<4",
     "smolagents[openai]>=1.26,<2",
 ]

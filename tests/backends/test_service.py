@@ -146,7 +146,7 @@ def test_a_protocol_the_harness_does_not_speak_is_refused_naming_those_it_does(t
 
     with pytest.raises(UsageError) as raised:
         AgentService.parse(f"{sys.executable} -c pass", protocol="grpc", project_dir=tmp_path)
-    assert str(raised.value) == "--agent-service-protocol 'grpc': expected one of json, chat"
+    assert str(raised.value) == "--agent-service-protocol 'grpc': expected one of json, chat, a2a"
 
 
 @pytest.mark.parametrize(
@@ -176,3 +176,12 @@ def test_the_service_command_is_read_as_an_agent_commands_naming_the_option(tmp_
         AgentService.parse("  ", project_dir=tmp_path)
     with pytest.raises(UsageError, match=r"^\[eval\].agent_service is empty"):
         AgentService.parse("", project_dir=tmp_path, option="[eval].agent_service")
+
+
+def test_an_a2a_agent_is_ready_by_its_card_and_takes_no_path(tmp_path: Path) -> None:
+    from zeroclaw_eval.errors import UsageError
+
+    service = AgentService.parse(f"{sys.executable} -c pass", protocol="a2a", project_dir=tmp_path)
+    assert service.ready_path == "/.well-known/agent-card.json"
+    with pytest.raises(UsageError, match="its card says where its endpoint is"):
+        AgentService.parse(f"{sys.executable} -c pass", protocol="a2a", path="/rpc", project_dir=tmp_path)

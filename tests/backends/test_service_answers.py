@@ -18,7 +18,7 @@ import pytest
 
 from tests.support.builders import text_step, tool_call, tools_step, write_fixture
 from tests.support.invoke import Runner, full_json_report
-from zeroclaw_eval.backends.service import ANSWER_LIMIT
+from zeroclaw_eval.backends.loopback import ANSWER_LIMIT
 
 SERVICE = Path(__file__).resolve().parents[1] / "support" / "scripted_service.py"
 

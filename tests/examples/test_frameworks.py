@@ -1982,6 +1982,97 @@ STARLETTE_SERVICE = Framework(
     ),
 )
 
+#: The agent of examples/frameworks/a2a_agent: an a2a-sdk server whose executor runs the
+#: starlette service's tool loop, one conversation per A2A context; its answer a task's
+#: artifact. Where it has its answer, and the same background title request.
+A2A_ANSWERED = "        output = await self.answer(task.context_id, context.get_user_input(), folder)"
+A2A_TITLE = f"""titles = __import__("asyncio").sleep(0.2)
+
+        async def title() -> None:
+            await titles
+            await self.client.chat.completions.create(
+                model=MODEL, messages=[{{"role": "user", "content": "{TITLE}" + output}}]
+            )
+
+        self.title = __import__("asyncio").ensure_future(title())"""
+A2A_AGENT = Framework(
+    "a2a_agent",
+    ("a2a", "openai", "uvicorn"),
+    "python agent.py",
+    "chat",
+    TWO_TURNS,
+    (
+        Mutation(
+            "not_fed_back",
+            ((SERVICE_RESULT, "                pass"),),
+            errors={
+                UNKNOWN: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_atlantis)",
+                ),
+                TWO_CITIES: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_oslo),"
+                    " get_weather (id call_lima)",
+                ),
+                TWO_TURNS: (
+                    "/turns/0/steps/1",
+                    "the request does not carry the results of get_weather (id call_paris)",
+                ),
+            },
+        ),
+        _garbled(
+            SERVICE_WEATHER,
+            SERVICE_WEATHER + "[::-1]",
+            {
+                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
+                TWO_TURNS: ["tool_results_contain[0]"],
+            },
+        ),
+        _renamed(*SUITE),
+        Mutation(
+            "wrong_argument",
+            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
+            failures=WRONG_ARGUMENT,
+        ),
+        # The context is not kept: each message starts a new conversation.
+        Mutation(
+            "history_dropped",
+            (
+                (
+                    "history = self.conversations.setdefault(context_id,"
+                    ' [{"role": "system", "content": SYSTEM}])',
+                    'history = [{"role": "system", "content": SYSTEM}]',
+                ),
+            ),
+            errors={
+                TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
+            },
+            passes=(UNKNOWN, TWO_CITIES),
+        ),
+        _wrong('                return message.content or ""', '                return "Sunny!"', *SUITE),
+        Mutation(
+            "echoed_arguments",
+            (_then(SERVICE_KEPT, SERVICE_TIDY),),
+            errors={
+                UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
+                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city":"oslo"}'),
+                TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
+            },
+        ),
+        Mutation(
+            "asks_after_answering",
+            (_then(A2A_ANSWERED, A2A_TITLE),),
+            errors={
+                UNKNOWN: LATE,
+                TWO_CITIES: LATE,
+                TWO_TURNS: ("/turns/1/steps", "asked the model 2 more time(s) after its last answer"),
+            },
+        ),
+    ),
+)
+
 #: The agent of examples/frameworks/openai_agents_mcp: the Agents SDK with no tools of its
 #: own, taking get_weather and save_note from the MCP server the harness serves (mcp =
 #: true), whose calls the fixtures double.
@@ -2194,9 +2285,9 @@ ALL = (
 )
 IDS = [framework.folder for framework in ALL]
 #: Every example: the agent commands, and the agent services.
-EXAMPLES = (*ALL, STARLETTE_SERVICE, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
+EXAMPLES = (*ALL, STARLETTE_SERVICE, A2A_AGENT, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
 #: The examples gated by their zeroclaw.toml as it is (no --stream flag to switch).
-AS_CONFIGURED = (STARLETTE_SERVICE, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
+AS_CONFIGURED = (STARLETTE_SERVICE, A2A_AGENT, OPENAI_AGENTS_MCP, PYDANTIC_MCP)
 MUTATIONS = [(framework, mutation) for framework in EXAMPLES for mutation in framework.mutations]
 MUTATION_IDS = [f"{framework.folder}-{mutation.name}" for framework, mutation in MUTATIONS]
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +54,10 @@ from urllib.parse import quote
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval.agent import deadline
 from zeroclaw_eval.agent.loop import AgentContext, AgentFactory
+from zeroclaw_eval.backends import a2a
 from zeroclaw_eval.backends.command import AgentCommand
 from zeroclaw_eval.backends.front import CaseFront
+from zeroclaw_eval.backends.loopback import free_port, request
 from zeroclaw_eval.backends.process import AgentProcess, tail_line
 from zeroclaw_eval.boundary.provider import AUTO
 from zeroclaw_eval.boundary.sent import request_words
@@ -66,10 +67,9 @@ from zeroclaw_eval.errors import RunError, UsageError
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire import chat
 
-PROTOCOLS = ("json", "chat")
-DEFAULT_PATHS = {"json": "/turn", "chat": "/v1/chat/completions"}
-#: The most of a service's answer read (bytes): an answer, not a stream of them.
-ANSWER_LIMIT = 16 * 1024 * 1024
+PROTOCOLS = ("json", "chat", "a2a")
+#: Where each protocol's turns go (A2A's: where the agent card says).
+DEFAULT_PATHS = {"json": "/turn", "chat": "/v1/chat/completions", "a2a": ""}
 #: How long ending the service may wait for it to exit by itself.
 EXIT_GRACE_SECS = 2.0
 #: The characters of a refused answer's body quoted in the case's error.
@@ -121,6 +121,13 @@ class AgentService:
                     f"[eval].{name} {value!r}: a path on the service starts with /; did you mean {fixed!r}?"
                 )
         command = AgentCommand.parse(text, "jsonl", project_dir, option=option, echo=echo)
+        if protocol == "a2a":
+            if path:
+                raise UsageError(
+                    "[eval].agent_service_path is not read for an A2A agent: its card says where its"
+                    " endpoint is; leave it out"
+                )
+            ready_path = ready_path or a2a.CARD_PATH  # ready once it serves its card
         return cls(command, protocol, path or DEFAULT_PATHS[protocol], ready_path, startup_secs, quiet_secs)
 
     def factory(self, case: Case, workspace: Path) -> AgentFactory:
@@ -155,6 +162,8 @@ class ServiceHost:
         #: last answer), with the case that ran last: the next case fails for them.
         self.strays: list[str] = []
         self._last_case = ""
+        #: An A2A agent's card, read once it is ready.
+        self.card: a2a.AgentCard | None = None
 
     @property
     def stderr(self) -> list[str]:
@@ -218,7 +227,7 @@ class ServiceHost:
     async def _start(
         self, service: AgentService, loop: asyncio.AbstractEventLoop, mcp_url: str | None
     ) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         environment = service.command.environment(self._serve(), None, mcp_url)
         environment["PORT"] = str(self.port)
         argv = service.command.resolved()
@@ -238,6 +247,8 @@ class ServiceHost:
                 self.failed_start = RunError(_DAEMONIZED)
                 raise self.failed_start
             if ready:
+                if service.protocol == "a2a":
+                    await self._read_card()
                 return
             # Code 0: perhaps a service that forked into the background and is still
             # starting there; the probe says so once it answers (or the deadline passes).
@@ -257,6 +268,20 @@ class ServiceHost:
                 )
                 raise self.failed_start
             await asyncio.sleep(0.05)
+
+    async def _read_card(self) -> None:
+        """Read the A2A agent's card; a card the harness cannot talk to fails every case."""
+        try:
+            status, text = await deadline.wait_for(request(self.port, "GET", a2a.CARD_PATH), 5.0)
+            if status != 200:
+                raise a2a.A2AError(f"GET {a2a.CARD_PATH} answered {status}")
+            self.card = a2a.read_card(text)
+        except (OSError, a2a.A2AError, asyncio.TimeoutError) as exc:
+            self.broken = True
+            self.failed_start = RunError(
+                f"the A2A agent cannot be talked to: {exc}", traceback=self.diagnostics()
+            )
+            raise self.failed_start from None
 
     async def _accepting(self) -> bool:
         try:
@@ -365,8 +390,13 @@ class ServiceAgent:
 
     async def _send(self, turn: int, user_input: str) -> str:
         service, host = self._service, self._service.host
-        if service.protocol == "json":
-            body: dict[str, Any] = {
+        path, extra = service.path, {}
+        if service.protocol == "a2a":
+            assert host.card is not None  # read when it became ready
+            path, extra = host.card.path, a2a.headers(host.card)
+            body: dict[str, Any] = a2a.request(host.card, user_input, self._session, str(self._workspace))
+        elif service.protocol == "json":
+            body = {
                 "session": self._session,
                 "turn": turn,
                 "input": user_input,
@@ -380,19 +410,32 @@ class ServiceAgent:
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         import httpx
 
+        # The workspace: a path of any characters, percent-encoded as a header value must be.
+        extra |= {
+            "X-Zeroclaw-Session": self._session,
+            "X-Zeroclaw-Workspace": quote(str(self._workspace), safe="/"),
+        }
         try:
-            status, text = await _post(host.port, service.path, payload, self._session, self._workspace)
+            status, text = await request(host.port, "POST", path, payload, extra)
         except (OSError, httpx.HTTPError) as exc:
             host.broken = True
             raise self._failure(f"stopped answering: {exc}") from None
-        return self._answer_of(status, text)
+        return self._answer_of(status, text, path)
 
-    def _answer_of(self, status: int, text: str) -> str:
-        where = f"POST {self._service.path}"
+    def _answer_of(self, status: int, text: str, path: str) -> str:
+        where = f"POST {path}"
         if 300 <= status < 400:
             raise self._failure(f"answered {where} with HTTP {status}, a redirect, which is not followed")
         if not 200 <= status < 300:
             raise self._failure(f"answered {where} with HTTP {status}: {_quoted(text)}")
+        if self._service.protocol == "a2a":
+            assert self._service.host.card is not None
+            try:
+                return a2a.answer_of(self._service.host.card, text)
+            except a2a.A2AError as exc:
+                raise RunError(
+                    f"the A2A agent {exc}{self._refused()}", traceback=self.diagnostics()
+                ) from None
         try:
             data = loads_untrusted(text)
         except ValueError:
@@ -411,9 +454,11 @@ class ServiceAgent:
             raise self._failure(f"answered {where} with no choices[0].message.content text: {_quoted(text)}")
         return content
 
+    def _refused(self) -> str:
+        return f" ({self.refused})" if self.refused else ""
+
     def _failure(self, what: str) -> RunError:
-        refused = f" ({self.refused})" if self.refused else ""
-        return RunError(f"the agent service {what}{refused}", traceback=self.diagnostics())
+        return RunError(f"the agent service {what}{self._refused()}", traceback=self.diagnostics())
 
     async def aclose(self) -> None:
         """The case is over: it stays open for `quiet_secs` (its requests then are its
@@ -441,39 +486,6 @@ def _stray_words(body: bytes) -> str:
     return request_words(messages)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _quoted(text: str) -> str:
     line = tail_line(text.replace("\r", " ").replace("\n", " "))
     return repr(line[:_QUOTED] + ("…" if len(line) > _QUOTED else ""))
-
-
-async def _post(port: int, path: str, payload: bytes, session: str, workspace: Path) -> tuple[int, str]:
-    """One POST to the service on loopback; (status, body). The turn's deadline bounds
-    it as a whole; the body is read up to `ANSWER_LIMIT`. httpx is imported here: a run
-    without a service never loads it."""
-    import httpx
-
-    headers = {
-        "Content-Type": "application/json",
-        "X-Zeroclaw-Session": session,
-        # A path of any characters, percent-encoded as a header value must be.
-        "X-Zeroclaw-Workspace": quote(str(workspace), safe="/"),
-    }
-    # trust_env=False: a proxy configured for the machine must not carry loopback away.
-    async with httpx.AsyncClient(timeout=None, trust_env=False) as client:
-        url = f"http://127.0.0.1:{port}{path}"
-        async with client.stream("POST", url, content=payload, headers=headers) as response:
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > ANSWER_LIMIT:
-                    raise OSError(
-                        f"its answer is over {ANSWER_LIMIT // (1 << 20)} MiB, the most an answer may be"
-                    )
-            return response.status_code, body.decode("utf-8", errors="replace")

@@ -150,9 +150,17 @@ def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
         agent_io: str | None,
         agent_service: str | None,
         agent_service_protocol: str | None,
+        agent_a2a: str | None,
         mcp: bool | None,
         **kwargs: Any,
     ) -> Any:
+        if agent_a2a is not None:
+            # Shorthand for an agent service that speaks A2A.
+            if agent_service is not None or agent_service_protocol not in (None, "a2a"):
+                raise click.UsageError(
+                    "--agent-a2a is --agent-service CMD --agent-service-protocol a2a; give one or the other"
+                )
+            agent_service, agent_service_protocol = agent_a2a, "a2a"
         agent = AgentChoice(agent_cmd, agent_io, agent_service, agent_service_protocol, mcp)
         return command(*args, agent=agent, **kwargs)
 
@@ -176,10 +184,17 @@ def agent_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--agent-service-protocol",
-            type=click.Choice(["json", "chat"]),
+            type=click.Choice(["json", "chat", "a2a"]),
             help="How a turn reaches --agent-service: json, POST {session, input} answered by"
-            " {output}; chat, an OpenAI chat completion of the conversation so far."
-            " [default: [eval].agent_service_protocol, else json]",
+            " {output}; chat, an OpenAI chat completion of the conversation so far; a2a, an"
+            " A2A message in the case's context. [default: [eval].agent_service_protocol, else json]",
+        ),
+        click.option(
+            "--agent-a2a",
+            metavar="CMD",
+            help="Start this command once as an A2A agent server listening on $PORT (its card at"
+            " /.well-known/agent-card.json) and send it each turn as an A2A message:"
+            " --agent-service CMD --agent-service-protocol a2a.",
         ),
         click.option(
             "--mcp/--no-mcp",

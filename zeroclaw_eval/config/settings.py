@@ -34,10 +34,12 @@ class EvalSettings(BaseModel):
     agent_io: Literal["jsonl", "oneshot"] = "jsonl"
     #: The command line of an agent that runs as an HTTP service, started once per run.
     agent_service: str = ""
-    #: How a turn reaches it: `json` ({"session", "input"} -> {"output"}) or `chat` (an
-    #: OpenAI Chat Completions request with the conversation so far).
-    agent_service_protocol: Literal["json", "chat"] = "json"
-    #: The path turns are POSTed to; empty: `/turn` (json) or `/v1/chat/completions` (chat).
+    #: How a turn reaches it: `json` ({"session", "input"} -> {"output"}), `chat` (an
+    #: OpenAI Chat Completions request with the conversation so far) or `a2a` (an A2A
+    #: message in the case's context, to the endpoint its agent card names).
+    agent_service_protocol: Literal["json", "chat", "a2a"] = "json"
+    #: The path turns are POSTed to; empty: `/turn` (json) or `/v1/chat/completions` (chat);
+    #: an A2A agent's card says its own.
     agent_service_path: str = ""
     #: A path answered 2xx once the service is ready; empty: the port accepting.
     agent_service_ready_path: str = ""
