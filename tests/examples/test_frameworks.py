@@ -136,10 +136,14 @@ def _wrong(old: str, new: str, *cases: str) -> Mutation:
 NO_TOOL = 'tool_choice is "none": the model may call no tool'
 
 
-def _no_tools(old: str, new: str, *cases: str) -> Mutation:
+#: The same on Gemini's wire, in its words.
+GEMINI_NO_TOOL = 'toolConfig.functionCallingConfig {"mode":"NONE"}: the model may call no tool'
+
+
+def _no_tools(old: str, new: str, *cases: str, words: str = NO_TOOL) -> Mutation:
     # The agent tells the model to call no tool, while every case's first step calls one.
     return Mutation(
-        "tool_choice_none", ((old, new),), errors={case: ("/turns/0/steps/0", NO_TOOL) for case in cases}
+        "tool_choice_none", ((old, new),), errors={case: ("/turns/0/steps/0", words) for case in cases}
     )
 
 
@@ -798,6 +802,7 @@ GOOGLE_GENAI = Framework(
             "    tools=[TOOLS],\n    tool_config=types.ToolConfig(function_calling_config="
             "types.FunctionCallingConfig(mode=types.FunctionCallingConfigMode.NONE)),\n",
             *SUITE,
+            words=GEMINI_NO_TOOL,
         ),
         # The error key still marks the failed lookup, so only the texts fail.
         _garbled(

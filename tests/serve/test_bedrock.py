@@ -131,4 +131,7 @@ def test_a_tool_choice_that_forbids_the_step_is_refused(
     config = {"tools": [*ECHO["tools"], other], "toolChoice": {"tool": {"name": "other"}}}
     with pytest.raises(client.exceptions.ValidationException) as raised:
         client.converse(modelId="two_turns", messages=messages, toolConfig=config)
-    assert "other" in raised.value.response["Error"]["Message"]
+    assert (
+        'the script calls echo, but the request\'s toolConfig.toolChoice {"tool":{"name":"other"}}:'
+        " the model may call no other tool"
+    ) in raised.value.response["Error"]["Message"]

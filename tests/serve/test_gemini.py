@@ -149,7 +149,11 @@ def test_a_request_whose_function_calling_config_forbids_the_step_is_refused(
     config = types.GenerateContentConfig(tools=[ECHO], tool_config=none, automatic_function_calling=MANUAL)
     with pytest.raises(errors.ClientError) as raised:
         client.models.generate_content(model="two_turns", contents="Echo hello", config=config)
-    assert "the model may call no tool" in (raised.value.message or "")
+    # In Gemini's words: the setting as the request wrote it, not OpenAI's tool_choice.
+    assert (
+        'the script calls echo, but the request\'s toolConfig.functionCallingConfig {"mode":"NONE"}:'
+        " the model may call no tool"
+    ) in (raised.value.message or "")
 
 
 def test_a_request_without_contents_is_refused_as_the_api_refuses_it(
@@ -185,6 +189,8 @@ def test_allowed_function_names_that_leave_out_the_scripted_call_are_refused(
     answer = httpx.post(url, json=body)
     assert answer.status_code == 400, answer.text
     assert words in answer.json()["error"]["message"]
+    assert "toolConfig.functionCallingConfig {" in answer.json()["error"]["message"]
+    assert "tool_choice" not in answer.json()["error"]["message"]
     allowed = {
         **body,
         "toolConfig": {"functionCallingConfig": {"mode": mode, "allowedFunctionNames": ["echo"]}},

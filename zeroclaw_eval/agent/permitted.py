@@ -53,9 +53,10 @@ def check_choice(step: ModelResponse, choice: ToolChoice) -> None:
         barred = [name for name in called if name not in choice.allowed]
         if barred:
             allowed = ", ".join(sorted(choice.allowed)) or "none"
+            setting = choice.said or "tool_choice allowed_tools"
             raise Divergence(
                 f"the script calls {_named(barred)}, but the request allows the model only {allowed}"
-                " (tool_choice allowed_tools)"
+                f" ({setting})"
             )
     if not choice.parallel and len(called) > 1:
         raise Divergence(
@@ -65,7 +66,10 @@ def check_choice(step: ModelResponse, choice: ToolChoice) -> None:
 
 
 def _choice_words(choice: ToolChoice) -> str:
-    """How a request's `tool_choice` is named in a divergence."""
+    """How a request's `tool_choice` is named in a divergence: as the request wrote it,
+    where its wire calls it something else."""
+    if choice.said:
+        return f"the request's {choice.said}"
     if choice.mode == "function":
         return f"the request's tool_choice forces {choice.function}"
     return f'the request\'s tool_choice is "{choice.mode}"'

@@ -9,7 +9,7 @@ agent is under test.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import orjson
@@ -140,12 +140,15 @@ class ToolChoice:
     `parallel_tool_calls`, in whichever API's words): `mode` is `auto` (call any tool or
     none), `none` (call none), `required` (call at least one), or `function` (call the one
     tool named `function`); `allowed` narrows the tools it may call (None: every tool
-    offered); `parallel` false allows one call per reply at most."""
+    offered); `parallel` false allows one call per reply at most. `said`: the setting as
+    the request wrote it, for a wire whose setting is not `tool_choice` (Gemini's
+    `toolConfig.functionCallingConfig {...}`), so a divergence quotes what was sent."""
 
     mode: Literal["auto", "none", "required", "function"] = "auto"
     function: str | None = None
     allowed: frozenset[str] | None = None
     parallel: bool = True
+    said: str = field(default="", compare=False)
 
 
 #: What a request that says nothing about tool use lets the model do: anything.

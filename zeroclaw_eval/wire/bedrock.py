@@ -177,12 +177,13 @@ def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
         return AUTO
     if isinstance(choice, dict) and "auto" in choice:
         return AUTO
+    said = f"toolConfig.toolChoice {compact_json(choice)}"
     if isinstance(choice, dict) and "any" in choice:
-        return ToolChoice("required")
+        return ToolChoice("required", said=said)
     named = choice.get("tool") if isinstance(choice, dict) else None
     name = named.get("name") if isinstance(named, dict) else None
     if isinstance(name, str) and name:
-        return ToolChoice("function", name)
+        return ToolChoice("function", name, said=said)
     raise WireError(400, "toolConfig.toolChoice must be one of auto, any or tool (with a name)")
 
 

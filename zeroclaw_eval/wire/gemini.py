@@ -258,12 +258,13 @@ def tool_choice_of(request: dict[str, Any]) -> ToolChoice:
         if isinstance(allowed_names, list) and allowed_names
         else None
     )
+    said = f"toolConfig.functionCallingConfig {compact_json(config)}"
     if mode in ("AUTO", "MODE_UNSPECIFIED"):
-        return ToolChoice("auto", allowed=allowed)
+        return ToolChoice("auto", allowed=allowed, said=said)
     if mode == "NONE":
-        return ToolChoice("none")
+        return ToolChoice("none", said=said)
     if mode in ("ANY", "VALIDATED"):
-        return ToolChoice("required", allowed=allowed)
+        return ToolChoice("required", allowed=allowed, said=said)
     raise WireError(400, f"functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED, not {mode!r}")
 
 
