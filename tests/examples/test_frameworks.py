@@ -815,6 +815,8 @@ GOOGLE_GENAI = Framework(
             },
         ),
     ),
+    # A chat session of the SDK keeps the conversation.
+    wires=(("--chat",),),
 )
 
 #: The side environment of Google ADK, which pins google-genai below 3 and the

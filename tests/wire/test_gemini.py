@@ -157,3 +157,30 @@ def test_a_token_count_no_reply_holds_is_refused() -> None:
     }
     with pytest.raises(ReplyValueError, match=r"usage\.promptTokenCount is no token count"):
         gemini.read_reply(data)
+
+
+def test_a_model_turn_kept_as_one_content_per_chunk_is_read_as_one_turn() -> None:
+    # google-genai's chat sessions keep a streamed reply as one content per chunk: its
+    # text, then its function call. The API reads them as one turn; so does the endpoint.
+    request = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "What is the weather in Paris?"}]},
+            {"role": "model", "parts": [{"text": "Let me "}]},
+            {"role": "model", "parts": [{"text": "check."}]},
+            {
+                "role": "model",
+                "parts": [{"functionCall": {"id": "c1", "name": "get_weather", "args": {"city": "Paris"}}}],
+            },
+            {
+                "role": "user",
+                "parts": [
+                    {"functionResponse": {"id": "c1", "name": "get_weather", "response": {"result": "sunny"}}}
+                ],
+            },
+        ]
+    }
+    messages = gemini.request_messages(request)
+    assert [message["role"] for message in messages] == ["user", "assistant", "tool"]
+    assert messages[1]["content"] == "Let me check."
+    assert [call["id"] for call in messages[1]["tool_calls"]] == ["c1"]
+    assert messages[2]["tool_call_id"] == "c1"

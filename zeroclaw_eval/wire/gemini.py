@@ -202,18 +202,33 @@ def request_messages(request: dict[str, Any]) -> list[Message]:
         raise WireError(400, "contents is not specified: the request needs one content at least")
     taken: set[str] = set()
     calls: list[dict[str, Any]] = []
+    after_model = False
     for index, content in enumerate(contents):
         if not isinstance(content, dict):
             raise WireError(400, f"contents[{index}] must be a content object")
         role = _get(content, "role") or "user"
         parts = _parts(content)
         if role == "model":
-            calls = [call for part in parts if (call := _call(part, taken)) is not None]
-            message: Message = {"role": "assistant", "content": _texts(parts)}
+            found = [call for part in parts if (call := _call(part, taken)) is not None]
+            text = _texts(parts)
+            if after_model:
+                # One model turn in several contents: google-genai's chat sessions keep a
+                # streamed reply as one content per chunk (its text, then its calls), and
+                # the API reads them as one turn.
+                message = messages[-1]
+                if text is not None:
+                    message["content"] = (message.get("content") or "") + text
+                calls += found
+            else:
+                message = {"role": "assistant", "content": text}
+                calls = found
+                messages.append(message)
             if calls:
                 message["tool_calls"] = calls
-            messages.append(message)
-        elif role in ("user", "function", "tool"):
+            after_model = True
+            continue
+        after_model = False
+        if role in ("user", "function", "tool"):
             answered = 0
             for part in parts:
                 result = _result(part, calls, answered)
