@@ -70,6 +70,7 @@ COMMANDS = {
     "mcp": "mcp:mcp_command",
     "check": "check:check_command",
     "new": "new:new_command",
+    "init": "init:init_command",
     "import": "import_traces:import_command",
     "schema": "schema:schema_command",
 }

@@ -142,8 +142,15 @@ def test_an_agent_command_passes_its_case_in_every_api(
 def test_a_broken_agent_fails_at_the_step(
     cli: Runner, suite: Path, api: tuple[str, ...], breaks: str, pointer: str, words: str
 ) -> None:
-    if "converse" in api and breaks == "none":  # Bedrock has no "none": the agent forces another tool
-        words = "the script calls echo, but the request's tool_choice forces write_note"
+    # Each wire's refusal quotes its own setting: Gemini's functionCallingConfig, and
+    # Bedrock's toolChoice (Converse has no "none": the agent forces another tool).
+    if "gemini" in api and breaks == "none":
+        words = 'the script calls echo, but the request\'s toolConfig.functionCallingConfig {"mode":"NONE"}'
+    if "converse" in api and breaks == "none":
+        words = (
+            'the script calls echo, but the request\'s toolConfig.toolChoice {"tool":{"name":"write_note"}}'
+        )
+
     case = run(cli, suite, *api, "--break", breaks)
     assert case["status"] == "error"
     assert case["error"]["field"]["pointer"] == pointer
