@@ -33,6 +33,29 @@ class ProjectTool:
     #: A JSON schema of the arguments (an object schema).
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
 
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: dict[str, Any] | None = None,
+    ) -> ProjectTool:
+        """The tool a function your agent already has makes: its name, the first paragraph
+        of its docstring as the description, and its signature as the JSON Schema of its
+        arguments (`tools.signature`); each may be given instead. One list of functions
+        then serves the agent in production and the gate. `ConfigError` for a signature
+        with no schema a model could fill in (give `parameters` then)."""
+        from zeroclaw_eval.tools.signature import description_of, parameters_of
+
+        return cls(
+            name if name is not None else function.__name__,
+            description if description is not None else description_of(function),
+            function,
+            parameters if parameters is not None else parameters_of(function),
+        )
+
     def as_tool(self) -> Tool:
         """This tool as the tool box runs it."""
 
