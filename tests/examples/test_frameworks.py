@@ -20,6 +20,7 @@ suite stays quick.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -65,6 +66,8 @@ class Mutation:
     errors: dict[str, Error | list[Error]] = field(default_factory=dict)
     failures: dict[str, list[str]] = field(default_factory=dict)
     passes: tuple[str, ...] = ()
+    #: Flags of the agent's command that pick another wire it speaks, for a copy run there.
+    flags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,16 @@ class Framework:
         if self.python:
             runner = shlex.quote(self.interpreter)
         return " ".join([runner, source, *flags])
+
+
+def _over(flags: tuple[str, ...], mutations: tuple[Mutation, ...], *names: str) -> tuple[Mutation, ...]:
+    """The mutations named `names`, again, with the agent on the wire `flags` pick."""
+    wire = "_".join(flag.lstrip("-") for flag in flags[1:])
+    return tuple(
+        dataclasses.replace(mutation, name=f"{mutation.name}_{wire}", flags=flags)
+        for mutation in mutations
+        if mutation.name in names
+    )
 
 
 def _renamed(*cases: str) -> Mutation:
@@ -424,6 +437,13 @@ PYDANTIC_AI = Framework(
     wires=(("--api", "anthropic"),),
 )
 
+#: The two broken variants the gate once let pass on Anthropic's wire, run there too.
+PYDANTIC_AI = dataclasses.replace(
+    PYDANTIC_AI,
+    mutations=PYDANTIC_AI.mutations
+    + _over(("--api", "anthropic"), PYDANTIC_AI.mutations, "echoed_arguments", "asks_after_answering"),
+)
+
 LANGGRAPH = Framework(
     "langgraph",
     ("langchain", "langchain_openai", "langgraph"),
@@ -502,6 +522,26 @@ LANGGRAPH = Framework(
         ),
     ),
     wires=(("--api", "anthropic"),),
+)
+LANGGRAPH = dataclasses.replace(
+    LANGGRAPH,
+    mutations=LANGGRAPH.mutations
+    + tuple(
+        # Anthropic's tool_use input is an object: the echo is quoted as compact JSON.
+        dataclasses.replace(
+            mutation,
+            errors={
+                "weather_then_packing_note_over_two_turns.json": _echoed(
+                    "call_oslo", "Oslo", '{"city":"oslo"}', "/turns/1/steps/0"
+                )
+            },
+        )
+        if mutation.name.startswith("echoed")
+        else mutation
+        for mutation in _over(
+            ("--api", "anthropic"), LANGGRAPH.mutations, "echoed_arguments", "asks_after_answering"
+        )
+    ),
 )
 
 NODE_OPENAI = Framework(
@@ -2570,8 +2610,12 @@ def test_a_broken_agent_fails_where_it_should(
         text = text.replace(old, new)
     source.write_text(text, encoding="utf-8")
 
-    # The streamed agent of zeroclaw.toml (its interpreter spelled out, for another environment's).
-    report = _run(cli, copy, *(("--agent-cmd", framework.spelled("--stream")) if framework.python else ()))
+    # The streamed agent of zeroclaw.toml (its interpreter spelled out, for another
+    # environment's; its flags added, for another wire).
+    spelled = framework.python or mutation.flags
+    report = _run(
+        cli, copy, *(("--agent-cmd", framework.spelled(*mutation.flags, "--stream")) if spelled else ())
+    )
     assert report["exit_code"] == 1
     cases = {case["name"]: case for case in report["cases"]}
     said = {**mutation.errors, **mutation.failures, **dict.fromkeys(mutation.passes)}
