@@ -181,6 +181,11 @@ class ReplyValueError(EvalError, ValueError):
     token count of `Infinity`); the message names the field and the value."""
 
 
+class A2AError(EvalError, ValueError):
+    """What an agent reached over A2A sent that the harness cannot take: a card it cannot
+    talk to, or a reply that is no answer to the turn; in words, for the turn's run error."""
+
+
 class RunError(EvalError):
     """A case could not run to completion (replay divergence, iteration cap, crash).
 

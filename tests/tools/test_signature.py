@@ -4,6 +4,8 @@ schema read from the signature and its description from the docstring."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import re
 from typing import Any, Literal, Optional
 
 import pytest
@@ -118,3 +120,37 @@ def test_a_signature_with_no_one_schema_is_refused_saying_to_give_one(function: 
         ProjectTool.from_function(function)
     assert words in str(raised.value)
     assert "give parameters=" in str(raised.value)
+
+
+def _named(value: str) -> str:
+    return value
+
+
+class _Desk:
+    def __call__(self, city: str) -> str:
+        return city
+
+
+@pytest.mark.parametrize(
+    ("function", "words"),
+    [
+        (42, "not a function"),
+        (_Desk(), "it has no name of its own (a callable object?); give name="),
+        (lambda city: city, "give name="),
+        (int, "its signature or annotations cannot be read"),
+    ],
+)
+def test_what_gives_no_tool_by_itself_is_a_configuration_error(function: Any, words: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        ProjectTool.from_function(function)
+
+
+def test_a_callable_object_and_a_partial_with_a_name_read_what_they_run() -> None:
+    assert ProjectTool.from_function(_Desk(), name="desk").parameters["properties"] == {
+        "city": {"type": "string"}
+    }
+    partial = functools.partial(book, [1], ("zeroclaw_user",), {}, None)
+    assert ProjectTool.from_function(partial, name="book").parameters == {
+        "type": "object",
+        "properties": {"promo": {"type": "string"}, "extra": {}, "untyped": {}},
+    }

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from zeroclaw_eval._support.json.text import loads_untrusted
+from zeroclaw_eval._support.json.text import compact_json, loads_untrusted
+from zeroclaw_eval.errors import A2AError
 
 #: Where an A2A agent serves its card (both versions).
 CARD_PATH = "/.well-known/agent-card.json"
@@ -42,10 +43,9 @@ _METHODS = {V1: ("SendMessage", "SendStreamingMessage"), V03: ("message/send", "
 _ANSWERED = frozenset({"completed", "input-required"})
 _ENDED = frozenset({"failed", "rejected", "canceled", "auth-required"})
 _messages = itertools.count(1)
-
-
-class A2AError(ValueError):
-    """What the agent answered that is no answer: the reason, in words."""
+#: A 1.0 result's member, by what it is; a 0.3 result's `kind`, likewise.
+_MEMBERS = {"message": "message", "task": "task", "statusUpdate": "status", "artifactUpdate": "artifact"}
+_TAGGED = {"message": "message", "task": "task", "status-update": "status", "artifact-update": "artifact"}
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ def read_card(text: str) -> AgentCard:
     streaming = isinstance(capabilities, dict) and capabilities.get("streaming") is True
     name = card.get("name") if isinstance(card.get("name"), str) else ""
     # 1.0: the interfaces it serves, each with its binding and version.
-    for interface in card.get("supportedInterfaces") or ():
+    interfaces = card.get("supportedInterfaces")
+    for interface in interfaces if isinstance(interfaces, list) else ():
         if isinstance(interface, dict) and interface.get("protocolBinding") == "JSONRPC":
             version = V03 if str(interface.get("protocolVersion", V1)).startswith("0.") else V1
             return AgentCard(_path(interface.get("url")), version, streaming, str(name))
@@ -91,8 +92,14 @@ def _path(url: Any) -> str:
     port whatever host the card names (an agent behind a proxy names the proxy's)."""
     if not isinstance(url, str) or not url:
         return "/"
-    path = urlsplit(url).path or "/"
-    return path if path.startswith("/") else "/" + path
+    try:
+        path = urlsplit(url).path or "/"
+    except ValueError as exc:
+        raise A2AError(f"its agent card's endpoint {_cut(url)!r} is no URL: {exc}") from None
+    path = "/" + path.lstrip("/")
+    if not path.isascii() or not path.isprintable() or " " in path:
+        raise A2AError(f"its agent card's endpoint {_cut(url)!r} has a path no request can carry")
+    return path
 
 
 def headers(card: AgentCard) -> dict[str, str]:
@@ -121,43 +128,52 @@ def request(card: AgentCard, text: str, context: str, workspace: str) -> dict[st
     return {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
 
 
-def answer_of(card: AgentCard, body: str) -> str:
-    """The answer in the agent's reply to `request`: one JSON-RPC response, or the
-    server-sent events of a streamed one. `A2AError` says why there is none."""
-    method = _METHODS[card.version][1 if card.streaming else 0]
+def answer_of(card: AgentCard, body: str, sent: dict[str, Any]) -> str:
+    """The answer in the agent's reply to the request `sent`: one JSON-RPC response, or
+    the server-sent events of a streamed one. `A2AError` says why there is none."""
+    reading = _Reading(sent)
     if card.streaming and body.lstrip().startswith(("data:", "event:", "id:", ":")):
-        return _Reading(method).events(body)
-    return _Reading(method).result(_result(method, body))
-
-
-def _result(method: str, text: str) -> Any:
-    """The `result` of one JSON-RPC response; `A2AError` for an error or no response."""
-    try:
-        response = loads_untrusted(text)
-    except ValueError:
-        raise A2AError(f"answered {method} with a body that is not JSON: {_cut(text)!r}") from None
-    if not isinstance(response, dict):
-        raise A2AError(f"answered {method} with JSON that is not a JSON-RPC response: {_cut(text)!r}")
-    error = response.get("error")
-    if error is not None:
-        code = error.get("code") if isinstance(error, dict) else None
-        said = error.get("message") if isinstance(error, dict) else error
-        raise A2AError(f"answered {method} with JSON-RPC error {code}: {_cut(str(said))!r}")
-    if "result" not in response:
-        raise A2AError(f"answered {method} with neither result nor error: {_cut(text)!r}")
-    return response["result"]
+        return reading.events(body)
+    return reading.result(reading.response(body))
 
 
 class _Reading:
-    """One answer put together from what the agent sent: a message, or a task's
-    artifacts (by id) and its last status."""
+    """One answer put together from what the agent sent back to one request: a message,
+    or one task's artifacts (by id) and its last status, in the request's context."""
 
-    def __init__(self, method: str) -> None:
-        self._method = method
+    def __init__(self, sent: dict[str, Any]) -> None:
+        self._method = str(sent["method"])
+        self._id = sent["id"]
+        self._context = sent["params"]["message"]["contextId"]
         self._artifacts: dict[str, list[str]] = {}
         self._state = ""
         self._status_text = ""
         self._message: str | None = None
+        self._task: str | None = None
+
+    def response(self, text: str) -> Any:
+        """The `result` of one JSON-RPC response to the request; `A2AError` for an
+        error, no response, or the response to another request."""
+        method = self._method
+        try:
+            response = loads_untrusted(text)
+        except ValueError:
+            raise A2AError(f"answered {method} with a body that is not JSON: {_cut(text)!r}") from None
+        if not isinstance(response, dict):
+            raise A2AError(f"answered {method} with JSON that is not a JSON-RPC response: {_cut(text)!r}")
+        error = response.get("error")
+        if error is not None:
+            code = error.get("code") if isinstance(error, dict) else None
+            said = error.get("message") if isinstance(error, dict) else error
+            raise A2AError(f"answered {method} with JSON-RPC error {code}: {_cut(str(said))!r}")
+        if "result" not in response:
+            raise A2AError(f"answered {method} with neither result nor error: {_cut(text)!r}")
+        if response.get("id") != self._id:
+            raise A2AError(
+                f"answered {method} (request id {self._id}) with the response to request id"
+                f" {_cut(json_text(response.get('id')))}"
+            )
+        return response["result"]
 
     def events(self, body: str) -> str:
         """The answer of a stream of server-sent events, each a JSON-RPC response."""
@@ -166,7 +182,7 @@ class _Reading:
             data = "\n".join(line[5:].lstrip() for line in event.split("\n") if line.startswith("data:"))
             if data:
                 seen = True
-                self._take(_result(self._method, data))
+                self._take(self.response(data))
         if not seen:
             raise A2AError(f"answered {self._method} with an event stream that holds no event")
         return self._answer()
@@ -177,7 +193,17 @@ class _Reading:
 
     def _take(self, result: Any) -> None:
         kind, value = _kind(result)
+        if self._message is not None or self._state in _ANSWERED | _ENDED:
+            # What comes after the answer (a "completed" after "failed", a second
+            # message) would let an agent take back a failure: none may come.
+            ended = "a message" if self._message is not None else f"its task {self._state}"
+            raise A2AError(f"answered {self._method} with more after {ended}: {_cut(json_text(result))}")
+        self._belongs(kind, value)
         if kind == "message":
+            if self._task is not None:
+                raise A2AError(
+                    f"answered {self._method} with a message among the events of task {self._task}"
+                )
             self._message = _text(value.get("parts"))
         elif kind == "task":
             self._status(value.get("status"))
@@ -193,11 +219,35 @@ class _Reading:
                 f" {_cut(str(result))!r}"
             )
 
+    def _belongs(self, kind: str, value: dict[str, Any]) -> None:
+        """`A2AError` for what is not the agent's answer to this request: another
+        context's, another task's than the first the turn saw, or the user's own words."""
+        context = value.get("contextId")
+        if context is not None and context != self._context:
+            raise A2AError(
+                f"answered {self._method} in context {_cut(str(context))!r}, not the case's"
+                f" {self._context!r}: an answer of another conversation"
+            )
+        task = value.get("id") if kind == "task" else value.get("taskId")
+        if kind != "message" and task is not None:
+            if self._task is None:
+                self._task = str(task)
+            elif str(task) != self._task:
+                raise A2AError(f"answered {self._method} with events of task {task!r} and of {self._task!r}")
+        role = value.get("role") if kind == "message" else None
+        if role is not None and str(role).removeprefix("ROLE_").lower() != "agent":
+            raise A2AError(
+                f"answered {self._method} with a message of role {_cut(str(role))!r}, not the agent's"
+            )
+
     def _status(self, status: Any) -> None:
         if not isinstance(status, dict):
             return
         state = str(status.get("state") or "")
-        self._state = state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+        # CANCELLED: the spelling a hand-written agent may use for CANCELED.
+        self._state = (
+            state.removeprefix("TASK_STATE_").lower().replace("_", "-").replace("cancelled", "canceled")
+        )
         message = status.get("message")
         if isinstance(message, dict):
             self._status_text = _text(message.get("parts"))
@@ -205,7 +255,9 @@ class _Reading:
     def _artifact(self, artifact: Any, *, append: bool) -> None:
         if not isinstance(artifact, dict):
             return
-        key = str(artifact.get("artifactId") or len(self._artifacts))
+        named = artifact.get("artifactId")
+        # One without an id is an artifact of its own (`#N` is no id an agent sends).
+        key = str(named) if named is not None else f"#{len(self._artifacts)}"
         text = _text(artifact.get("parts"))
         if append and key in self._artifacts:
             self._artifacts[key].append(text)
@@ -229,19 +281,16 @@ class _Reading:
 
 
 def _kind(result: Any) -> tuple[str, dict[str, Any]]:
-    """What a result (or a streamed event) is, in either version, and its object."""
+    """What a result (or a streamed event) is, in either version, and its object; ""
+    for none, or for one that holds more than one (which would it be?)."""
     if not isinstance(result, dict):
         return "", {}
-    for key, kind in (
-        ("message", "message"),
-        ("task", "task"),
-        ("statusUpdate", "status"),
-        ("artifactUpdate", "artifact"),
-    ):
-        if isinstance(result.get(key), dict):
-            return kind, result[key]
-    tagged = {"message": "message", "task": "task", "status-update": "status", "artifact-update": "artifact"}
-    return tagged.get(str(result.get("kind")), ""), result
+    held = [(kind, result[key]) for key, kind in _MEMBERS.items() if isinstance(result.get(key), dict)]
+    if len(held) == 1:
+        return held[0]
+    if held:
+        return "", {}
+    return _TAGGED.get(str(result.get("kind")), ""), result
 
 
 def _text(parts: Any) -> str:
@@ -252,6 +301,14 @@ def _text(parts: Any) -> str:
     return "".join(
         part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)
     )
+
+
+def json_text(value: Any) -> str:
+    """A value an agent sent, as JSON text to quote."""
+    try:
+        return compact_json(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _cut(text: str, limit: int = 300) -> str:

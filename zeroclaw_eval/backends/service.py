@@ -63,7 +63,7 @@ from zeroclaw_eval.boundary.provider import AUTO
 from zeroclaw_eval.boundary.sent import request_words
 from zeroclaw_eval.boundary.text_echo import ToolEcho
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.errors import RunError, UsageError
+from zeroclaw_eval.errors import A2AError, RunError, UsageError, exception_words
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.wire import chat
 
@@ -274,12 +274,13 @@ class ServiceHost:
         try:
             status, text = await deadline.wait_for(request(self.port, "GET", a2a.CARD_PATH), 5.0)
             if status != 200:
-                raise a2a.A2AError(f"GET {a2a.CARD_PATH} answered {status}")
+                raise A2AError(f"GET {a2a.CARD_PATH} answered {status}")
             self.card = a2a.read_card(text)
-        except (OSError, a2a.A2AError, asyncio.TimeoutError) as exc:
+        except Exception as exc:  # whatever the card was, every case says why
             self.broken = True
+            said = str(exc) if isinstance(exc, A2AError) else exception_words(exc)
             self.failed_start = RunError(
-                f"the A2A agent cannot be talked to: {exc}", traceback=self.diagnostics()
+                f"the A2A agent cannot be talked to: {said}", traceback=self.diagnostics()
             )
             raise self.failed_start from None
 
@@ -420,9 +421,9 @@ class ServiceAgent:
         except (OSError, httpx.HTTPError) as exc:
             host.broken = True
             raise self._failure(f"stopped answering: {exc}") from None
-        return self._answer_of(status, text, path)
+        return self._answer_of(status, text, path, body)
 
-    def _answer_of(self, status: int, text: str, path: str) -> str:
+    def _answer_of(self, status: int, text: str, path: str, sent: dict[str, Any]) -> str:
         where = f"POST {path}"
         if 300 <= status < 400:
             raise self._failure(f"answered {where} with HTTP {status}, a redirect, which is not followed")
@@ -431,8 +432,8 @@ class ServiceAgent:
         if self._service.protocol == "a2a":
             assert self._service.host.card is not None
             try:
-                return a2a.answer_of(self._service.host.card, text)
-            except a2a.A2AError as exc:
+                return a2a.answer_of(self._service.host.card, text, sent)
+            except A2AError as exc:
                 raise RunError(
                     f"the A2A agent {exc}{self._refused()}", traceback=self.diagnostics()
                 ) from None

@@ -14,6 +14,7 @@ install step.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
@@ -25,7 +26,9 @@ AGENT_KEYS = {"command": "agent_cmd", "python": "agent", "service": "agent_servi
 SESSIONS = ("eval_regression", "eval_vacuity", "eval_live")
 #: The example case's file name.
 EXAMPLE_CASE = "say_hello.json"
-_DEFINED = re.compile(r"^def\s+(\w+)\s*\(", re.MULTILINE)
+#: An Action reference: OWNER/REPO (and a path in it) at a ref, nothing a YAML line could
+#: be made to carry besides.
+ACTION = re.compile(r"[\w.-]+/[\w./-]+@[\w./-]+")
 
 
 @dataclass(frozen=True)
@@ -46,8 +49,15 @@ class InitAnswers:
 
 
 def toml_string(value: str) -> str:
-    """`value` as a TOML basic string (JSON's escapes are TOML's for these characters)."""
-    return json.dumps(value, ensure_ascii=False)
+    """`value` as a TOML basic string: JSON's escapes are TOML's, and DEL, which JSON
+    leaves as it is and TOML refuses, is escaped too."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def yaml_string(value: str) -> str:
+    """`value` as a YAML double-quoted scalar (JSON's strings are YAML's): a `: ` or a
+    `#` in it stays text."""
+    return json.dumps(value)
 
 
 def eval_table(answers: InitAnswers) -> str:
@@ -84,7 +94,7 @@ def eval_sessions(answers: InitAnswers, missing: tuple[str, ...], *, with_import
     bodies = {
         "eval_regression": f'''@nox.session
 def eval_regression(session: nox.Session) -> None:
-    """The merge gate: every case of {answers.suite_dir} passes (JUnit and HTML reports in reports/)."""
+    """The merge gate: every case of the suite passes (JUnit and HTML reports in reports/)."""
     session.install(*ZEROCLAW_EVAL_INSTALL)
     session.run(
         "zeroclaw", "eval", "run", "--suite", {suite},
@@ -95,7 +105,7 @@ def eval_regression(session: nox.Session) -> None:
 ''',
         "eval_vacuity": f'''@nox.session
 def eval_vacuity(session: nox.Session) -> None:
-    """The gate's other half: every case of {answers.suite_dir} fails against an empty run."""
+    """The gate's other half: every case of the suite fails against an empty run."""
     session.install(*ZEROCLAW_EVAL_INSTALL)
     session.run("zeroclaw", "eval", "vacuity", "--suite", {suite}, *session.posargs)
 ''',
@@ -123,8 +133,17 @@ def eval_live(session: nox.Session) -> None:
 
 
 def sessions_missing(noxfile: str) -> tuple[str, ...]:
-    """The gate's sessions a noxfile's text does not define yet."""
-    defined = set(_DEFINED.findall(noxfile))
+    """The gate's sessions a noxfile's text does not define yet: a function of that name,
+    or one a decorator names so (`@nox.session(name="eval_regression")`). `SyntaxError`
+    for a noxfile that does not parse (appending to it could not make it run)."""
+    defined: set[str] = set()
+    for node in ast.walk(ast.parse(noxfile)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defined.add(node.name)
+            for decorator in node.decorator_list:
+                for keyword in decorator.keywords if isinstance(decorator, ast.Call) else ():
+                    if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                        defined.add(str(keyword.value.value))
     return tuple(name for name in SESSIONS if name not in defined)
 
 
@@ -150,14 +169,19 @@ jobs:
           python-version: "3.12"
 """
     if answers.action:
-        install = shlex.join(answers.install)
-        return head + (
-            f"      - name: Install the project\n"
-            f"        run: python -m pip install {install}\n"
-            f"      - uses: {answers.action}\n"
-            "        with:\n"
-            f"          suite: {answers.suite_dir}\n"
-            '          python-version: ""  # the Python above, which has the project\n'
+        install = ""
+        if answers.install:
+            command = yaml_string(f"python -m pip install {shlex.join(answers.install)}")
+            install = f"      - name: Install the project\n        run: {command}\n"
+        return (
+            head
+            + install
+            + (
+                f"      - uses: {answers.action}\n"
+                "        with:\n"
+                f"          suite: {yaml_string(answers.suite_dir)}\n"
+                '          python-version: ""  # the Python above, which has the project\n'
+            )
         )
     return head + (
         "      - name: Install nox\n"

@@ -47,10 +47,10 @@ class ProjectTool:
         arguments (`tools.signature`); each may be given instead. One list of functions
         then serves the agent in production and the gate. `ConfigError` for a signature
         with no schema a model could fill in (give `parameters` then)."""
-        from zeroclaw_eval.tools.signature import description_of, parameters_of
+        from zeroclaw_eval.tools.signature import description_of, name_of, parameters_of
 
         return cls(
-            name if name is not None else function.__name__,
+            name if name is not None else name_of(function),
             description if description is not None else description_of(function),
             function,
             parameters if parameters is not None else parameters_of(function),

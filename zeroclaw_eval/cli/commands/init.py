@@ -7,6 +7,7 @@ already (nothing is written then).
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from dataclasses import dataclass
@@ -83,26 +84,77 @@ def _plan(project: Path, answers: InitAnswers, pyproject: bool) -> tuple[list[_P
     kept: list[str] = []
     if pyproject:
         table = project / "pyproject.toml"
-        if "[tool.zeroclaw" in (table.read_text(encoding="utf-8") if table.is_file() else ""):
+        text = _read(table)
+        tool = _toml(table, text).get("tool") if text else None
+        if isinstance(tool, dict) and "zeroclaw" in tool:
             raise UsageError(f"{table} has a [tool.zeroclaw] table already: edit it, or remove it first")
-        planned.append(_Planned(table, files.pyproject_table(answers), append=True))
+        planned.append(_Planned(table, _after(text, files.pyproject_table(answers)), append=True))
     else:
         planned.append(_Planned(project / "zeroclaw.toml", files.zeroclaw_toml(answers)))
     case = scaffold_fixture(ScaffoldSpec(files.EXAMPLE_CASE.removesuffix(".json")))
     planned.append(_Planned(project / answers.suite_dir / files.EXAMPLE_CASE, pretty_json(case) + "\n"))
     noxfile = project / "noxfile.py"
-    existing = noxfile.read_text(encoding="utf-8") if noxfile.is_file() else ""
-    missing = files.sessions_missing(existing)
+    existing = _read(noxfile)
+    try:
+        missing = files.sessions_missing(existing)
+    except SyntaxError as exc:
+        raise UsageError(
+            f"{noxfile} does not parse (line {exc.lineno}: {exc.msg}): fix it first, then run init again"
+        ) from None
     kept += [f"{noxfile}: {name} (defined already)" for name in files.SESSIONS if name not in missing]
     if missing:
-        with_import = "import nox" not in existing
-        planned.append(
-            _Planned(
-                noxfile, files.eval_sessions(answers, missing, with_import=with_import), append=bool(existing)
-            )
-        )
+        sessions = files.eval_sessions(answers, missing, with_import="import nox" not in existing)
+        planned.append(_Planned(noxfile, _after(existing, sessions), append=bool(existing)))
     planned.append(_Planned(project / ".github" / "workflows" / "zeroclaw.yml", files.workflow(answers)))
     return planned, kept
+
+
+def _read(path: Path) -> str:
+    """The text of a file `init` adds to ("" when there is none); `UsageError` for one it
+    cannot read as UTF-8."""
+    if not path.is_file():
+        return ""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path} cannot be read as UTF-8 text ({exc}): init adds to no such file") from None
+
+
+def _toml(path: Path, text: str) -> dict[str, object]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    try:
+        document: dict[str, object] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path} is not valid TOML ({exc}): fix it first, then run init again") from None
+    return document
+
+
+def _after(existing: str, added: str) -> str:
+    """`added`, to append to a file whose text is `existing`: on a line of its own."""
+    return "\n" + added if existing and not existing.endswith("\n") else added
+
+
+def _unsafe(planned: list[_Planned], project: Path) -> None:
+    """`UsageError` before anything is written, for a file `init` could not write where it
+    says, or would write elsewhere: through a symbolic link (to a file, or a folder on the
+    way), or under a file where a folder must be."""
+    for item in planned:
+        for path in (item.path, *item.path.parents):
+            if path == project:
+                break
+            if path.is_symlink():
+                raise UsageError(
+                    f"{path} is a symbolic link: init writes through none (it could write outside"
+                    " the project); remove it, or write that file yourself"
+                )
+            if path != item.path and os.path.lexists(path) and not path.is_dir():
+                raise UsageError(
+                    f"{path} is a file, where init would make a folder: move it, then run init again"
+                )
 
 
 @click.command("init", context_settings=CONTEXT)
@@ -174,7 +226,7 @@ def init_command(
     Exit codes: 0 written; 2 a usage error or a file that exists (nothing written).
     """
     from zeroclaw_eval._version import __version__
-    from zeroclaw_eval.config.init_files import InitAnswers
+    from zeroclaw_eval.config import init_files as files
 
     with exit_on_error():
         kind, agent = _chosen(agent_cmd, agent_factory, agent_service)
@@ -184,11 +236,11 @@ def init_command(
             steps = tuple(shlex.split(install)) if install is not None else _default_install(project)
         except ValueError as exc:
             raise UsageError(f"--install {install!r}: {exc}") from None
-        if action is not None and "@" not in action:
+        if action is not None and not files.ACTION.fullmatch(action):
             raise UsageError(
                 f"--action {action!r}: expected OWNER/REPO@REF, such as my-org/zeroclaw-eval@v0.1.0"
             )
-        answers = InitAnswers(
+        answers = files.InitAnswers(
             kind,
             agent,
             Path(suite).as_posix(),
@@ -197,7 +249,8 @@ def init_command(
             action or "",
         )
         planned, kept = _plan(project, answers, pyproject)
-        existing = [item.path for item in planned if not item.append and item.path.exists()]
+        _unsafe(planned, project)
+        existing = [item.path for item in planned if not item.append and os.path.lexists(item.path)]
         if existing and not force and not dry_run:
             shown = "\n".join(f"  {path}" for path in existing)
             raise UsageError(f"these exist already, so nothing was written (--force replaces them):\n{shown}")
