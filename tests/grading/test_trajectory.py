@@ -204,3 +204,26 @@ def test_a_real_run_is_graded_and_a_failure_is_annotated_at_the_entry(cli: Runne
         'call 1 (0-based) is echo({"message":"two"}) ok, not the expected echo({"message":"three"})'
         in result.stdout
     )
+
+
+def test_the_calls_found_are_shown_in_the_words_of_the_entries_they_stand_against() -> None:
+    # Expected and found are diffed on the HTML page and in the comment: a call is shown
+    # as its entry writes one (tool, args, status "ok" | "error"), leaving out what the
+    # entry leaves out, so only what differs shows as changed.
+    trajectory = {
+        "mode": "strict",
+        "calls": [
+            {"tool": "get_weather", "args": {"city": "Paris", "units": "C"}, "status": "ok"},
+            {"tool": "save_note"},
+        ],
+    }
+    grade = grade_trajectory(Trajectory.model_validate(trajectory), calls(A, B))
+    assert grade.passed
+    assert grade.actual == grade.expected
+    failed = grade_trajectory(Trajectory.model_validate(trajectory), calls((*A, False), B, A))
+    assert not failed.passed
+    assert failed.actual == [
+        {"tool": "get_weather", "args": {"city": "Paris", "units": "C"}, "status": "error"},
+        {"tool": "save_note"},
+        {"tool": "get_weather", "args": {"city": "Paris", "units": "C"}, "status": "ok"},
+    ]

@@ -45,9 +45,21 @@ def grade_trajectory(trajectory: Trajectory, calls: list[RecordedCall]) -> Grade
     )
     if not ok:
         detail = f"{said}. {detail}"
-    actual = [{"tool": c.name, "args": c.arguments, "success": c.success} for c in calls]
     wanted = [entry.model_dump(exclude_none=True) for entry in expected]
+    actual = [_as_written(call, expected[i] if i < len(expected) else None) for i, call in enumerate(calls)]
     return make_grade("trajectory", TOOL, where, ok, detail, wanted, actual)
+
+
+def _as_written(call: RecordedCall, entry: TrajectoryCall | None) -> dict[str, Any]:
+    """A recorded call in the words of the trajectory entry it is shown against (`tool`,
+    `args`, `status`: "ok" | "error"), with what that entry leaves out left out too, so a
+    diff of the two shows only what differs; a call past the entries, whole."""
+    shown: dict[str, Any] = {"tool": call.name}
+    if entry is None or entry.args is not None:
+        shown["args"] = call.arguments
+    if entry is None or entry.status is not None:
+        shown["status"] = "ok" if call.success else "error"
+    return shown
 
 
 _MODE_WORDS = {
