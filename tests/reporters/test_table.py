@@ -82,3 +82,30 @@ def test_a_tool_failure_the_fixture_expects_is_not_marked_as_a_cause(
     result = invoke("eval", "run", "--suite", str(tmp_path / "suite"), "--no-color")
     assert result.code == 1, result.stdout
     assert line in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("expects", "shown", "not_shown"),
+    [
+        (
+            {"all_tools_succeeded": False, "response_contains": ["found it"]},
+            '<span class="who">← failed, as the fixture expects</span>',
+            '<span class="who bad">← failed</span>',
+        ),
+        (
+            {"all_tools_succeeded": True},
+            '<span class="who bad">← failed</span>',
+            "as the fixture expects",
+        ),
+    ],
+)
+def test_the_html_page_words_an_expected_tool_failure_as_the_console_does(
+    tmp_path: Path, expects: dict[str, Any], shown: str, not_shown: str
+) -> None:
+    write_fixture(tmp_path / "suite", "reader.json", _failed_read(expects))
+    page = tmp_path / "report.html"
+    result = invoke("eval", "run", "--suite", str(tmp_path / "suite"), "--report", f"html={page}")
+    assert result.code == 1, result.stdout
+    html = page.read_text(encoding="utf-8")
+    assert shown in html
+    assert not_shown not in html

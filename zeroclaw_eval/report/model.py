@@ -189,6 +189,16 @@ class CaseReport:
         return self.status == PASSED
 
     @property
+    def tool_failures_expected(self) -> bool:
+        """Whether the fixture asks for a failed tool call (`all_tools_succeeded: false`,
+        and the run had one): such a failure is no cause of the case's failing, and the
+        reports say so rather than mark it as one."""
+        return any(
+            grade.check_id == "all_tools_succeeded" and grade.passed and grade.expected is False
+            for grade in self.grades
+        )
+
+    @property
     def outcome(self) -> str:
         """The status, or for a case marked `xfail` that was admitted: `xfailed` (it did
         not pass, as expected: a failed check or a run error) or `xpassed`."""

@@ -180,6 +180,7 @@ def _timeline(out: list[str], case: CaseReport) -> None:
     record = case.record
     if record is None:
         return
+    expected = case.tool_failures_expected
     for turn in record.turns:
         calls = [call for call in record.calls if call.turn == turn.index]
         out.append(
@@ -220,9 +221,8 @@ def _timeline(out: list[str], case: CaseReport) -> None:
                 dispatched = (
                     '<span class="meta">not dispatched</span>'
                     if dispatch is None
-                    else f'            <span class="who {"ok" if dispatch.success else "bad"}">← '
-                    f"{'result' if dispatch.success else 'failed'}</span>\n"
-                    f"            <pre>{text(dispatch.result)}</pre>\n"
+                    else _outcome(dispatch.success, expected)
+                    + f"            <pre>{text(dispatch.result)}</pre>\n"
                 )
                 out.append(
                     f'          <div class="event"><span class="who">→ {text(request["name"])}</span>'
@@ -233,8 +233,7 @@ def _timeline(out: list[str], case: CaseReport) -> None:
             f'          <div class="event"><span class="who">→ {text(call.name)}'
             " (dispatched by the agent on its own)</span>\n"
             f"            <pre>{text(pretty_json(call.arguments))}</pre>\n"
-            f'            <span class="who {"ok" if call.success else "bad"}">← '
-            f"{'result' if call.success else 'failed'}</span>\n            <pre>{text(call.result)}</pre>\n"
+            f"{_outcome(call.success, expected)}            <pre>{text(call.result)}</pre>\n"
             "          </div>\n"
             for call in calls
         )
@@ -246,6 +245,16 @@ def _timeline(out: list[str], case: CaseReport) -> None:
         out.append(
             f'          <div class="event"><span class="who">answer</span>{answer}</div>\n        </li>\n'
         )
+
+
+def _outcome(success: bool, expected: bool) -> str:
+    """How a dispatch ended, in the timeline: a result, a failure, or a failure the
+    fixture asks for (no cause of the case's failing, so not marked as one)."""
+    if success:
+        return '            <span class="who ok">← result</span>\n'
+    if expected:
+        return '            <span class="who">← failed, as the fixture expects</span>\n'
+    return '            <span class="who bad">← failed</span>\n'
 
 
 def _source(out: list[str], case: CaseReport, anchor: str, opened: str) -> None:
