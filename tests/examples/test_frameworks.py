@@ -2049,39 +2049,12 @@ A2A_AGENT = Framework(
     "chat",
     TWO_TURNS,
     (
-        Mutation(
-            "not_fed_back",
-            ((SERVICE_RESULT, "                pass"),),
-            errors={
-                UNKNOWN: (
-                    "/turns/0/steps/1",
-                    "the request does not carry the results of get_weather (id call_atlantis)",
-                ),
-                TWO_CITIES: (
-                    "/turns/0/steps/1",
-                    "the request does not carry the results of get_weather (id call_oslo),"
-                    " get_weather (id call_lima)",
-                ),
-                TWO_TURNS: (
-                    "/turns/0/steps/1",
-                    "the request does not carry the results of get_weather (id call_paris)",
-                ),
-            },
-        ),
-        _garbled(
-            SERVICE_WEATHER,
-            SERVICE_WEATHER + "[::-1]",
-            {
-                UNKNOWN: ["all_tools_succeeded", "tool_results_contain[0]", "tool_results_contain[1]"],
-                TWO_CITIES: ["tool_results_contain[0]", "tool_results_contain[1]"],
-                TWO_TURNS: ["tool_results_contain[0]"],
-            },
-        ),
-        _renamed(*SUITE),
-        Mutation(
-            "wrong_argument",
-            (("WEATHER.get(city.strip().lower(),", "WEATHER.get(city,"),),
-            failures=WRONG_ARGUMENT,
+        # Its tool loop is the starlette service's, line for line: broken the same ways.
+        *(
+            mutation
+            for mutation in STARLETTE_SERVICE.mutations
+            if mutation.name
+            in ("not_fed_back", "garbled_results", "rename", "wrong_argument", "wrong", "echoed_arguments")
         ),
         # The context is not kept: each message starts a new conversation.
         Mutation(
@@ -2097,16 +2070,6 @@ A2A_AGENT = Framework(
                 TWO_TURNS: ("/turns/1/steps/0", 'turn 1\'s user input is "What is the weather in Paris?"')
             },
             passes=(UNKNOWN, TWO_CITIES),
-        ),
-        _wrong('                return message.content or ""', '                return "Sunny!"', *SUITE),
-        Mutation(
-            "echoed_arguments",
-            (_then(SERVICE_KEPT, SERVICE_TIDY),),
-            errors={
-                UNKNOWN: _echoed("call_atlantis", "Atlantis", '{"city":"atlantis"}'),
-                TWO_CITIES: _echoed("call_oslo", "Oslo", '{"city":"oslo"}'),
-                TWO_TURNS: _echoed("call_paris", "Paris", '{"city":"paris"}'),
-            },
         ),
         Mutation(
             "asks_after_answering",

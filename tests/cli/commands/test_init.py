@@ -73,6 +73,19 @@ def _environment(tmp_path: Path) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if k not in ambient}, "PATH": path}
 
 
+def _nox(project: Path, tmp_path: Path, *sessions: str) -> subprocess.CompletedProcess[str]:
+    """The written sessions, run by nox here (see `_environment`)."""
+    return subprocess.run(
+        [sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", *sessions],
+        cwd=project,
+        env=_environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def test_init_then_the_written_sessions_pass_against_the_agent(
     project: Path, tmp_path: Path, cli: Runner
 ) -> None:
@@ -90,15 +103,7 @@ def test_init_then_the_written_sessions_pass_against_the_agent(
     assert 'agent_cmd = "python agent.py"' in (project / "zeroclaw.toml").read_text(encoding="utf-8")
     noxfile = (project / "noxfile.py").read_text(encoding="utf-8")
     assert 'ZEROCLAW_EVAL_INSTALL = ["-e", ".", "zeroclaw-eval==' in noxfile
-    gate = subprocess.run(
-        [sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", "eval_regression", "eval_vacuity"],
-        cwd=project,
-        env=_environment(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    gate = _nox(project, tmp_path, "eval_regression", "eval_vacuity")
     assert gate.returncode == 0, gate.stdout + gate.stderr
     assert "PASSED: 1 case" in gate.stdout + gate.stderr
     assert (project / "reports" / "eval-regression.xml").is_file()
@@ -107,15 +112,7 @@ def test_init_then_the_written_sessions_pass_against_the_agent(
         [sys.executable, "-m", "nox", "--list"], cwd=project, capture_output=True, text=True, check=True
     )
     assert "- eval_live" in listed.stdout
-    live = subprocess.run(
-        [sys.executable, "-m", "nox", "--no-venv", "--no-install", "-s", "eval_live"],
-        cwd=project,
-        env=_environment(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    live = _nox(project, tmp_path, "eval_live")
     assert live.returncode == 0, live.stderr
     assert "no cases in evals/live" in live.stderr
     # The case can fail: an agent that answers something else fails the gate.

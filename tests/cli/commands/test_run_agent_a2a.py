@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.commands.test_run_agent_service import notes
+from tests.cli.commands.test_run_agent_service import notes, notes_project
 from tests.support.builders import write_fixture
 from tests.support.invoke import Runner, full_json_report
 
@@ -25,11 +25,8 @@ AGENT = Path(__file__).resolve().parents[2] / "support" / "a2a_agent.py"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project whose suite holds three two-turn cases (each writes a note)."""
-    suite = tmp_path / "evals" / "regression"
-    for index, word in enumerate(("alpha", "bravo", "charlie")):
-        write_fixture(suite, f"case_{index}.json", notes(f"case-{index}", word))
-    return tmp_path
+    """The agent-service tests' project: three two-turn cases, each writing a note."""
+    return notes_project(tmp_path)
 
 
 def agent(*flags: str) -> str:

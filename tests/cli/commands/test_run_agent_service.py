@@ -51,13 +51,17 @@ def notes(name: str, word: str) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A project whose suite holds three two-turn cases."""
-    suite = tmp_path / "evals" / "regression"
+def notes_project(root: Path) -> Path:
+    """`root` as a project whose suite holds three two-turn cases (`notes`)."""
+    suite = root / "evals" / "regression"
     for index, word in enumerate(("alpha", "bravo", "charlie")):
         write_fixture(suite, f"case_{index}.json", notes(f"case-{index}", word))
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return notes_project(tmp_path)
 
 
 def service(*flags: str) -> str:
