@@ -58,7 +58,7 @@ def test_containers_optionals_and_anything() -> None:
             "rooms": {"type": "array", "items": {"type": "integer"}},
             "guests": {"type": "array", "items": {"type": "string"}},
             "notes": {"type": "object"},
-            "budget": {"type": "number"},
+            "budget": {"type": ["number", "null"]},
             "promo": {"type": "string"},
             "extra": {},
             "untyped": {},
@@ -153,4 +153,16 @@ def test_a_callable_object_and_a_partial_with_a_name_read_what_they_run() -> Non
     assert ProjectTool.from_function(partial, name="book").parameters == {
         "type": "object",
         "properties": {"promo": {"type": "string"}, "extra": {}, "untyped": {}},
+    }
+
+
+def _measure(length: int | float, unit: str | None) -> str:
+    return f"{length} {unit}"
+
+
+def test_a_number_may_be_either_and_a_required_optional_may_be_null() -> None:
+    assert ProjectTool.from_function(_measure).parameters == {
+        "type": "object",
+        "properties": {"length": {"type": "number"}, "unit": {"type": ["string", "null"]}},
+        "required": ["length", "unit"],
     }

@@ -2,10 +2,11 @@
 function list an agent has in production is the one the gate offers
 (`ProjectTool.from_function`).
 
-The schema is an object schema of the function's parameters: `str`, `int`, `float`,
-`bool`, `list[X]` (and tuples and sets of one kind), `dict` (any object), `Literal` of
-strings, numbers or booleans, `X | None` (and `Optional[X]`), unannotated or `Any`
-(anything). A parameter without a default is required. The description is the first
+The schema is an object schema of the function's parameters: `str`, `int`, `float`
+(and `int | float`), `bool`, `list[X]` (and tuples and sets of one kind), `dict` (any
+object), `Literal` of strings, numbers or booleans, `X | None` (and `Optional[X]`),
+unannotated or `Any` (anything). A parameter without a default is required; one of
+`X | None` without a default is required and may be null. The description is the first
 paragraph of the docstring. Anything else (a dataclass, a union of two kinds, `*args`)
 has no one schema a model would fill in the same way: `ConfigError` says so, and the
 tool is then made with its `parameters` written out.
@@ -70,18 +71,29 @@ def parameters_of(function: Callable[..., Any]) -> dict[str, Any]:
                 f"tool {name}: parameter {parameter.name} is not one a call's arguments can name"
                 " (a tool is called with keywords); give parameters= or change the function"
             )
+        hint = hints.get(parameter.name, Any)
         try:
-            properties[parameter.name] = _schema(hints.get(parameter.name, Any))
+            properties[parameter.name] = _schema(hint)
         except TypeError as exc:
             raise ConfigError(
                 f"tool {name}: parameter {parameter.name}: {exc}; give parameters= (a JSON Schema)"
             ) from None
         if parameter.default is parameter.empty:
             required.append(parameter.name)
+            if _nullable(hint) and "type" in properties[parameter.name]:
+                # `X | None` without a default: the model must send it, and may send null.
+                kind = properties[parameter.name]["type"]
+                properties[parameter.name]["type"] = [kind, "null"]
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
     return schema
+
+
+def _nullable(annotation: Any) -> bool:
+    """Whether `annotation` allows None (`X | None`, `Optional[X]`)."""
+    origin = typing.get_origin(annotation)
+    return origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(annotation)
 
 
 def _schema(annotation: Any) -> dict[str, Any]:
@@ -95,6 +107,8 @@ def _schema(annotation: Any) -> dict[str, Any]:
         kinds = [argument for argument in arguments if argument is not type(None)]
         if len(kinds) == 1:
             return _schema(kinds[0])
+        if set(kinds) <= {int, float}:  # `int | float`: a number, as JSON has one kind of it
+            return {"type": "number"}
         raise TypeError(f"{annotation} is a union of {len(kinds)} kinds")
     if origin is typing.Literal:
         if all(isinstance(value, (str, int, float, bool)) for value in arguments):
