@@ -171,7 +171,7 @@ class _Reading:
         if response.get("id") != self._id:
             raise A2AError(
                 f"answered {method} (request id {self._id}) with the response to request id"
-                f" {_cut(json_text(response.get('id')))}"
+                f" {_cut(compact_json(response.get('id')))}"
             )
         return response["result"]
 
@@ -197,7 +197,7 @@ class _Reading:
             # What comes after the answer (a "completed" after "failed", a second
             # message) would let an agent take back a failure: none may come.
             ended = "a message" if self._message is not None else f"its task {self._state}"
-            raise A2AError(f"answered {self._method} with more after {ended}: {_cut(json_text(result))}")
+            raise A2AError(f"answered {self._method} with more after {ended}: {_cut(compact_json(result))}")
         self._belongs(kind, value)
         if kind == "message":
             if self._task is not None:
@@ -301,14 +301,6 @@ def _text(parts: Any) -> str:
     return "".join(
         part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str)
     )
-
-
-def json_text(value: Any) -> str:
-    """A value an agent sent, as JSON text to quote."""
-    try:
-        return compact_json(value)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def _cut(text: str, limit: int = 300) -> str:
