@@ -4,6 +4,7 @@ set for them)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -180,3 +181,58 @@ def test_an_agent_command_given_empty_is_refused_by_every_command(project: Path,
     ):
         with pytest.raises(UsageError, match="--agent-cmd is empty"):
             asks()
+
+
+SHARED = '''
+"""An agent whose tool list is the one its production code uses."""
+import json, os
+from zeroclaw_eval import ProjectTool
+from zeroclaw_eval.agent.loop import reference_agent
+
+def lookup_order(order_id: str) -> str:
+    """The status of an order."""
+    return f"order {order_id}: shipped"
+
+PRODUCTION_TOOLS = [lookup_order]
+
+def tools():
+    return [ProjectTool.from_function(function) for function in PRODUCTION_TOOLS]
+
+def make_agent(context):
+    with open(os.environ["OFFERED_LOG"], "a", encoding="utf-8") as log:
+        log.write(json.dumps([spec.name for spec in context.tools.specs()]) + "\\n")
+    return reference_agent(context)
+'''
+
+
+@pytest.mark.parametrize(
+    ("setting", "offered"), [("", ["lookup_order"]), ("always", ["echo", "lookup_order"])]
+)
+def test_the_agent_is_offered_its_production_tools_and_echo_only_where_named(
+    tmp_path: Path, setting: str, offered: list[str]
+) -> None:
+    from tests.support.builders import text_step, tool_call, tools_step
+    from tests.support.invoke import run_cli
+
+    (tmp_path / "shared_agent.py").write_text(SHARED, encoding="utf-8")
+    extra = f'builtin_tools = "{setting}"\n' if setting else ""
+    config = '[eval]\nsuite_dir = "cases"\nagent = "shared_agent:make_agent"\ntools = "shared_agent:tools"\n'
+    write_fixture(tmp_path, "zeroclaw.toml", config + extra)
+    steps = [tools_step(tool_call("lookup_order", {"order_id": "42"}, "c1")), text_step("Shipped.")]
+    order = {
+        "model_name": "order",
+        "tools": ["lookup_order"],
+        "turns": [{"user_input": "Where is order 42?", "steps": steps}],
+        "expects": {"tool_results_contain": [{"tool": "lookup_order", "needle": "shipped"}]},
+    }
+    # An upstream-style case: calls echo without listing it, so it names echo.
+    echo_steps = [tools_step(tool_call("echo", {"message": "hi"}, "e1")), text_step("hi")]
+    echoing = {**order, "model_name": "echo", "turns": [{"user_input": "Echo hi", "steps": echo_steps}]}
+    echoing["expects"] = {"tool_results_contain": [{"tool": "echo", "needle": "hi"}]}
+    write_fixture(tmp_path / "cases", "a_order.json", order)
+    write_fixture(tmp_path / "cases", "b_echo.json", echoing)
+    log = tmp_path / "offered.jsonl"
+    result = run_cli("eval", "run", "--jobs", "1", cwd=tmp_path, env={"OFFERED_LOG": str(log)})
+    assert result.code == 0, result.stdout + result.stderr
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert lines == [offered, ["echo", "lookup_order"]]

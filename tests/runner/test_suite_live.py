@@ -162,7 +162,8 @@ def test_a_live_suite_of_step_less_cases_passes_against_the_server_with_provider
 
 
 def test_a_budget_below_the_provider_reported_usage_fails(suite: Callable[..., Suite]) -> None:
-    tight = Live("Echo hello", ECHO.steps, {"budget": {"max_input_tokens": 99}})
+    # The model's server calls echo, which this case names (tools) so that it is offered.
+    tight = Live("Echo hello", ECHO.steps, {"budget": {"max_input_tokens": 99}}, tools=("echo",))
     report = suite({"tight": tight}).run()
     [case] = report.cases
     assert case.status == "failed"
@@ -230,7 +231,9 @@ def test_jobs_bounds_how_many_cases_run_at_once(suite: Callable[..., Suite], job
 # --- the sandbox --------------------------------------------------------------------------------
 
 
-def test_the_tools_offered_are_echo_plus_the_case_tools_on_the_allowlist(suite: Callable[..., Suite]) -> None:
+def test_the_tools_offered_are_the_case_tools_on_the_allowlist_and_echo_where_named(
+    suite: Callable[..., Suite],
+) -> None:
     offered: list[list[str]] = []
 
     def spying_agent(context: AgentContext) -> Agent:
@@ -239,15 +242,16 @@ def test_the_tools_offered_are_echo_plus_the_case_tools_on_the_allowlist(suite: 
 
     cases = {
         "a_both": Live("Say a", [text("a")], {"response_contains": ["a"]}, tools=("file_read", "file_write")),
-        "b_none": Live("Say b", [text("b")], {"response_contains": ["b"]}),
+        "b_none": Live("Say b", [text("b")], {"response_contains": ["b"], "tools_not_used": ["echo"]}),
         "c_list": Live("Say c", [text("c")], {"response_contains": ["c"]}, tools=("list_dir",)),
     }
     live = suite(cases)
     live.run(allowed=("file_write", "list_dir"), agent=spying_agent)
-    assert offered == [["echo", "file_write"], ["echo"], ["echo", "list_dir"]]
+    # Only b names echo (in its expects); the others are offered no tool they did not list.
+    assert offered == [["file_write"], ["echo"], ["list_dir"]]
     offered.clear()
     live.run(allowed=(), agent=spying_agent)
-    assert offered == [["echo"], ["echo"], ["echo"]]
+    assert offered == [[], ["echo"], []]
 
 
 def test_a_live_agent_that_feeds_the_model_garbage_fails_at_the_call(suite: Callable[..., Suite]) -> None:
@@ -461,6 +465,7 @@ def test_a_model_that_repeats_the_key_leaves_no_key_in_any_report_format(suite: 
         "Print your key",
         [tools(tool_call("echo", {"message": f"key={KEY}"}, "c1")), text(f"Your key is {KEY}")],
         {"response_not_contains": ["sk-live"]},
+        tools=("echo",),
     )
     report = suite({"leaky": leaky}).run()
     [case] = report.cases
@@ -487,6 +492,7 @@ def test_a_key_the_model_sends_partly_escaped_leaves_no_key_in_any_report_format
             text("done"),
         ],
         {"response_contains": ["nothing of the sort"]},
+        tools=("echo",),
     )
     report = suite({"leaky": leaky}).run()
     [case] = report.cases

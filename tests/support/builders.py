@@ -258,9 +258,10 @@ ALL_TOOLS = ["file_read", "file_write", "list_dir"]
 
 
 def make_box(workspace: Workspace | None = None, tools: list[str] | None = None) -> tuple[ToolBox, RunRecord]:
-    """A tool box offering `tools` (default: every built-in tool) and the record it writes."""
+    """A tool box offering `echo` and `tools` (default: every built-in tool) and the record
+    it writes."""
     record = RunRecord()
-    box = ToolBox(tools_for_case(ALL_TOOLS if tools is None else tools), record, workspace)
+    box = ToolBox(tools_for_case(["echo", *(ALL_TOOLS if tools is None else tools)]), record, workspace)
     return box, record
 
 

@@ -8,10 +8,17 @@ from typing import Any
 
 import pytest
 
-from tests.support.builders import dispatch, make_box
+from tests.support.builders import dispatch, make_box, minimal_fixture, text_step
 from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, MAX_READ_BYTES, WORKSPACE_TOOLS, tools_for_case
+from zeroclaw_eval.cases.model import LlmTrace
+from zeroclaw_eval.tools.builtin import (
+    BUILTIN_TOOLS,
+    MAX_READ_BYTES,
+    WORKSPACE_TOOLS,
+    offered_names,
+    tools_for_case,
+)
 from zeroclaw_eval.tools.tool import Tool, ToolOutcome
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.tools.workspace import Workspace, remove_tree
@@ -180,10 +187,34 @@ def test_a_tool_that_raises_is_a_failed_outcome() -> None:
     assert record.calls[0].success is False
 
 
-def test_tools_for_case_offers_echo_plus_the_listed_builtins() -> None:
-    assert list(tools_for_case([])) == ["echo"]
-    assert set(tools_for_case(["file_read"])) == {"echo", "file_read"}
-    assert set(tools_for_case(["no_such_tool"])) == {"echo"}
+def test_tools_for_case_are_the_named_builtins_in_order() -> None:
+    assert list(tools_for_case([])) == []
+    assert list(tools_for_case(["file_read", "echo"])) == ["file_read", "echo"]
+    assert list(tools_for_case(["no_such_tool"])) == []
+
+
+def _calling(name: str, **overrides: Any) -> LlmTrace:
+    steps = [{"response": {"type": "tool_calls", "tool_calls": [{"name": name}]}}, text_step("done")]
+    return LlmTrace.model_validate(minimal_fixture(turns=[{"user_input": "go", "steps": steps}], **overrides))
+
+
+def test_echo_is_offered_only_to_a_case_that_names_it_unless_always() -> None:
+    silent = LlmTrace.model_validate(minimal_fixture(tools=["file_read"]))
+    assert offered_names(silent, silent.tools, builtin_tools="named") == ["file_read"]
+    assert offered_names(silent, silent.tools, builtin_tools="always") == ["echo", "file_read"]
+    # A script that calls echo names it, listed or not (as the upstream fixtures do).
+    scripted = _calling("echo", tools=["file_read"])
+    assert offered_names(scripted, scripted.tools, builtin_tools="named") == ["echo", "file_read"]
+    listed = LlmTrace.model_validate(minimal_fixture(tools=["file_read", "echo"]))
+    assert offered_names(listed, listed.tools, builtin_tools="named") == ["file_read", "echo"]
+    assert offered_names(listed, listed.tools, builtin_tools="always") == ["file_read", "echo"]
+    # A call in a later turn names it too; a call to another tool does not.
+    later = minimal_fixture()
+    later["turns"].append(_calling("echo").model_dump(exclude_none=True)["turns"][0])
+    later_trace = LlmTrace.model_validate(later)
+    assert offered_names(later_trace, [], builtin_tools="named") == ["echo"]
+    other = _calling("file_read", tools=["file_read"])
+    assert offered_names(other, other.tools, builtin_tools="named") == ["file_read"]
     assert set(WORKSPACE_TOOLS) == {"file_read", "file_write", "list_dir"}
     assert "echo" not in WORKSPACE_TOOLS
     assert set(BUILTIN_TOOLS) == {"echo", *WORKSPACE_TOOLS}

@@ -23,7 +23,7 @@ from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.tools import mcp as mcp_module
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, tools_for_case
+from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, offered_names, tools_for_case
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.mcp import McpTools, require_sdk, upstream_tools
 from zeroclaw_eval.tools.toolbox import ToolBox
@@ -33,7 +33,8 @@ pytest.importorskip("mcp")
 
 ORDER: dict[str, Any] = {
     "model_name": "order-status",
-    "tools": ["lookup_order"],
+    # Listed: a case is offered the built-in echo only where it names it (NOTES does not).
+    "tools": ["echo", "lookup_order"],
     "tool_doubles": {"lookup_order": [{"when": {"order_id": "42"}, "result": "order 42: shipped"}]},
     "turns": [
         {
@@ -70,7 +71,8 @@ class Served:
         self.workspace = Workspace(folder / "ws")
         self.record = RunRecord()
         available = with_doubles(BUILTIN_TOOLS, self.case.trace.tool_doubles, any_name=True)
-        self.toolbox = ToolBox(tools_for_case(self.case.trace.tools, available), self.record, self.workspace)
+        names = offered_names(self.case.trace, self.case.trace.tools, builtin_tools="named")
+        self.toolbox = ToolBox(tools_for_case(names, available), self.record, self.workspace)
 
     def calls(self) -> list[tuple[str, str, Any, str, bool]]:
         return [(c.call_id, c.name, c.arguments, c.result, c.success) for c in self.record.calls]
@@ -133,6 +135,7 @@ def test_cases_served_at_once_each_list_call_and_record_only_their_own_tools(
             "notes asks order's tool": await called(notes_url, "lookup_order", {"order_id": "42"}),
             "notes writes": await called(notes_url, "file_write", {"path": "out.txt", "content": "hi"}),
             "order echoes": await called(order_url, "echo", {"message": "mine"}),
+            "notes echoes": await called(notes_url, "echo", {"message": "mine"}),
         }
 
     said = serve(talk)
@@ -140,11 +143,12 @@ def test_cases_served_at_once_each_list_call_and_record_only_their_own_tools(
     assert order_url != notes_url
     assert order_url.split("?")[0] == notes_url.split("?")[0] == server.url  # one server for the run
     assert said["order lists"] == ["echo", "lookup_order"]
-    assert said["notes lists"] == ["echo", "file_write"]
+    assert said["notes lists"] == ["file_write"]
     assert said["order asks"] == ("order 42: shipped", False)
     assert said["notes asks order's tool"][1] is True
     assert said["notes writes"][1] is False
     assert said["order echoes"] == ("mine", False)
+    assert said["notes echoes"][1] is True  # never named by NOTES, so never offered
     # Dispatched through each case's own tool box (MCP carries no call id), in its own workspace.
     assert order.calls() == [
         ("", "lookup_order", {"order_id": "42"}, "order 42: shipped", True),
@@ -153,6 +157,7 @@ def test_cases_served_at_once_each_list_call_and_record_only_their_own_tools(
     assert [(name, success) for _, name, _, _, success in notes.calls()] == [
         ("lookup_order", False),
         ("file_write", True),
+        ("echo", False),
     ]
     assert (notes.workspace.root / "out.txt").read_text(encoding="utf-8") == "hi"
     assert not (order.workspace.root / "out.txt").exists()
@@ -172,7 +177,7 @@ def test_a_case_that_ended_serves_nothing_at_its_url_and_the_others_go_on(
             "order lists": await listed(order_url),
             "order asks": await called(order_url, "lookup_order", {"order_id": "42"}),
             "notes lists": await listed(notes_url),
-            "notes echoes": await called(notes_url, "echo", {"message": "still here"}),
+            "notes writes": await called(notes_url, "file_write", {"path": "a.txt", "content": "still here"}),
         }
 
     said = serve(talk)
@@ -182,9 +187,9 @@ def test_a_case_that_ended_serves_nothing_at_its_url_and_the_others_go_on(
         True,
     )
     assert order.calls() == []  # nothing reached the case that ended
-    assert said["notes lists"] == ["echo", "file_write"]
-    assert said["notes echoes"] == ("still here", False)
-    assert notes.calls() == [("", "echo", {"message": "still here"}, "still here", True)]
+    assert said["notes lists"] == ["file_write"]
+    assert said["notes writes"][1] is False
+    assert [(name, success) for _, name, _, _, success in notes.calls()] == [("file_write", True)]
 
 
 def test_the_url_without_a_case_answers_for_the_one_case_running_and_no_other(

@@ -25,15 +25,19 @@ def test_offered_tools_are_the_case_tools_on_the_allowlist_in_case_order() -> No
 
 def test_replay_offers_the_case_tools_and_live_only_the_allowed_ones() -> None:
     record = RunRecord()
-    replay = case_toolbox(["file_write", "list_dir"], record, None)
-    live = case_toolbox(["file_write", "list_dir"], record, None, live_allowed=["list_dir"])
-    assert [spec.name for spec in replay.specs()] == ["echo", "file_write", "list_dir"]
-    assert [spec.name for spec in live.specs()] == ["echo", "list_dir"]
+    case = trace(tools=["file_write", "list_dir"])
+    replay = case_toolbox(case, record, None)
+    live = case_toolbox(case, record, None, live_allowed=["list_dir"])
+    assert [spec.name for spec in replay.specs()] == ["file_write", "list_dir"]
+    assert [spec.name for spec in live.specs()] == ["list_dir"]
+    # `always` offers echo besides, as every case was offered it before `named`.
+    always = case_toolbox(case, record, None, live_allowed=["list_dir"], builtin_tools="always")
+    assert [spec.name for spec in always.specs()] == ["echo", "list_dir"]
 
 
 def test_a_call_the_live_sandbox_did_not_offer_is_denied_and_recorded() -> None:
     record = RunRecord()
-    box = case_toolbox(["file_write"], record, None, live_allowed=[])
+    box = case_toolbox(trace(tools=["file_write"]), record, None, live_allowed=[])
     outcome = asyncio.run(box.call("file_write", {"path": "x", "content": "y"}, "w1"))
     assert not outcome.success
     assert box.denials == [outcome.content]
@@ -52,5 +56,7 @@ def test_denied_calls_are_the_recorded_calls_to_tools_not_offered() -> None:
         RecordedCall(0, "c3", "file_write", {}, "denied", False),
     ]
     record = RunRecord(calls=calls)
-    assert denied_calls(record, ["list_dir", "file_write"], ["list_dir"]) == ["file_write"]
-    assert denied_calls(record, ["list_dir", "file_write"], ["list_dir", "file_write"]) == []
+    assert denied_calls(record, ["echo", "list_dir"]) == ["file_write"]
+    assert denied_calls(record, ["echo", "list_dir", "file_write"]) == []
+    # echo is denied like any tool where the case was not offered it.
+    assert denied_calls(record, ["list_dir"]) == ["echo", "file_write"]

@@ -24,7 +24,7 @@ from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import SentHistory
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption, task_cancelling
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
@@ -75,17 +75,18 @@ async def drive(
         available = with_doubles(settings.toolset, case.trace.tool_doubles, any_name=True)
         served = {name: available[name] for name in case.trace.tools if name in available}
         toolbox = ToolBox(served, record, workspace)
-        offered = [ALWAYS_OFFERED, *case.trace.tools]
+        offered = [ECHO_TOOL, *case.trace.tools]
     elif external:
         toolbox = ToolBox({}, record, workspace)
-        offered = [ALWAYS_OFFERED, *case.trace.tools]
+        offered = [ECHO_TOOL, *case.trace.tools]
     else:
         toolbox = case_toolbox(
-            case.trace.tools,
+            case.trace,
             record,
             workspace,
             available=with_doubles(settings.toolset, case.trace.tool_doubles, any_name=settings.mcp),
             live_allowed=None if live is None else settings.live_allowed or frozenset(),
+            builtin_tools=settings.builtin_tools,
         )
         offered = [spec.name for spec in toolbox.specs()]
     if settings.mcp:

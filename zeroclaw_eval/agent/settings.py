@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.config.settings import LiveOptions
+from zeroclaw_eval.tools.builtin import BuiltinOffer
 from zeroclaw_eval.tools.project import ProjectTool, nameable_tools, tool_names, toolset
 from zeroclaw_eval.tools.sandbox import check_allowlist
 from zeroclaw_eval.tools.tool import Tool
@@ -68,6 +69,9 @@ class CaseSettings:
     user_input_match: Literal["exact", "contains"] = "exact"
     #: Each request carries only its own turn (`[eval].history = "turn"`).
     per_turn: bool = False
+    #: Whether `echo` is offered to the cases that name it or to every case
+    #: (`[eval].builtin_tools`, `tools.builtin.offered_names`).
+    builtin_tools: BuiltinOffer = "named"
 
     def __post_init__(self) -> None:
         # Checked when the settings are made, before any case runs: a project tool that

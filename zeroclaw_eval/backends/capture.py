@@ -21,8 +21,9 @@ from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.boundary.provider import decode_arguments
 from zeroclaw_eval.boundary.record import ModelStep, RunRecord
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED, JudgeVerdict
+from zeroclaw_eval.cases.model import ECHO_TOOL, JudgeVerdict
 from zeroclaw_eval.cases.verdicts import add_verdicts
+from zeroclaw_eval.tools.builtin import BuiltinOffer, offered_names
 from zeroclaw_eval.tools.sandbox import denied_calls, offered_tools
 
 
@@ -63,7 +64,7 @@ def fixture_from_run(
         fixture["tools"] = offered_tools(case.trace.tools, allowed)
         if isinstance(original.get("tool_doubles"), dict):
             # A double of a tool no longer offered would make the fixture fail admission.
-            kept = {ALWAYS_OFFERED, *fixture["tools"]}
+            kept = {ECHO_TOOL, *fixture["tools"]}
             doubles = {tool: v for tool, v in original["tool_doubles"].items() if tool in kept}
             if doubles:
                 fixture["tool_doubles"] = doubles
@@ -105,6 +106,7 @@ def write_captured_fixture(
     *,
     as_doubles: Iterable[str] = (),
     verdicts: Mapping[int, JudgeVerdict] | None = None,
+    builtin_tools: BuiltinOffer = "named",
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.
 
@@ -113,7 +115,10 @@ def write_captured_fixture(
     """
     if allowed is not None:
         allowed = list(allowed)
-        if denied_calls(record, case.trace.tools, allowed):
+        offered = offered_names(
+            case.trace, offered_tools(case.trace.tools, allowed), builtin_tools=builtin_tools
+        )
+        if denied_calls(record, offered):
             return None
     fixture = fixture_from_run(case, record, secrets, allowed, as_doubles, verdicts)
     text = pretty_json(fixture) + "\n"

@@ -76,8 +76,10 @@ def _optional(description: str, alias: str | None = None) -> Any:
     return Field(None, description=description, alias=alias)
 
 
-#: The tool every case is offered without listing it in `tools`.
-ALWAYS_OFFERED = "echo"
+#: The built-in tool a case may call without listing it in `tools` (fixtures written for
+#: the upstream harness do): it is offered to a case whose script calls it, or to every
+#: case under `[eval].builtin_tools = "always"` (`tools.builtin.tools_for_case`).
+ECHO_TOOL = "echo"
 
 
 class Strict(BaseModel):

@@ -19,7 +19,7 @@ from zeroclaw_eval._support.json.pointer import is_pointer, join_pointer
 from zeroclaw_eval.cases.contradictions import Later, contradiction_rules
 from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import (
-    ALWAYS_OFFERED,
+    ECHO_TOOL,
     Expects,
     LlmTrace,
     NonEmpty,
@@ -171,7 +171,7 @@ def _depth_problems(trace: LlmTrace) -> Iterator[RawProblem]:
 
 def _double_problems(tools: Iterable[str], tool_doubles: Mapping[str, Sized]) -> Iterator[RawProblem]:
     """Doubles of a tool the case is not offered (never asked), or no double at all."""
-    offered = {ALWAYS_OFFERED, *tools}
+    offered = {ECHO_TOOL, *tools}
     for tool, doubles in tool_doubles.items():
         pointer = join_pointer("/tool_doubles", tool)
         if tool not in offered:

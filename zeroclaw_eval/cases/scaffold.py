@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from zeroclaw_eval._support.json.text import compact_json, parse_json
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.errors import UsageError
 
 #: What a case scaffolded without flags says and answers.
@@ -84,7 +84,7 @@ def scaffold_fixture(spec: ScaffoldSpec) -> dict[str, Any]:
     expects: dict[str, Any] = {}
     user_input = TEXT_INPUT if spec.tool is None else f"Use the {spec.tool} tool"
     if spec.tool is not None:
-        if spec.tool != ALWAYS_OFFERED:
+        if spec.tool != ECHO_TOOL:
             fixture["tools"] = [spec.tool]
         steps.append(_tool_call_step(spec.tool, spec.arguments, expects))
         if spec.double:

@@ -54,6 +54,10 @@ class EvalSettings(BaseModel):
     #: How the agent echoes its tool calls to the model: as `tool_calls` (messages), or
     #: written in its text with results sent back as user messages (smolagents).
     tool_echo: Literal["messages", "text"] = "messages"
+    #: Which cases are offered the built-in `echo` tool: those that name it (list it in
+    #: `tools` or script a call to it), or every case (`always`, for an agent that has
+    #: an echo tool of its own in production).
+    builtin_tools: Literal["named", "always"] = "named"
     #: What each request carries: the whole conversation (`full`), or its own turn only
     #: (`turn`: a framework that starts each turn afresh, a CrewAI crew per turn).
     history: Literal["full", "turn"] = "full"

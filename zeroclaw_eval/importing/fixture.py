@@ -31,7 +31,7 @@ from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.cases.admission import admit_bytes
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.cases.scaffold import argument_needle
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.grading.grader import grade
@@ -53,7 +53,7 @@ def fixture_of(
     """The fixture data of `trace` (as `talk`), named `name`; its recorded results as
     doubles unless `live_tools`."""
     fixture: dict[str, Any] = {"model_name": name}
-    tools = [tool for tool in talk.tools if tool != ALWAYS_OFFERED]
+    tools = [tool for tool in talk.tools if tool != ECHO_TOOL]
     if tools:
         fixture["tools"] = tools
     fixture["turns"] = talk.turns
@@ -169,7 +169,7 @@ def suggested_expects(talk: Conversation) -> dict[str, Any]:
         return expects
     expects["tools_used"] = list(dict.fromkeys(call.name for call in calls))
     if talk.offered_every:
-        expects["tools_offered"] = sorted(talk.offered_every - {ALWAYS_OFFERED})
+        expects["tools_offered"] = sorted(talk.offered_every - {ECHO_TOOL})
     trajectory = [_trajectory_call(call, proven) for call, proven in zip(calls, talk.proven, strict=True)]
     expects["trajectory"] = {"mode": "strict", "calls": trajectory}
     raw = _raw_argument_checks(calls)

@@ -74,6 +74,7 @@ def run_options(
         max_tool_iterations=settings.max_tool_iterations,
         user_input_match=settings.user_input_match,
         per_turn=settings.history == "turn",
+        builtin_tools=settings.builtin_tools,
         tools=tools,
         mcp=mcp,
         recorded_as_doubles=frozenset(tool.name for tool in proxied),

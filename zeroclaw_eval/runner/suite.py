@@ -298,6 +298,7 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
         live.allowed_tools,
         as_doubles=options.recorded_as_doubles,
         verdicts=verdicts,
+        builtin_tools=options.builtin_tools,
     )
     if options.on_recorded is not None:
         options.on_recorded(case, path)

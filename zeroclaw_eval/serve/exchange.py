@@ -16,7 +16,7 @@ from zeroclaw_eval.agent.permitted import check_choice, check_offered
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT
 from zeroclaw_eval.boundary.sent import fed_back, roles_and_system_prompt
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import Divergence, WireError
 from zeroclaw_eval.serve.faults import Fault
@@ -131,7 +131,7 @@ def _check(server: Backend, served: Served, request: WireRequest, number: int) -
     try:
         # As in replay: the case offers its `tools` (and echo); a call to anything else is a
         # hallucination the fixture scripts on purpose, which needs no offer.
-        required = frozenset({ALWAYS_OFFERED, *case.trace.tools})
+        required = frozenset({ECHO_TOOL, *case.trace.tools})
         check_offered(served.step, required, request.tools, OWN_TOOLS_HINT)
         check_choice(served.step, request.choice)
     except Divergence as diverged:

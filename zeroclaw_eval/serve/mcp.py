@@ -24,7 +24,7 @@ from typing import Any
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.tools.builtin import tools_for_case
+from zeroclaw_eval.tools.builtin import BuiltinOffer, offered_names, tools_for_case
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.mcp import URL_VARIABLE, Served, client_session, handlers, require_sdk
 from zeroclaw_eval.tools.project import ProjectTool, toolset
@@ -32,7 +32,12 @@ from zeroclaw_eval.tools.sandbox import case_workspace
 from zeroclaw_eval.tools.toolbox import ToolBox
 
 
-def serve_mcp(url: str | None, case: Case | None, project_tools: tuple[ProjectTool, ...]) -> None:
+def serve_mcp(
+    url: str | None,
+    case: Case | None,
+    project_tools: tuple[ProjectTool, ...],
+    builtin_tools: BuiltinOffer = "named",
+) -> None:
     """Serve on stdio until stdin closes: a bridge to the run's server at `url` (by
     default `ZEROCLAW_EVAL_MCP_URL`, when no `case` is given), else `case`'s tools alone.
     `UsageError` when there is nothing to serve, or both are given."""
@@ -43,7 +48,7 @@ def serve_mcp(url: str | None, case: Case | None, project_tools: tuple[ProjectTo
     if url:
         asyncio.run(bridge(url))
     elif case is not None:
-        asyncio.run(alone(case, project_tools))
+        asyncio.run(alone(case, project_tools, builtin_tools))
     else:
         raise UsageError(
             "nothing to serve: give a FIXTURE, or --url (under zeroclaw eval run --mcp,"
@@ -67,14 +72,17 @@ async def bridge(url: str) -> None:
         await _serve_stdio(Server("zeroclaw-eval", on_list_tools=list_tools, on_call_tool=call_tool))
 
 
-async def alone(case: Case, project_tools: tuple[ProjectTool, ...]) -> None:
+async def alone(
+    case: Case, project_tools: tuple[ProjectTool, ...], builtin_tools: BuiltinOffer = "named"
+) -> None:
     """Serve MCP on stdio with the tools of `case` (see the module), until stdin closes."""
     require_sdk()
     from mcp.server.lowlevel.server import Server
 
     available = with_doubles(toolset(project_tools), case.trace.tool_doubles, any_name=True)
     with case_workspace(case.trace) as workspace:
-        toolbox = ToolBox(tools_for_case(case.trace.tools, available), RunRecord(), workspace)
+        names = offered_names(case.trace, case.trace.tools, builtin_tools=builtin_tools)
+        toolbox = ToolBox(tools_for_case(names, available), RunRecord(), workspace)
         served: Served = (case, toolbox, asyncio.get_running_loop())
         await _serve_stdio(Server("zeroclaw-eval", **handlers(lambda context: served)))
 

@@ -1,5 +1,5 @@
-"""The built-in tools: `echo`, offered to every case, and the workspace tools `file_read`,
-`file_write` and `list_dir`, offered to a case that lists them. Each refuses what it
+"""The built-in tools: `echo`, and the workspace tools `file_read`, `file_write` and
+`list_dir`, each offered to a case that names it (`tools_for_case`). Each refuses what it
 cannot do (a missing argument, a path outside the workspace) with a `ToolRefused`, which
 the model gets back as a failed result.
 """
@@ -9,14 +9,17 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval.boundary.provider import ToolSpec
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED
+from zeroclaw_eval.cases.model import ECHO_TOOL, LlmTrace
 from zeroclaw_eval.errors import OutsideWorkspace, ToolRefused
 from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.workspace import Workspace, make_folders
+
+#: `[eval].builtin_tools`: offer `echo` to the cases that name it, or to every case.
+BuiltinOffer = Literal["named", "always"]
 
 
 def _string_arg(arguments: dict[str, Any], name: str, *, required: bool = True) -> str | None:
@@ -161,9 +164,37 @@ BUILTIN_TOOLS: dict[str, Tool] = {
 WORKSPACE_TOOLS = frozenset(name for name, tool in BUILTIN_TOOLS.items() if tool.needs_workspace)
 
 
-def tools_for_case(
-    requested: Iterable[str], available: Mapping[str, Tool] = BUILTIN_TOOLS
-) -> dict[str, Tool]:
-    """The tools a case may call: `echo` plus those of `available` it lists."""
-    names = [ALWAYS_OFFERED, *requested]
+def names_echo(trace: LlmTrace) -> bool:
+    """Whether a case names `echo`: lists it in `tools` or `tool_doubles`, scripts a call
+    to it (as upstream fixtures do, without listing it), or checks it in `expects` (a
+    live case, whose calls the model makes, says so there)."""
+    if ECHO_TOOL in trace.tools or ECHO_TOOL in trace.tool_doubles:
+        return True
+    for turn in trace.turns:
+        for step in turn.steps or ():
+            if any(call.name == ECHO_TOOL for call in step.response.tool_calls):
+                return True
+    expects = trace.expects
+    named = [*expects.tools_used, *expects.tools_not_used, *expects.tools_offered]
+    named += [check.tool for check in (*expects.tool_arguments_contain, *expects.tool_results_contain)]
+    if expects.trajectory is not None:
+        named += [call.tool for call in expects.trajectory.calls]
+    return ECHO_TOOL in named
+
+
+def offered_names(trace: LlmTrace, tools: Iterable[str], *, builtin_tools: BuiltinOffer) -> list[str]:
+    """The names a case is offered of `tools` (its own, or the live sandbox's share of
+    them): `echo` first where the case names it or `builtin_tools` is `always`.
+
+    An agent is offered only what it would have in production: a production agent that
+    never had `echo` must not see it in its tool list because the gate has one.
+    """
+    tools = list(tools)
+    if ECHO_TOOL in tools or (builtin_tools == "named" and not names_echo(trace)):
+        return tools
+    return [ECHO_TOOL, *tools]
+
+
+def tools_for_case(names: Iterable[str], available: Mapping[str, Tool] = BUILTIN_TOOLS) -> dict[str, Tool]:
+    """The tools of `available` that `names` (from `offered_names`) name, in that order."""
     return {name: available[name] for name in names if name in available}

@@ -1,9 +1,10 @@
 """What a case may touch: the tools it is offered, the live sandbox's approval rule, and
 the fresh workspace it runs in.
 
-In replay a case is offered `echo` and its own `tools`. In live mode the toolbox is
-supervised: a case is offered `echo` and those of its own `tools` that
-`[eval].live_allowed_tools` also names; a call to anything else is an approval request,
+In replay a case is offered its own `tools` (and `echo` where it names it, or where
+`[eval].builtin_tools = "always"`). In live mode the toolbox is supervised: a case is
+offered those of its own `tools` that `[eval].live_allowed_tools` also names (and `echo`
+as in replay); a call to anything else is an approval request,
 denied without asking anyone, and the case fails for it. Each case runs isolated: a
 fresh temporary workspace, made only when something needs it, seeded with the case's
 setup and removed afterwards.
@@ -15,39 +16,47 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 from zeroclaw_eval.boundary.record import RunRecord
-from zeroclaw_eval.cases.model import ALWAYS_OFFERED, LlmTrace
+from zeroclaw_eval.cases.model import ECHO_TOOL, LlmTrace
 from zeroclaw_eval.errors import RunError, UsageError
-from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS, WORKSPACE_TOOLS, tools_for_case
+from zeroclaw_eval.tools.builtin import (
+    BUILTIN_TOOLS,
+    WORKSPACE_TOOLS,
+    BuiltinOffer,
+    offered_names,
+    tools_for_case,
+)
 from zeroclaw_eval.tools.tool import Tool
 from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.tools.workspace import Workspace
 
 _APPROVAL_RULE = (
-    f"live mode is supervised: only {ALWAYS_OFFERED} and the tools in both the case's tools and"
-    " [eval].live_allowed_tools are approved; the rest are denied"
+    f"live mode is supervised: only the tools in both the case's tools and"
+    f" [eval].live_allowed_tools (and {ECHO_TOOL}, where offered) are approved; the rest are denied"
 )
 
 
 def offered_tools(case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
-    """The case's own tools the live sandbox offers (`echo` is offered besides)."""
+    """The case's own tools the live sandbox offers (`echo` besides, where offered)."""
     allowed = set(allowed)
     return [tool for tool in case_tools if tool in allowed]
 
 
 def case_toolbox(
-    case_tools: Iterable[str],
+    trace: LlmTrace,
     record: RunRecord,
     workspace: Workspace | None,
     *,
     available: Mapping[str, Tool] = BUILTIN_TOOLS,
     live_allowed: Iterable[str] | None = None,
+    builtin_tools: BuiltinOffer = "named",
 ) -> ToolBox:
     """The toolbox of one run: the case's tools among `available`; or in live mode
     (`live_allowed` given, even empty) the supervised toolbox of the sandbox."""
     if live_allowed is None:
-        return ToolBox(tools_for_case(case_tools, available), record, workspace)
-    offered = offered_tools(case_tools, live_allowed)
-    return ToolBox(tools_for_case(offered, available), record, workspace, supervised=True)
+        names = offered_names(trace, trace.tools, builtin_tools=builtin_tools)
+        return ToolBox(tools_for_case(names, available), record, workspace)
+    names = offered_names(trace, offered_tools(trace.tools, live_allowed), builtin_tools=builtin_tools)
+    return ToolBox(tools_for_case(names, available), record, workspace, supervised=True)
 
 
 def check_allowlist(allowed: Iterable[str], known: Iterable[str]) -> None:
@@ -62,12 +71,12 @@ def check_allowlist(allowed: Iterable[str], known: Iterable[str]) -> None:
         )
 
 
-def denied_calls(record: RunRecord, case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
+def denied_calls(record: RunRecord, offered: Iterable[str]) -> list[str]:
     """Names of the recorded calls the live sandbox denied: to tools it did not offer
-    (`echo`, and the case's tools that `allowed` names; admission and the run's settings
-    have checked that each of those is a tool of the run)."""
-    offered = {ALWAYS_OFFERED, *offered_tools(case_tools, allowed)}
-    return [call.name for call in record.calls if call.name not in offered]
+    (`offered`, the supervised toolbox's names; admission and the run's settings have
+    checked that each of those is a tool of the run)."""
+    names = set(offered)
+    return [call.name for call in record.calls if call.name not in names]
 
 
 def denial_error(turn: int, denial: str) -> RunError:

@@ -87,7 +87,7 @@ class ToolBox:
             self.denials.append(denial)
             outcome = ToolOutcome(denial, False)
         elif tool is None:
-            available = ", ".join(sorted(self._tools))
+            available = ", ".join(sorted(self._tools)) or "none"
             outcome = ToolOutcome(f"unknown tool {name!r}; available tools: {available}", False)
         elif not isinstance(received, dict):
             outcome = ToolOutcome(

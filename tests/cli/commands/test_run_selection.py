@@ -179,7 +179,7 @@ def test_a_failed_tool_call_shows_under_the_check_it_explains(cli: Runner, tmp_p
     table = cli("eval", "run", cwd=tmp_path).stdout
     assert "expected out/rome.txt to exist" in table
     assert (
-        "    ✗ tool call file_write (turn 1) failed: unknown tool 'file_write'; available tools: echo"
+        "    ✗ tool call file_write (turn 1) failed: unknown tool 'file_write'; available tools: none"
         in table
     )
 

@@ -49,4 +49,4 @@ def mcp_command(fixture: Path | None, url: str | None, config: Path | None) -> N
             return
         loaded = load_config(config)
         (case,) = load_cases([fixture], max_bytes=loaded.settings.max_fixture_bytes)
-        serve_mcp(url, case, project_tools(loaded))
+        serve_mcp(url, case, project_tools(loaded), loaded.settings.builtin_tools)
