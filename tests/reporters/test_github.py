@@ -314,7 +314,7 @@ def test_summary_counts_the_cases() -> None:
     summary = step_summary(every_status_report())
     assert summary.startswith("## zeroclaw eval FAILED: `evals/regression` (replay)\n")
     assert (
-        "| cases | passed | failed | errors | rejected |\n|---:|---:|---:|---:|---:|\n| 4 | 1 | 1 | 1 | 1 |\n"
+        "| cases | passed | failed | run errors | rejected |\n|---:|---:|---:|---:|---:|\n| 4 | 1 | 1 | 1 | 1 |\n"
         in summary
     )
 

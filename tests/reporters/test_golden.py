@@ -12,15 +12,18 @@ import copy
 import dataclasses
 import json
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from zeroclaw_eval.report.codec import report_from_dict
 from zeroclaw_eval.report.model import DETAILS_FAILING, RepeatStats, SuiteReport
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING
 from zeroclaw_eval.reporters.github import step_summary
-from zeroclaw_eval.reporters.pull_request import Links, pull_request_comment
+from zeroclaw_eval.reporters.pull_request import DETAIL_LIMIT, Links, pull_request_comment
 from zeroclaw_eval.reporters.registry import get_reporter
+from zeroclaw_eval.reporters.safety import shorten
 from zeroclaw_eval.runner import run_suite
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -159,3 +162,81 @@ def test_the_comment_reads_compact_reports_as_it_reads_whole_ones(report: SuiteR
     assert text == pull_request_comment(base, report)
     assert "### Tool calls changed" in text
     assert "### Token changes" in text
+
+
+class _Words(HTMLParser):
+    """The words an HTML page shows, one block element a line: its script, style and
+    fixture source left out (the source is the fixture itself, golden already)."""
+
+    BLOCKS = frozenset({"div", "li", "h1", "h2", "h3", "pre", "summary", "tr", "p", "details", "ul", "ol"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[str] = [""]
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # Inside a hidden element every tag nests one deeper (the page has no void tag there).
+        if self._hidden or tag in ("script", "style") or ("class", "source") in attrs:
+            self._hidden += 1
+        elif tag in self.BLOCKS:
+            self.lines.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._hidden:
+            self._hidden -= 1
+        elif tag in self.BLOCKS:
+            self.lines.append("")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        pass  # <meta>, <br>: nothing to show, nothing to close
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.lines[-1] += data
+
+    def text(self) -> str:
+        shown = (" ".join(line.split()) for line in self.lines)
+        return "\n".join(line for line in shown if line) + "\n"
+
+
+def page_words(page: str) -> str:
+    words = _Words()
+    words.feed(page)
+    return words.text()
+
+
+def test_the_html_pages_words_match_their_golden_file(
+    report: SuiteReport, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(GOLDEN))
+    text = page_words(get_reporter("html")(report))
+    golden = GOLDEN / "html.txt"
+    if request.config.getoption("--update-golden"):
+        golden.write_text(text, encoding="utf-8", newline="")
+    assert golden.read_text(encoding="utf-8") == text, (
+        "html.txt differs from its golden file; refresh it with"
+        " `python -m pytest tests/reporters/test_golden.py --update-golden` and read the diff"
+    )
+
+
+def test_the_comment_and_the_page_word_each_failure_as_the_console_does(report: SuiteReport) -> None:
+    # One vocabulary: each failing check's words in the console are the comment's and the
+    # page's (an empty answer, a tool never called and the calls made, a trajectory's calls
+    # with their outcomes), and a run error is explained where run errors are counted.
+    console = get_reporter("table")(report)
+    comment = pull_request_comment(_baseline_of(report), report)
+    page = page_words(get_reporter("html")(report))
+    details = [grade.detail for case in report.cases for grade in case.failed_grades]
+    assert any("the final response is empty" in d for d in details)
+    assert any("list_dir was never called; calls made: file_write, file_read" in d for d in details)
+    assert any('[1] file_read({"path":"out/missing.txt"}) error' in d for d in details)
+    for detail in details:
+        assert detail in console
+        assert shorten(detail, DETAIL_LIMIT) in comment  # a comment bounds each line's length
+        assert " ".join(detail.split()) in page
+    for output in (console, comment, page, step_summary(report)):
+        assert " ".join(RUN_ERROR_MEANING.split()) in " ".join(output.split())
+    # The failed call the fixture asks for is shown as expected, not as a cause.
+    assert "failed, as the fixture expects" in console
+    assert "as the fixture expects" in page

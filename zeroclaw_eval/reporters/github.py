@@ -31,6 +31,7 @@ from zeroclaw_eval.report.model import (
     CaseReport,
     SuiteReport,
 )
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -248,7 +249,7 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     counts = report.counts()
     verdict = "passed" if report.exit_code() == ExitCode.OK else "FAILED"
     keys = ["total", PASSED, "failed", ERROR, REJECTED]
-    titles = ["cases", "passed", "failed", "errors", "rejected"]
+    titles = ["cases", "passed", "failed", "run errors", "rejected"]
     if any(case.xfail is not None for case in report.cases):  # columns only a suite with marks needs
         keys += [XFAILED, XPASSED]
         titles += [XFAILED, XPASSED]
@@ -257,6 +258,8 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
         f"| {' | '.join(titles)} |\n|{'---:|' * len(titles)}\n",
         "| " + " | ".join(str(counts[k]) for k in keys) + " |\n\n",
     ]
+    if counts[ERROR]:
+        head.append(f"{RUN_ERROR_MEANING}\n\n")
     totals = report.category_totals()
     if totals:
         head.append(

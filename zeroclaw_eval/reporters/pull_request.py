@@ -38,6 +38,7 @@ from zeroclaw_eval.report.model import (
     CaseReport,
     SuiteReport,
 )
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
@@ -175,7 +176,7 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     now = head.counts()
     then = base.counts() if base is not None else None
     rows = [(label, key) for label, key in (("cases", "total"), ("passed", PASSED), ("failed", FAILED))]
-    rows += [("errors", ERROR), ("rejected", REJECTED)]
+    rows += [("run errors", ERROR), ("rejected", REJECTED)]
     if any(case.xfail is not None for report in (base, head) if report for case in report.cases):
         rows += [("expected to fail (xfail)", XFAILED), ("passed though xfail", XPASSED)]
     lines = ["| | base | head | change |\n|---|---:|---:|---:|\n"]
@@ -188,6 +189,8 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     seconds = _seconds(base.duration_ms) if base is not None else None
     lines.append(_row("duration (s)", seconds, _seconds(head.duration_ms)))
     lines.append("\n")
+    if now[ERROR]:
+        lines.append(f"{RUN_ERROR_MEANING}\n\n")
     return lines
 
 

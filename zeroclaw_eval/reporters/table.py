@@ -39,7 +39,7 @@ from zeroclaw_eval.report.model import (
     RepeatStats,
     SuiteReport,
 )
-from zeroclaw_eval.report.words import NOTHING_RAN, plural
+from zeroclaw_eval.report.words import NOTHING_RAN, RUN_ERROR_MEANING, plural
 from zeroclaw_eval.reporters.paint import paint, passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import log_line, one_line, visible
@@ -190,6 +190,8 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     lines.extend(_changes(report, color))
     passed = report.exit_code() == ExitCode.OK
     lines.extend(["", verdict_line(_summary(report), passed, color)])
+    if report.counts()[ERROR]:
+        lines.append(paint(RUN_ERROR_MEANING, "dim", color))
     return "\n".join(lines) + "\n"
 
 
@@ -230,7 +232,7 @@ def _summary(report: SuiteReport) -> str:
         return f"FAILED: {what} ({NOTHING_RAN}){tail}"
     parts = [f"{counts[PASSED]} passed", f"{counts[FAILED]} failed"]
     if counts[ERROR]:
-        parts.append(plural(counts[ERROR], "error"))
+        parts.append(plural(counts[ERROR], "run error"))
     if counts[REJECTED]:
         parts.append(f"{counts[REJECTED]} rejected")
     parts.extend(f"{counts[outcome]} {outcome}" for outcome in (XFAILED, XPASSED) if counts[outcome])

@@ -20,6 +20,7 @@ from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.compact import compact_case, written_compact
 from zeroclaw_eval.report.model import SuiteReport
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
@@ -78,6 +79,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
         .render(
             report=report,
             counts=report.counts(),
+            run_error_meaning=RUN_ERROR_MEANING,
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == ExitCode.OK else "failed",
             cases=_CASES_SLOT,
