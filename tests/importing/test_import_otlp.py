@@ -85,6 +85,21 @@ def test_an_agent_run_becomes_a_fixture_with_the_checks_it_proves(tmp_path: Path
     assert f"trace {TRACE}, 2 steps, 1 tool call" in result.stderr
 
 
+def test_a_tool_named_echo_the_agent_offered_is_kept_offered(tmp_path: Path) -> None:
+    # The built-in echo is offered only to a case that names it: an agent whose production
+    # tools include one of that name keeps it in its imported case, offered and checked.
+    spans = weather_spans()
+    for item in spans:
+        for attribute in item["attributes"]:
+            if attribute["key"] == "gen_ai.tool.definitions":
+                tools = [{"type": "function", "name": name} for name in ("get_weather", "echo")]
+                attribute["value"] = {"stringValue": json.dumps(tools)}
+    assert _import(tmp_path, document(spans)).code == 0
+    (fixture,) = _fixtures(tmp_path)
+    assert fixture["tools"] == ["get_weather", "echo"]
+    assert fixture["expects"]["tools_offered"] == ["echo", "get_weather"]
+
+
 def test_the_written_fixture_is_admitted_and_fails_an_empty_run(tmp_path: Path) -> None:
     assert _import(tmp_path, document(weather_spans())).code == 0
     out = tmp_path / "out"

@@ -314,8 +314,8 @@ def test_summary_counts_the_cases() -> None:
     summary = step_summary(every_status_report())
     assert summary.startswith("## zeroclaw eval FAILED: `evals/regression` (replay)\n")
     assert (
-        "| cases | passed | failed | run errors | rejected |\n|---:|---:|---:|---:|---:|\n| 4 | 1 | 1 | 1 | 1 |\n"
-        in summary
+        "| cases | passed | failed | run errors | rejected |\n"
+        "|---:|---:|---:|---:|---:|\n| 4 | 1 | 1 | 1 | 1 |\n" in summary
     )
 
 

@@ -215,6 +215,11 @@ def test_echo_is_offered_only_to_a_case_that_names_it_unless_always() -> None:
     assert offered_names(later_trace, [], builtin_tools="named") == ["echo"]
     other = _calling("file_read", tools=["file_read"])
     assert offered_names(other, other.tools, builtin_tools="named") == ["file_read"]
+    # An MCP client calls it under its server's prefix; a longer name is a tool of its own.
+    prefixed = _calling("files_echo")
+    assert offered_names(prefixed, [], builtin_tools="named") == ["echo"]
+    own = _calling("myecho")
+    assert offered_names(own, [], builtin_tools="named") == []
     assert set(WORKSPACE_TOOLS) == {"file_read", "file_write", "list_dir"}
     assert "echo" not in WORKSPACE_TOOLS
     assert set(BUILTIN_TOOLS) == {"echo", *WORKSPACE_TOOLS}

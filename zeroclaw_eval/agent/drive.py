@@ -26,6 +26,7 @@ from zeroclaw_eval.boundary.sent import SentHistory
 from zeroclaw_eval.cases.case import Case
 from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.errors import EvalError, RunError, exception_words, is_interruption, task_cancelling
+from zeroclaw_eval.tools.builtin import offered_names
 from zeroclaw_eval.tools.doubles import with_doubles
 from zeroclaw_eval.tools.sandbox import case_toolbox, denial_error
 from zeroclaw_eval.tools.toolbox import ToolBox, served_as
@@ -49,7 +50,7 @@ async def drive(
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
     that provider inside the live sandbox (the settings' live allowlist, supervised). A
-    case may call `echo` and the tools of the run it lists; its doubles answer in place
+    case may call the tools of the run it lists (and `echo` where it names it); its doubles answer in place
     of those it doubles. An agent command (`settings.agent_cmd`, which needs `workspace`
     as its working folder) runs its own tools: the tool box only records what it reports,
     and the case's `tools` are what each request must offer. Raises `AgentLoadError` when
@@ -70,10 +71,11 @@ async def drive(
         )
     if external and settings.mcp:
         # The agent runs its own tools, and takes those the harness serves over MCP: the
-        # built-in and project tools the case lists, and the doubled ones.
-        # (Not `echo` unless the case lists it: an agent command's tools are its own.)
+        # built-in and project tools the case lists, the doubled ones, and `echo` where the
+        # case names it (as for an agent of this process).
         available = with_doubles(settings.toolset, case.trace.tool_doubles, any_name=True)
-        served = {name: available[name] for name in case.trace.tools if name in available}
+        names = offered_names(case.trace, case.trace.tools, builtin_tools=settings.builtin_tools)
+        served = {name: available[name] for name in names if name in available}
         toolbox = ToolBox(served, record, workspace)
         offered = [ECHO_TOOL, *case.trace.tools]
     elif external:

@@ -364,8 +364,8 @@ class LlmTrace(Strict):
     model_name: NonEmpty = Field(description="The case's display name (may repeat across fixtures).")
     id: str | None = _optional("A tracker id for the case.")
     tools: list[NonEmpty] = _listed(
-        "Tools the case may use besides echo: built-in ones (file_read, file_write, list_dir)"
-        " or the project's own ([eval].tools)."
+        "Tools the case may use: built-in ones (echo, file_read, file_write, list_dir) or the"
+        " project's own ([eval].tools); echo need not be listed where the script calls it."
     )
     tool_doubles: dict[str, list[ToolDouble]] = _mapped(
         "Tool name -> scripted answers tried in order, in place of the tool's code."

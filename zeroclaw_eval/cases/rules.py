@@ -43,7 +43,7 @@ def partial_rule_problems(
     """
     if not isinstance(data, dict):
         return
-    tools = data.get("tools", [])  # left out: no tool besides echo
+    tools = data.get("tools", [])  # left out: none (but echo, where the case calls it)
     if isinstance(tools, list):
         # An entry the model refused (not a string, empty) is reported by validation already.
         named = [(index, tool) for index, tool in enumerate(tools) if _valid_tool_name(tool)]

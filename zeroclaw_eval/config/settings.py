@@ -115,7 +115,7 @@ class LiveOptions:
 
     provider: ProviderSettings
     api_key: str
-    #: `[eval].live_allowed_tools`; `echo` is always allowed.
+    #: `[eval].live_allowed_tools`; `echo` is allowed wherever a case names it.
     allowed_tools: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:

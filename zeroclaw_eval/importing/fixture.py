@@ -31,7 +31,6 @@ from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.cases.admission import admit_bytes
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.model import ECHO_TOOL
 from zeroclaw_eval.cases.scaffold import argument_needle
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.grading.grader import grade
@@ -53,7 +52,8 @@ def fixture_of(
     """The fixture data of `trace` (as `talk`), named `name`; its recorded results as
     doubles unless `live_tools`."""
     fixture: dict[str, Any] = {"model_name": name}
-    tools = [tool for tool in talk.tools if tool != ECHO_TOOL]
+    # `echo` too: a case is offered the built-in echo only where it names it.
+    tools = list(talk.tools)
     if tools:
         fixture["tools"] = tools
     fixture["turns"] = talk.turns
@@ -169,7 +169,7 @@ def suggested_expects(talk: Conversation) -> dict[str, Any]:
         return expects
     expects["tools_used"] = list(dict.fromkeys(call.name for call in calls))
     if talk.offered_every:
-        expects["tools_offered"] = sorted(talk.offered_every - {ECHO_TOOL})
+        expects["tools_offered"] = sorted(talk.offered_every)
     trajectory = [_trajectory_call(call, proven) for call, proven in zip(calls, talk.proven, strict=True)]
     expects["trajectory"] = {"mode": "strict", "calls": trajectory}
     raw = _raw_argument_checks(calls)

@@ -16,6 +16,7 @@ from zeroclaw_eval.boundary.provider import ToolSpec
 from zeroclaw_eval.cases.model import ECHO_TOOL, LlmTrace
 from zeroclaw_eval.errors import OutsideWorkspace, ToolRefused
 from zeroclaw_eval.tools.tool import Tool
+from zeroclaw_eval.tools.toolbox import served_as
 from zeroclaw_eval.tools.workspace import Workspace, make_folders
 
 #: `[eval].builtin_tools`: offer `echo` to the cases that name it, or to every case.
@@ -172,7 +173,8 @@ def names_echo(trace: LlmTrace) -> bool:
         return True
     for turn in trace.turns:
         for step in turn.steps or ():
-            if any(call.name == ECHO_TOOL for call in step.response.tool_calls):
+            # `served_as`: an MCP client may call it under its server's prefix (`files_echo`).
+            if any(served_as(call.name, ECHO_TOOL) for call in step.response.tool_calls):
                 return True
     expects = trace.expects
     named = [*expects.tools_used, *expects.tools_not_used, *expects.tools_offered]

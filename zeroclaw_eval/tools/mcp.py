@@ -9,8 +9,8 @@ Cases may run at once (`--jobs`), so each case gets a URL of its own, the server
 every case, gets the URL without a token, which is answered by the one case running
 (services run one case at a time). Requests are answered with their case's tools:
 
-- `tools/list` offers the case's tools the harness can answer (`echo`, the built-in and
-  project tools it lists, and every tool it doubles), each with its JSON Schema (`{"type":
+- `tools/list` offers the case's tools the harness can answer (the built-in and project
+  tools it lists, `echo` where it names it, and every tool it doubles), each with its JSON Schema (`{"type":
   "object"}` for a tool known only by its doubles);
 - each `tools/call` is dispatched through the case's `ToolBox` on the harness's event loop,
   so it is recorded in the dispatch list every tool check grades, its doubles answer in

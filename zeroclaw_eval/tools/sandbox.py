@@ -30,15 +30,18 @@ from zeroclaw_eval.tools.toolbox import ToolBox
 from zeroclaw_eval.tools.workspace import Workspace
 
 _APPROVAL_RULE = (
-    f"live mode is supervised: only the tools in both the case's tools and"
-    f" [eval].live_allowed_tools (and {ECHO_TOOL}, where offered) are approved; the rest are denied"
+    "live mode is supervised: only the tools in both the case's tools and [eval].live_allowed_tools"
+    f" are approved, and {ECHO_TOOL} where the case names it (list it in tools, or set"
+    ' [eval].builtin_tools = "always"); the rest are denied'
 )
 
 
 def offered_tools(case_tools: Iterable[str], allowed: Iterable[str]) -> list[str]:
-    """The case's own tools the live sandbox offers (`echo` besides, where offered)."""
+    """The case's own tools the live sandbox offers: those on the allowlist, and `echo`
+    where the case lists it (it touches nothing; `offered_names` adds it where the case
+    names it otherwise)."""
     allowed = set(allowed)
-    return [tool for tool in case_tools if tool in allowed]
+    return [tool for tool in case_tools if tool in allowed or tool == ECHO_TOOL]
 
 
 def case_toolbox(

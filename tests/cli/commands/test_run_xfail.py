@@ -163,7 +163,7 @@ def test_github_annotates_the_strict_pass_as_an_error_and_the_expected_failure_a
     assert len(warnings) == 1
     assert f"{SUITE}/loose.json" in warnings[0]
     table = summary.read_text(encoding="utf-8")
-    assert "| cases | passed | failed | errors | rejected | xfailed | xpassed |" in table
+    assert "| cases | passed | failed | run errors | rejected | xfailed | xpassed |" in table
     assert "| 3 | 0 | 0 | 0 | 0 | 1 | 2 |" in table
 
 

@@ -94,7 +94,13 @@ def test_counts_and_verdict_head_the_page() -> None:
     page = render(every_status_report())
     counts = section(page, '<ul class="counts"', "</ul>")
     numbers = re.findall(r"<b>(\d+)</b>(\w[\w ]*)<", counts)
-    assert numbers == [("4", "cases"), ("1", "passed"), ("1", "failed"), ("1", "run errors"), ("1", "rejected")]
+    assert numbers == [
+        ("4", "cases"),
+        ("1", "passed"),
+        ("1", "failed"),
+        ("1", "run errors"),
+        ("1", "rejected"),
+    ]
     assert '<span class="verdict-failed">failed</span>' in page
 
 
