@@ -219,6 +219,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "history",
         "category_totals",
         "details",
+        "repeat_rate",
         "cases",
     }
     assert data["details"] == "failing"
@@ -256,6 +257,7 @@ _CASE_KEYS = {
     "path",
     "model_name",
     "id",
+    "cluster",
     "status",
     "change",
     "score",

@@ -29,6 +29,7 @@ from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.report.codec import report_to_dict
 from zeroclaw_eval.report.model import CaseReport, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter
+from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.progress import Progress
 from zeroclaw_eval.runner import RunOptions, run_suite
 from zeroclaw_eval.serve.routing import load_cases
@@ -556,11 +557,15 @@ def test_every_reporter_shows_how_the_runs_of_a_repeated_case_went(suite: Callab
     report = repeated(suite({"slow": slow}, "delay:700@3"), 4, 0.5)
     table = get_reporter("table")(report)
     assert (
-        "3/4 runs passed (75%; must reach 50%); pass@4 yes, pass^4 no; flaky: budget.max_duration_ms 3/4"
-        in table
+        "3/4 runs passed (75%, 95% interval 30% to 95%; must reach 50%); pass@4 yes, pass^4 no;"
+        " flaky: budget.max_duration_ms 3/4" in table
     )
+    assert "pass rate over repeated runs: 75% (one unit: no interval; over 1 case)" in table
     page = get_reporter("html")(report)
     assert "3/4 runs passed" in page
+    assert "3 of 4 runs passed (75 %, 95% interval 30% to 95%)" in page
+    assert "Pass rate over repeated runs: 75% (one unit: no interval; over 1 case)" in page
+    assert "Pass rate over repeated runs: 75%" in step_summary(report)
     assert '<span class="id">budget.max_duration_ms</span> passed in 3 of 4 runs' in page
 
 

@@ -363,6 +363,10 @@ class LlmTrace(Strict):
     )
     model_name: NonEmpty = Field(description="The case's display name (may repeat across fixtures).")
     id: str | None = _optional("A tracker id for the case.")
+    cluster: NonEmpty | None = _optional(
+        "Cases that share a cluster (paraphrases of one task, say) count as one unit in a"
+        " suite's pass rate over repeated runs (run --repeat K): they are averaged first."
+    )
     tools: list[NonEmpty] = _listed(
         "Tools the case may use: built-in ones (echo, file_read, file_write, list_dir) or the"
         " project's own ([eval].tools); echo need not be listed where the script calls it."

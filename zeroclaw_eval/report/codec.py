@@ -38,7 +38,11 @@ from zeroclaw_eval.report.model import (
 #   9: case `xfail` (`reason`, `strict`, `field`: the fixture's mark, or null) and the
 #      counts `xfailed` and `xpassed` (a case marked xfail counts there, not as
 #      passed, failed or error).
-FORMAT_VERSION = 9
+#  10: case `cluster` (the fixture's); each repeated case's `repeats.interval` (Wilson
+#      95 %), `repeats.suspect` and `repeats.check_flips`; suite `repeat_rate` (`mean`,
+#      `standard_error`, `low`, `high`, `clusters`, `cases`: the repeated cases' pass
+#      rate, with its Student-t 95 % interval over clusters; null without a repeat).
+FORMAT_VERSION = 10
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -67,6 +71,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "history": history_to_list(report.history),
         "category_totals": report.category_totals(),
         "details": report.details,
+        "repeat_rate": asdict(rate) if (rate := report.repeat_rate()) else None,
     }
 
 
@@ -101,6 +106,7 @@ def _identity_fields(case: CaseReport) -> dict[str, Any]:
         "path": case.path,
         "model_name": case.model_name,
         "id": case.id,
+        "cluster": case.cluster,
         "status": case.status,
         "change": case.change,
         "score": case.score,
@@ -138,6 +144,9 @@ def _repeats_to_dict(stats: RepeatStats | None) -> dict[str, Any] | None:
         "check_passes": stats.check_passes,
         "check_runs": stats.check_runs,
         "flaky_checks": stats.flaky_checks,
+        "interval": list(stats.interval),
+        "suspect": stats.suspect,
+        "check_flips": stats.check_flips,
     }
 
 

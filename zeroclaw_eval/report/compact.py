@@ -78,6 +78,7 @@ def compact_case(case: CaseReport) -> CaseReport:
         record=None,
         source=None,
         id=case.id,
+        cluster=case.cluster,
         repeats=case.repeats,
         change=case.change,
         judged=case.judged,

@@ -15,6 +15,7 @@ from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
 from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, Baseline, HistoryPoint, is_new_failure
+from zeroclaw_eval.report.statistics import SuiteRate, check_flips, suite_rate, suspect_note, wilson_interval
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 #: What a case marked `xfail` came to: it did not pass, as expected, or it passed.
@@ -108,6 +109,22 @@ class RepeatStats:
         return self.pass_rate >= self.min_pass_rate
 
     @property
+    def interval(self) -> tuple[float, float]:
+        """The Wilson 95 % interval of the pass rate: where the rate of many more runs
+        would lie (`report.statistics`)."""
+        return wilson_interval(self.passed, self.runs)
+
+    @property
+    def suspect(self) -> str | None:
+        """A note on a case that passed none of five or more runs: its task may be broken."""
+        return suspect_note(self.passed, self.runs)
+
+    @property
+    def check_flips(self) -> dict[str, int]:
+        """Per check that flipped: the runs that went against its usual result."""
+        return check_flips(self.check_passes, self.check_runs, self.runs)
+
+    @property
     def flaky_checks(self) -> list[str]:
         """Checks that passed in some runs and failed in others (runs that graded nothing
         say nothing about a check)."""
@@ -142,6 +159,8 @@ class CaseReport:
     source: str | None = None
     #: The fixture's `id` (a tracker id, say), when it has one.
     id: str | None = None
+    #: The fixture's `cluster`: cases in one count as one unit of a suite's repeated pass rate.
+    cluster: str | None = None
     #: For a case run several times (`run --repeat K`): how the runs went.
     repeats: RepeatStats | None = None
     #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
@@ -332,6 +351,11 @@ class SuiteReport:
     def empty_shard(self) -> bool:
         """A shard that drew no fixture of a suite that has some (more shards than fixtures)."""
         return self.shard is not None and self.shard.suite_size > 0 and not self.deselected and not self.cases
+
+    def repeat_rate(self) -> SuiteRate | None:
+        """The suite's pass rate over its repeated cases' runs, with its interval (cases
+        of one `cluster` as one unit); None when no case was repeated."""
+        return suite_rate((case.cluster, case.repeats.pass_rate) for case in self.cases if case.repeats)
 
     def counts(self) -> dict[str, int]:
         """How many cases came to each outcome (`OUTCOMES`), plus the total."""

@@ -128,6 +128,9 @@ class _Repeats(_Strict):
     pass_all: bool | None = None
     stability: Literal["stable_pass", "flaky", "stable_fail"] | None = None
     flaky_checks: list[str] | None = None
+    interval: list[float] | None = None
+    suspect: str | None = None
+    check_flips: dict[str, Count] | None = None
 
 
 Status = Literal["passed", "failed", "error", "rejected"]
@@ -147,6 +150,7 @@ class _Case(_Strict):
     path: str
     model_name: str | None = None
     id: str | None = None
+    cluster: str | None = None
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
@@ -175,6 +179,7 @@ class _CompactCase(_Strict):
     path: str
     model_name: str | None = None
     id: str | None = None
+    cluster: str | None = None
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
@@ -233,13 +238,15 @@ class _Report(_Strict):
     history: list[_Point] | None = None
     category_totals: dict[str, dict[str, Count]] = {}
     details: Literal["failing", "all"] = "all"
+    # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
+    repeat_rate: dict[str, Any] | None = None
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
 
 #: The report shapes this version reads: from the first with `root` and `source` to the
 #: one `report.codec` writes (8 added `details` and compact records of passing cases).
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9, 10)
 #: The first version with `xfail` marks, and their counts.
 _XFAIL_SINCE = 9
 #: The first version with `details` and compact records.
@@ -340,6 +347,7 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         grades=[passing_check(c.check_id, c.category, c.pointer) for c in shape.checks],
         duration_ms=shape.duration_ms,
         id=shape.id,
+        cluster=shape.cluster,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
@@ -399,6 +407,7 @@ def _case(shape: _Case) -> CaseReport:
         ),
         source=shape.source,
         id=shape.id,
+        cluster=shape.cluster,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         xfail=_xfail(shape.xfail),

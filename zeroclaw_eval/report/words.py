@@ -18,3 +18,25 @@ RUN_ERROR_MEANING = (
     "A run error is a case that could not finish: the agent raised, timed out or strayed from"
     " its script, or a live provider failed; each case says which."
 )
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage: `82%`."""
+    return f"{share:.0%}"
+
+
+def interval_words(low: float, high: float) -> str:
+    """A 95 % interval of a rate: `95% interval 40% to 89%`."""
+    return f"95% interval {low:.0%} to {high:.0%}"
+
+
+def suite_rate_words(mean: float, low: float, high: float, clusters: int, cases: int) -> str:
+    """A suite's pass rate over repeated runs, with its interval and what it counts."""
+    units = (
+        plural(cases, "case")
+        if clusters == cases
+        else f"{plural(clusters, 'cluster')} of {plural(cases, 'case')}"
+    )
+    if clusters < 2:
+        return f"pass rate over repeated runs: {percent(mean)} (one unit: no interval; over {units})"
+    return f"pass rate over repeated runs: {percent(mean)} ({interval_words(low, high)}, over {units})"

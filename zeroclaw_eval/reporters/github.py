@@ -31,7 +31,7 @@ from zeroclaw_eval.report.model import (
     CaseReport,
     SuiteReport,
 )
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, suite_rate_words
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -226,13 +226,21 @@ def _repeats_section(report: SuiteReport, head: list[str], body: list[str]) -> N
     classes = Counter(case.repeats.stability for case in repeated if case.repeats is not None)
     counts = ", ".join(f"{STABILITY_LABELS[kind]} {classes[kind]}" for kind in STABILITY_LABELS)
     head.append(f"Repeated runs: {counts}\n\n")
+    rate = report.repeat_rate()
+    if rate is not None:
+        words = suite_rate_words(rate.mean, rate.low, rate.high, rate.clusters, rate.cases)
+        head.append(f"{words[:1].upper()}{words[1:]}\n\n")
     rows = [case for case in repeated if case.repeats is not None and case.repeats.stability != "stable_pass"]
     if rows:
-        body.append("| case | runs | passed |\n|---|---:|---:|\n")
+        body.append("| case | runs | passed | 95% interval |\n|---|---:|---:|---:|\n")
         for case in rows:
-            assert case.repeats is not None
-            kind = STABILITY_LABELS[case.repeats.stability]
-            body.append(f"| {code(case.path)} | {kind} | {case.repeats.passed}/{case.repeats.runs} |\n")
+            runs = case.repeats
+            assert runs is not None
+            low, high = runs.interval
+            kind = STABILITY_LABELS[runs.stability]
+            body.append(
+                f"| {code(case.path)} | {kind} | {runs.passed}/{runs.runs} | {low:.0%} to {high:.0%} |\n"
+            )
         body.append("\n")
 
 

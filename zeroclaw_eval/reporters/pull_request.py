@@ -38,7 +38,7 @@ from zeroclaw_eval.report.model import (
     CaseReport,
     SuiteReport,
 )
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, interval_words
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
@@ -292,8 +292,10 @@ def _flaky_section(head: SuiteReport) -> list[str]:
     lines = [f"### Flaky (passed some of their runs) ({len(flaky)})\n\n"]
     for case in flaky:
         assert case.repeats is not None
+        runs = case.repeats
         lines.append(
-            f"- {code(case.path, cell=False)}: passed {case.repeats.passed} of {case.repeats.runs} runs\n"
+            f"- {code(case.path, cell=False)}: passed {runs.passed} of {runs.runs} runs"
+            f" ({interval_words(*runs.interval)})\n"
         )
     lines.append("\n")
     return lines

@@ -39,7 +39,13 @@ from zeroclaw_eval.report.model import (
     RepeatStats,
     SuiteReport,
 )
-from zeroclaw_eval.report.words import NOTHING_RAN, RUN_ERROR_MEANING, plural
+from zeroclaw_eval.report.words import (
+    NOTHING_RAN,
+    RUN_ERROR_MEANING,
+    interval_words,
+    plural,
+    suite_rate_words,
+)
 from zeroclaw_eval.reporters.paint import paint, passed_mark, verdict_line
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import log_line, one_line, visible
@@ -142,9 +148,12 @@ def repeat_summary(runs: RepeatStats) -> str:
     flaky = [f"{_line(check)} {runs.check_passes[check]}/{runs.runs}" for check in runs.flaky_checks]
     flakes = f"; flaky: {', '.join(flaky)}" if flaky else ""
     kind = STABILITY_LABELS[runs.stability]
+    suspect = f"; {runs.suspect}" if runs.suspect else ""
+    rate = f"{runs.pass_rate:.0%}, {interval_words(*runs.interval)}"
     return (
-        f"{kind}: {runs.passed}/{runs.runs} runs passed ({runs.pass_rate:.0%}{gate}); pass@{runs.runs}"
-        f" {'yes' if runs.pass_at_k else 'no'}, pass^{runs.runs} {'yes' if runs.pass_all else 'no'}{flakes}"
+        f"{kind}: {runs.passed}/{runs.runs} runs passed ({rate}{gate});"
+        f" pass@{runs.runs} {'yes' if runs.pass_at_k else 'no'},"
+        f" pass^{runs.runs} {'yes' if runs.pass_all else 'no'}{flakes}{suspect}"
     )
 
 
@@ -189,6 +198,9 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
         lines.extend(["", paint("not passed:", "bold", color), *recap])
     lines.extend(_changes(report, color))
     passed = report.exit_code() == ExitCode.OK
+    rate = report.repeat_rate()
+    if rate is not None:
+        lines.extend(["", suite_rate_words(rate.mean, rate.low, rate.high, rate.clusters, rate.cases)])
     lines.extend(["", verdict_line(_summary(report), passed, color)])
     if report.counts()[ERROR]:
         lines.append(paint(RUN_ERROR_MEANING, "dim", color))

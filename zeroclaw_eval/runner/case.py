@@ -109,7 +109,13 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
         return CaseReport(
-            case.name, shown, trace.model_name, error=seeding, id=trace.id, xfail=_xfail_of(case)
+            case.name,
+            shown,
+            trace.model_name,
+            error=seeding,
+            id=trace.id,
+            cluster=trace.cluster,
+            xfail=_xfail_of(case),
         )
     # The grades stand: they were taken before the clean-up. What it could not remove is
     # a run error of the case, so the exit code and every report say which folder is left.
@@ -122,6 +128,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         path=shown,
         model_name=trace.model_name,
         id=trace.id,
+        cluster=trace.cluster,
         xfail=_xfail_of(case),
         grades=[_located(case, g) for g in grades],
         error=_case_error(case, error) if error else None,

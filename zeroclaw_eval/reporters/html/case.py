@@ -13,6 +13,7 @@ from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
 from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, XFAILED, XPASSED, CaseReport, RepeatStats
+from zeroclaw_eval.report.words import interval_words
 from zeroclaw_eval.reporters.html.diff import diff_view
 from zeroclaw_eval.reporters.safety import referenced
 
@@ -152,7 +153,8 @@ def _repeats(out: list[str], runs: RepeatStats, passed: bool) -> None:
     out.append(
         f'      <h3>Runs</h3>\n      <div class="check repeats">\n'
         f'        <span class="stability {runs.stability}">{STABILITY_LABELS[runs.stability]}</span> ·\n'
-        f"        {text(runs.passed)} of {text(runs.runs)} runs passed ({runs.pass_rate * 100:.0f} %) ·\n"
+        f"        {text(runs.passed)} of {text(runs.runs)} runs passed ({runs.pass_rate * 100:.0f} %,"
+        f" {text(interval_words(*runs.interval))}) ·\n"
         f"        pass@{text(runs.runs)}"
         f" {'yes' if runs.pass_at_k else 'no'} · pass^{text(runs.runs)} {'yes' if runs.pass_all else 'no'}\n"
     )
@@ -170,6 +172,8 @@ def _repeats(out: list[str], runs: RepeatStats, passed: bool) -> None:
             for check in flaky
         )
         out.append("</ul>\n")
+    if runs.suspect:
+        out.append(f'        <div class="bad">{text(runs.suspect)}</div>\n')
     which = "a passing run" if passed else "the first failing run"
     out.append(f'        <div class="meta">The checks below are those of {which}.</div>\n      </div>\n')
 

@@ -20,7 +20,7 @@ from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.compact import compact_case, written_compact
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, suite_rate_words
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
@@ -80,6 +80,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
             report=report,
             counts=report.counts(),
             run_error_meaning=RUN_ERROR_MEANING,
+            repeat_rate=_repeat_rate(report),
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == ExitCode.OK else "failed",
             cases=_CASES_SLOT,
@@ -114,4 +115,15 @@ def pieces(report: SuiteReport) -> Iterator[str]:
 # unworded and no run, the page `render` makes from the run's JSON report; with `all`
 # every word and the whole run. Every passing case's timeline made a page
 # of about 4.6 KB a case (46 MB at 10,000 cases) and kept every record in memory.
+
+
+def _repeat_rate(report: SuiteReport) -> str | None:
+    """The suite's pass rate over repeated runs, in words (None without a repeated case)."""
+    rate = report.repeat_rate()
+    if rate is None:
+        return None
+    words = suite_rate_words(rate.mean, rate.low, rate.high, rate.clusters, rate.cases)
+    return words[:1].upper() + words[1:]
+
+
 REPORTER = Reporter.streaming("html", pieces, passing_details=False)

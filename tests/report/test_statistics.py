@@ -1,0 +1,172 @@
+"""`report.statistics`: the intervals of repeated live runs, against published values and,
+end to end, against a loopback model whose answers pass with a known probability."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.builders import write_fixture
+from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
+from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
+from zeroclaw_eval.report.statistics import (
+    check_flips,
+    suite_rate,
+    suspect_note,
+    t_cdf,
+    t_quantile,
+    wilson_interval,
+)
+from zeroclaw_eval.runner import RunOptions, run_suite
+
+
+@pytest.mark.parametrize(
+    ("df", "quantile"),
+    # Student's t, two-sided 95 % (the 0.975 quantile), as printed in every table.
+    [(1, 12.706), (2, 4.303), (3, 3.182), (5, 2.571), (10, 2.228), (20, 2.086), (30, 2.042), (120, 1.980)],
+)
+def test_the_t_quantile_is_the_tables(df: int, quantile: float) -> None:
+    assert t_quantile(0.975, df) == pytest.approx(quantile, abs=5e-4)
+    assert t_cdf(t_quantile(0.975, df), df) == pytest.approx(0.975, abs=1e-9)
+    assert t_quantile(0.025, df) == pytest.approx(-quantile, abs=5e-4)
+
+
+@pytest.mark.parametrize(
+    ("passed", "runs", "low", "high"),
+    # Wilson score intervals at 95 % (Newcombe 1998, and by hand from the formula).
+    [(0, 10, 0.0, 0.2775), (10, 10, 0.7225, 1.0), (5, 10, 0.2366, 0.7634), (81, 263, 0.2553, 0.3662)],
+)
+def test_the_wilson_interval_is_the_published_one(passed: int, runs: int, low: float, high: float) -> None:
+    assert wilson_interval(passed, runs) == pytest.approx((low, high), abs=5e-4)
+
+
+def test_a_rate_that_is_not_one_is_refused() -> None:
+    for passed, runs in ((3, 2), (-1, 2), (0, 0)):
+        with pytest.raises(ValueError, match="no pass rate"):
+            wilson_interval(passed, runs)
+
+
+def test_a_case_that_never_passed_five_runs_is_suspect_and_four_say_too_little() -> None:
+    assert suspect_note(0, 4) is None
+    assert suspect_note(1, 20) is None
+    note = suspect_note(0, 5)
+    assert note is not None
+    assert note.startswith("suspect: 0 of 5 runs passed")
+
+
+def test_a_checks_flips_are_the_runs_against_its_usual_result() -> None:
+    # 7 of 10 passed: 3 flips; 1 of 4 graded: 1 flip; never failing: not listed.
+    flips = check_flips({"a": 7, "b": 1, "c": 10}, {"b": 4}, 10)
+    assert flips == {"a": 3, "b": 1}
+
+
+def test_cases_of_one_cluster_count_as_one_unit() -> None:
+    # A cluster of {1.0, 0.0} is one unit at 0.5; with two lone cases, three units.
+    rate = suite_rate([("a", 1.0), ("a", 0.0), (None, 0.2), (None, 0.8)])
+    assert rate is not None
+    assert (rate.clusters, rate.cases) == (3, 4)
+    assert rate.mean == pytest.approx(0.5)
+    # sd of (0.5, 0.2, 0.8) is 0.3; the error 0.3 / sqrt(3); t with 2 degrees of freedom.
+    assert rate.standard_error == pytest.approx(0.3 / 3**0.5)
+    margin = 4.3027 * 0.3 / 3**0.5
+    assert (rate.low, rate.high) == pytest.approx((max(0.0, 0.5 - margin), min(1.0, 0.5 + margin)), abs=1e-3)
+    # Unclustered, the same four are four units: a narrower claim, as it should be.
+    loose = suite_rate([(None, 1.0), (None, 0.0), (None, 0.2), (None, 0.8)])
+    assert loose is not None
+    assert loose.clusters == 4
+
+
+def test_one_unit_claims_no_interval_and_no_case_no_rate() -> None:
+    rate = suite_rate([("a", 0.6), ("a", 0.8)])
+    assert rate is not None
+    assert (rate.mean, rate.low, rate.high, rate.clusters) == (pytest.approx(0.7), 0.0, 1.0, 1)
+    assert suite_rate([]) is None
+
+
+# --- end to end: a loopback model that passes with a known probability ----------------------
+
+#: The probability the loopback model answers with the word the cases look for.
+TRUE_RATE = 0.7
+CASES, RUNS = 200, 10
+
+
+class _CoinModel(BaseHTTPRequestHandler):
+    """An OpenAI Chat Completions endpoint whose answer holds "yes" with TRUE_RATE."""
+
+    coin = random.Random(2026)
+    lock = threading.Lock()
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with self.lock:
+            word = "yes" if self.coin.random() < TRUE_RATE else "no"
+        body = json.dumps(
+            {
+                "choices": [{"message": {"role": "assistant", "content": word}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def coin_model() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CoinModel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_repeated_runs_intervals_cover_the_true_pass_rate(tmp_path: Path, coin_model: str) -> None:
+    # 200 cases, each run 10 times against a model that passes 70 % of the time: a 95 %
+    # interval must cover 0.7 for at least 90 % of the cases (seeded: the same every run).
+    suite = tmp_path / "suite"
+    for number in range(CASES):
+        fixture = {
+            "model_name": f"coin-{number}",
+            "cluster": f"task-{number // 4}",  # four paraphrases of each of 50 tasks
+            "turns": [{"user_input": f"Toss {number}"}],
+            "expects": {"response_contains": ["yes"]},
+        }
+        write_fixture(suite, f"coin_{number:03}.json", fixture)
+    settings = ProviderSettings(base_url=coin_model, model="coin", max_retries=0)
+    live = LiveOptions(settings, "sk-test")
+    options = RunOptions(mode="live", live=live, repeat=RUNS, case_timeout_secs=10.0)
+    options = RunOptions(mode="live", live=live, repeat=RUNS, case_timeout_secs=10.0)
+    report = run_suite(suite, options)
+    stats = [case.repeats for case in report.cases]
+    assert len(stats) == CASES
+    assert all(s is not None and s.runs == RUNS for s in stats)
+    covered = sum(low <= TRUE_RATE <= high for low, high in (s.interval for s in stats if s is not None))
+    assert covered >= 0.9 * CASES, f"{covered} of {CASES} intervals cover {TRUE_RATE}"
+    # The suite's rate over 50 clusters: its t interval covers the true rate too.
+    rate = report.repeat_rate()
+    assert rate is not None
+    assert (rate.clusters, rate.cases) == (50, CASES)
+    assert rate.low <= TRUE_RATE <= rate.high
+    assert rate.high - rate.low < 0.15  # 2,000 runs pin the rate down
+    # The JSON report carries what the reporters show, and reads back to the same numbers.
+    data = report_to_dict(report)
+    assert data["repeat_rate"]["clusters"] == 50
+    assert data["cases"][0]["cluster"] == "task-0"
+    assert data["cases"][0]["repeats"]["interval"] == list(report.cases[0].repeats.interval)  # type: ignore[union-attr]
+    again = report_from_dict(json.loads(json.dumps(data)))
+    assert again.repeat_rate() == rate
