@@ -182,6 +182,8 @@ def test_the_json_shape_round_trips() -> None:
         "fail_on": "new-failures",
         "counts": {NEW_FAILURE: 0, FIXED: 1, STILL_FAILING: 0, NEW: 0, REMOVED: 1, STILL_PASSING: 0},
         "removed": [{"name": "r.json", "path": "evals/r.json", "id": "T-9", "status": "passed"}],
+        "paired": None,
+        "alpha": 0.05,
     }
     report = SuiteReport("s", "replay", [], 1.0, "0.1.0", baseline=baseline)
     assert report_from_dict(report_to_dict(report)).baseline == baseline

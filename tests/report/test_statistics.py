@@ -18,6 +18,7 @@ from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.statistics import (
     check_flips,
+    paired_change,
     suite_rate,
     suspect_note,
     t_cdf,
@@ -170,3 +171,35 @@ def test_repeated_runs_intervals_cover_the_true_pass_rate(tmp_path: Path, coin_m
     assert data["cases"][0]["repeats"]["interval"] == list(report.cases[0].repeats.interval)  # type: ignore[union-attr]
     again = report_from_dict(json.loads(json.dumps(data)))
     assert again.repeat_rate() == rate
+
+
+def test_the_sign_test_counts_only_the_cases_that_moved() -> None:
+    # 16 fell, none rose, 24 stayed: the 24 say nothing; 0.5 ** 16 of a chance.
+    pairs = [(1.0, 0.0)] * 16 + [(1.0, 1.0)] * 20 + [(0.0, 0.0)] * 4
+    change = paired_change(pairs)
+    assert (change.worse, change.better) == (16, 0)
+    assert change.p_value == pytest.approx(0.5**16)
+    assert change.significant(0.05)
+    # 3 fell and 1 rose: P(at least 3 of 4 fall) = 5 / 16, within noise.
+    mixed = paired_change([(0.9, 0.5), (0.7, 0.6), (1.0, 0.9), (0.2, 0.4)])
+    assert (mixed.worse, mixed.better, mixed.p_value) == (3, 1, 5 / 16)
+    assert not mixed.significant(0.05)
+    # More rose than fell is never a significant regression, whatever the level.
+    assert not paired_change([(0.0, 1.0)] * 10).significant(0.999)
+    assert paired_change([]).p_value == 1.0
+
+
+def test_a_saved_reports_paired_test_is_re_derived_from_its_counts() -> None:
+    from zeroclaw_eval.report.baseline import Baseline
+    from zeroclaw_eval.report.model import SuiteReport
+
+    paired = paired_change([(1.0, 0.0)] * 5)
+    baseline = Baseline("b.json", "sha256:0", "1", "significant-regression", paired=paired, alpha=0.01)
+    report = SuiteReport("s", "live", baseline=baseline)
+    data = report_to_dict(report)
+    assert data["baseline"]["paired"] == {"worse": 5, "better": 0, "p_value": 1 / 32}
+    data["baseline"]["paired"]["p_value"] = 0.9  # a file's say-so is not the test's
+    again = report_from_dict(json.loads(json.dumps(data)))
+    assert again.baseline is not None
+    assert again.baseline.paired == paired
+    assert again.baseline.alpha == 0.01

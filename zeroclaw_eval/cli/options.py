@@ -308,7 +308,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 #: `report.baseline.FAIL_ON`, spelt out: importing that module (its dataclasses) would
 #: slow every `zeroclaw --help`. A test holds the two equal.
-FAIL_ON = ("any", "new-failures")
+FAIL_ON = ("any", "new-failures", "significant-regression")
 
 
 def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -318,11 +318,13 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
     live run's tokens."""
 
     @functools.wraps(command)
-    def read(*args: Any, baseline: Path | None, fail_on: str, history: Path | None, **kwargs: Any) -> Any:
+    def read(
+        *args: Any, baseline: Path | None, fail_on: str, alpha: float, history: Path | None, **kwargs: Any
+    ) -> Any:
         from zeroclaw_eval.report.saved import plan_comparison
 
         with exit_on_error():
-            comparison = plan_comparison(baseline, fail_on, history)
+            comparison = plan_comparison(baseline, fail_on, history, alpha)
         return command(*args, comparison=comparison, **kwargs)
 
     options = [
@@ -340,7 +342,18 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="any: exit 1 when a case does not pass. new-failures: only on a new failure (a case"
             " that passed in the --baseline does not pass now, or a case not in it does not pass)"
-            " or a rejected fixture: a ratchet, for suites not at 100%.",
+            " or a rejected fixture: a ratchet, for suites not at 100%. significant-regression (live"
+            " suites, whose cases pass by chance): only when the cases the baseline shares fell more"
+            " than noise explains (a one-sided paired sign test at --alpha), a case not in it does"
+            " not pass, or a fixture is rejected.",
+        ),
+        click.option(
+            "--alpha",
+            type=float,
+            default=0.05,
+            show_default=True,
+            help="With --fail-on significant-regression: the chance of failing a change that made"
+            " nothing worse (a false alarm) the gate accepts.",
         ),
         click.option(
             "--history",

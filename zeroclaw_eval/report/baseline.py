@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from zeroclaw_eval.report.statistics import DEFAULT_ALPHA, PairedChange
+
 NEW_FAILURE, FIXED, STILL_FAILING, STILL_PASSING, NEW, REMOVED = (
     "new_failure",
     "fixed",
@@ -40,10 +42,13 @@ LABELS = {change: change.replace("_", " ") for change in CHANGES}
 #: only counted.
 SHOWN = (NEW_FAILURE, FIXED, NEW, REMOVED)
 
-#: `--fail-on` policies: any case that does not pass fails the run (the default), or only
-#: a new failure since the baseline does (`is_new_failure`).
-FAIL_ON_ANY, FAIL_ON_NEW_FAILURES = "any", "new-failures"
-FAIL_ON = (FAIL_ON_ANY, FAIL_ON_NEW_FAILURES)
+#: `--fail-on` policies: any case that does not pass fails the run (the default); only a
+#: new failure since the baseline does (`is_new_failure`); or, for live suites whose cases
+#: pass and fail by chance, only a fall of the cases the baseline shares that a paired
+#: sign test calls significant (`statistics.paired_change`), besides what no noise
+#: explains: a new case that fails, a rejected fixture, a pass under a strict `xfail`.
+FAIL_ON_ANY, FAIL_ON_NEW_FAILURES, FAIL_ON_SIGNIFICANT = "any", "new-failures", "significant-regression"
+FAIL_ON = (FAIL_ON_ANY, FAIL_ON_NEW_FAILURES, FAIL_ON_SIGNIFICANT)
 
 
 def is_new_failure(change: str | None, passed: bool) -> bool:
@@ -95,9 +100,13 @@ class Baseline:
     digest: str
     #: The zeroclaw-eval version that wrote it.
     tool_version: str
-    #: `any` or `new-failures` (see `FAIL_ON`).
+    #: `any`, `new-failures` or `significant-regression` (see `FAIL_ON`).
     fail_on: str = FAIL_ON_ANY
     removed: list[RemovedCase] = field(default_factory=list)
+    #: The paired sign test of the cases both runs have (None: not taken, as in a report
+    #: of a version before it), and the level `significant-regression` gates at.
+    paired: PairedChange | None = None
+    alpha: float = DEFAULT_ALPHA
 
 
 @dataclass(frozen=True)
@@ -208,6 +217,8 @@ def baseline_to_dict(baseline: Baseline | None, changes: Iterable[str | None]) -
         "fail_on": baseline.fail_on,
         "counts": counts(changes, baseline.removed),
         "removed": [asdict(case) for case in baseline.removed],
+        "paired": asdict(baseline.paired) if baseline.paired is not None else None,
+        "alpha": baseline.alpha,
     }
 
 

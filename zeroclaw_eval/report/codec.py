@@ -41,7 +41,8 @@ from zeroclaw_eval.report.model import (
 #  10: case `cluster` (the fixture's); each repeated case's `repeats.interval` (Wilson
 #      95 %), `repeats.suspect` and `repeats.check_flips`; suite `repeat_rate` (`mean`,
 #      `standard_error`, `low`, `high`, `clusters`, `cases`: the repeated cases' pass
-#      rate, with its Student-t 95 % interval over clusters; null without a repeat).
+#      rate, with its Student-t 95 % interval over clusters; null without a repeat);
+#      `baseline.paired` (the paired sign test) and `baseline.alpha`.
 FORMAT_VERSION = 10
 
 

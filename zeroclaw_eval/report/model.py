@@ -6,6 +6,7 @@ exit status; nothing here prints, and nothing re-runs or re-grades.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from zeroclaw_eval._support.frozen import quick_init
@@ -14,8 +15,24 @@ from zeroclaw_eval.cases.location import FieldRef, FixtureProblem
 from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.errors import STOPPED_BY, ExitCode
 from zeroclaw_eval.grading.result import CATEGORIES, GradeResult
-from zeroclaw_eval.report.baseline import FAIL_ON_NEW_FAILURES, Baseline, HistoryPoint, is_new_failure
-from zeroclaw_eval.report.statistics import SuiteRate, check_flips, suite_rate, suspect_note, wilson_interval
+from zeroclaw_eval.report.baseline import (
+    FAIL_ON_NEW_FAILURES,
+    FAIL_ON_SIGNIFICANT,
+    NEW,
+    Baseline,
+    HistoryPoint,
+    is_new_failure,
+    matched,
+)
+from zeroclaw_eval.report.statistics import (
+    PairedChange,
+    SuiteRate,
+    check_flips,
+    paired_change,
+    suite_rate,
+    suspect_note,
+    wilson_interval,
+)
 
 PASSED, FAILED, ERROR, REJECTED = "passed", "failed", "error", "rejected"
 #: What a case marked `xfail` came to: it did not pass, as expected, or it passed.
@@ -245,6 +262,16 @@ class CaseReport:
         return is_new_failure(change, not blocks) or (blocks and self.outcome == XPASSED)
 
     @property
+    def measured_rate(self) -> float | None:
+        """What this case's run says of the agent, for a paired comparison: the pass rate of
+        its runs (`--repeat`), else 1 or 0; None for a rejected fixture, which measured nothing."""
+        if self.status == REJECTED:
+            return None
+        if self.repeats is not None:
+            return self.repeats.pass_rate
+        return 0.0 if self.blocks_gate else 1.0
+
+    @property
     def partial(self) -> bool:
         """True when the grades come from the partial record of a run that errored."""
         return self.error is not None and bool(self.grades)
@@ -343,6 +370,18 @@ class SuiteReport:
             # no run of it can ever pass.
             regressed = any(case.new_failure(case.change) or case.status == REJECTED for case in self.cases)
             return ExitCode.gate(not regressed)
+        if self.cases and self.baseline is not None and self.baseline.fail_on == FAIL_ON_SIGNIFICANT:
+            # The cases both runs have fail the gate together, by the paired test; what no
+            # noise explains fails alone: a new case that does not pass, a rejected fixture,
+            # a pass under a strict xfail mark. A report without the test fails closed.
+            paired = self.baseline.paired
+            fell = paired is None or paired.significant(self.baseline.alpha)
+            alone = any(
+                case.status == REJECTED
+                or (case.blocks_gate and (case.change == NEW or case.outcome == XPASSED))
+                for case in self.cases
+            )
+            return ExitCode.gate(not fell and not alone)
         if not self.cases and self.empty_shard:
             return ExitCode.OK  # the other shards hold the suite's cases; merging checks they all ran
         return ExitCode.gate(bool(self.cases) and not any(case.blocks_gate for case in self.cases))
@@ -374,3 +413,12 @@ class SuiteReport:
                 into["passed"] += numbers["passed"]
                 into["total"] += numbers["total"]
         return {c: totals[c] for c in CATEGORIES if c in totals}
+
+
+def paired_against(cases: Sequence[CaseReport], base: Sequence[CaseReport]) -> PairedChange:
+    """The paired sign test of `cases` against the `base` run's cases they match
+    (`baseline.matched`): each pair's measured rates, rejected fixtures left out."""
+    rates = ((base[j].measured_rate, cases[i].measured_rate) for i, j in matched(cases, base).items())
+    return paired_change(
+        (before, after) for before, after in rates if before is not None and after is not None
+    )

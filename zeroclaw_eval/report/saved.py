@@ -72,38 +72,48 @@ class Comparison:
         digest: str = "",
         fail_on: str = "any",
         history: list[HistoryPoint] | None = None,
+        alpha: float = 0.05,
     ) -> None:
         self.baseline, self.path, self.digest = baseline, path, digest
-        self.fail_on, self.history = fail_on, history
+        self.fail_on, self.history, self.alpha = fail_on, history, alpha
 
     def apply(self, report: SuiteReport) -> None:
         """Mark each case of `report` with its change, and attach the baseline and history."""
         from zeroclaw_eval.report.baseline import Baseline, compare
+        from zeroclaw_eval.report.model import paired_against
 
         if self.baseline is not None:
-            changes, removed = compare(report.cases, self.baseline.cases)
+            before = self.baseline.cases
+            changes, removed = compare(report.cases, before)
             for case, change in zip(report.cases, changes, strict=True):
                 case.change = change
+            paired = paired_against(report.cases, before)
             tool_version = self.baseline.tool_version
-            report.baseline = Baseline(self.path, self.digest, tool_version, self.fail_on, removed)
+            report.baseline = Baseline(
+                self.path, self.digest, tool_version, self.fail_on, removed, paired=paired, alpha=self.alpha
+            )
         report.history = self.history
 
 
-def plan_comparison(baseline: Path | None, fail_on: str, history: Path | None) -> Comparison:
+def plan_comparison(
+    baseline: Path | None, fail_on: str, history: Path | None, alpha: float = 0.05
+) -> Comparison:
     """The baseline and history read and checked, before anything runs."""
     import hashlib
 
-    if fail_on == "new-failures" and baseline is None:
+    if fail_on != "any" and baseline is None:
         raise UsageError(
-            "--fail-on new-failures fails only on regressions since a baseline;"
+            f"--fail-on {fail_on} fails only on regressions since a baseline;"
             " give --baseline REPORT.json (a JSON report of an earlier run)"
         )
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha {alpha:g}: the chance of a false alarm, above 0 and below 1 (e.g. 0.05)")
     points = read_history(history) if history is not None else None
     if baseline is None:
-        return Comparison(fail_on=fail_on, history=points)
+        return Comparison(fail_on=fail_on, history=points, alpha=alpha)
     previous, data = read_report_bytes(baseline, role="--baseline ", hint=_BASELINE_HINT)
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    return Comparison(previous, str(baseline), digest, fail_on, points)
+    return Comparison(previous, str(baseline), digest, fail_on, points, alpha)
 
 
 def read_history(path: Path) -> list[HistoryPoint]:

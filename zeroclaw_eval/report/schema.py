@@ -36,6 +36,7 @@ from zeroclaw_eval.report.model import (
     SuiteReport,
     XfailMark,
 )
+from zeroclaw_eval.report.statistics import paired_change
 
 #: A count a report holds (tokens, cases, checks): a whole number no larger than any
 #: count the harness writes, so that a report edited (or made up) to hold `Infinity` or a
@@ -207,13 +208,21 @@ class _Removed(_Strict):
     status: Status
 
 
+class _Paired(_Strict):
+    worse: Count
+    better: Count
+    p_value: float = Field(ge=0, le=1)
+
+
 class _Baseline(_Strict):
     path: str
     digest: str
     tool_version: str
-    fail_on: Literal["any", "new-failures"]
+    fail_on: Literal["any", "new-failures", "significant-regression"]
     counts: dict[str, Count] = {}
     removed: list[_Removed]
+    paired: _Paired | None = None
+    alpha: float = Field(default=0.05, gt=0, lt=1)
 
 
 class _Point(_Strict):
@@ -336,7 +345,17 @@ def _baseline(shape: _Baseline | None) -> Baseline | None:
     if shape is None:
         return None
     removed = [RemovedCase(r.name, r.path, r.id, r.status) for r in shape.removed]
-    return Baseline(shape.path, shape.digest, shape.tool_version, shape.fail_on, removed)
+    paired = shape.paired
+    return Baseline(
+        shape.path,
+        shape.digest,
+        shape.tool_version,
+        shape.fail_on,
+        removed,
+        # Re-derived from its counts: the p-value is the test's, never a file's say-so.
+        paired=paired_change([(1, 0)] * paired.worse + [(0, 1)] * paired.better) if paired else None,
+        alpha=shape.alpha,
+    )
 
 
 def _compact_case(shape: _CompactCase) -> CaseReport:

@@ -159,3 +159,37 @@ def _incomplete_beta(a: float, b: float, x: float) -> float:
         if abs(c * d - 1) < 1e-15:
             break
     return math.exp(log_front) * fraction / a
+
+
+#: The chance of a false alarm `--fail-on significant-regression` accepts by default.
+DEFAULT_ALPHA = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class PairedChange:
+    """A change against a base run of the same cases, as a paired sign test sees it."""
+
+    #: Cases whose pass rate fell (a pass that now fails, for a case run once), and rose.
+    worse: int
+    better: int
+    #: The one-sided p-value: the chance of at least `worse` of the `worse + better`
+    #: cases that moved falling, were a fall and a rise equally likely (no change).
+    p_value: float
+
+    def significant(self, alpha: float) -> bool:
+        """Whether the fall is too large to be noise at the `alpha` level."""
+        return self.worse > self.better and self.p_value < alpha
+
+
+def paired_change(pairs: Iterable[tuple[float, float]]) -> PairedChange:
+    """The sign test (exact McNemar, for cases run once) over (base rate, head rate) pairs
+    of the same cases: the cases that did not move carry no evidence either way."""
+    worse = better = 0
+    for before, after in pairs:
+        if after < before:
+            worse += 1
+        elif after > before:
+            better += 1
+    moved = worse + better
+    tail = sum(math.comb(moved, k) for k in range(worse, moved + 1))
+    return PairedChange(worse, better, tail / 2**moved)

@@ -40,3 +40,11 @@ def suite_rate_words(mean: float, low: float, high: float, clusters: int, cases:
     if clusters < 2:
         return f"pass rate over repeated runs: {percent(mean)} (one unit: no interval; over {units})"
     return f"pass rate over repeated runs: {percent(mean)} ({interval_words(low, high)}, over {units})"
+
+
+def paired_words(worse: int, better: int, p_value: float, alpha: float) -> str:
+    """A paired sign test against a base run, and what it concludes at `alpha`."""
+    moved = f"{plural(worse, 'case')} worse, {better} better"
+    if worse > better and p_value < alpha:
+        return f"paired sign test: {moved}: significant (one-sided p = {p_value:.2g}, below {alpha:g})"
+    return f"paired sign test: {moved}: within noise (one-sided p = {p_value:.2g})"

@@ -37,8 +37,10 @@ from zeroclaw_eval.report.model import (
     XPASSED,
     CaseReport,
     SuiteReport,
+    paired_against,
 )
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING, interval_words
+from zeroclaw_eval.report.statistics import DEFAULT_ALPHA
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, interval_words, paired_words
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
@@ -189,6 +191,12 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     seconds = _seconds(base.duration_ms) if base is not None else None
     lines.append(_row("duration (s)", seconds, _seconds(head.duration_ms)))
     lines.append("\n")
+    if base is not None:
+        # Whether the change is more than chance, by the one test the gate uses
+        # (`--fail-on significant-regression`), at its default level.
+        paired = paired_against(head.cases, base.cases)
+        words = paired_words(paired.worse, paired.better, paired.p_value, DEFAULT_ALPHA)
+        lines.append(f"{words[:1].upper()}{words[1:]}.\n\n")
     if now[ERROR]:
         lines.append(f"{RUN_ERROR_MEANING}\n\n")
     return lines

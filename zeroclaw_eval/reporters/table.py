@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import (
-    FAIL_ON_NEW_FAILURES,
+    FAIL_ON_ANY,
     FIXED,
     LABELS,
     NEW_FAILURE,
@@ -43,6 +43,7 @@ from zeroclaw_eval.report.words import (
     NOTHING_RAN,
     RUN_ERROR_MEANING,
     interval_words,
+    paired_words,
     plural,
     suite_rate_words,
 )
@@ -224,6 +225,9 @@ def _changes(report: SuiteReport, color: bool) -> list[str]:
         status = f"was {row.status}" if row.index is None else row.status
         lines.append(f"  {label} {_line(row.path)}  ({status})")
     lines.append(f"  {describe_changes((c.change for c in report.cases), baseline.removed)}")
+    paired = baseline.paired
+    if paired is not None:
+        lines.append(f"  {paired_words(paired.worse, paired.better, paired.p_value, baseline.alpha)}")
     return lines
 
 
@@ -250,8 +254,8 @@ def _summary(report: SuiteReport) -> str:
     parts.extend(f"{counts[outcome]} {outcome}" for outcome in (XFAILED, XPASSED) if counts[outcome])
     passed = report.exit_code() == ExitCode.OK
     verdict = "INTERRUPTED" if report.interrupted else "PASSED" if passed else "FAILED"
-    if not report.interrupted and report.baseline and report.baseline.fail_on == FAIL_ON_NEW_FAILURES:
-        verdict += " (--fail-on new-failures)"
+    if not report.interrupted and report.baseline and report.baseline.fail_on != FAIL_ON_ANY:
+        verdict += f" (--fail-on {report.baseline.fail_on})"
     seconds = f"{report.duration_ms / 1000:.2f}s"
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"
 

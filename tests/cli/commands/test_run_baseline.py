@@ -53,6 +53,7 @@ def test_the_table_shows_what_changed_before_the_summary(compared: Path) -> None
         f"  new          {SUITE}/added.json  (failed)",
         f"  removed      {SUITE}/dropped.json  (was passed)",
         "  1 new failure, 1 fixed, 1 still failing, 1 new, 1 removed, 1 still passing",
+        "  paired sign test: 1 case worse, 1 better: within noise (one-sided p = 0.75)",
         "",
         "FAILED: 5 cases (2 passed, 3 failed) in " + block.rsplit(" in ", 1)[1].strip(),
     ]
@@ -83,6 +84,9 @@ def test_the_json_report_holds_the_baseline_and_each_cases_change(compared: Path
         "removed": [
             {"name": "dropped.json", "path": f"{SUITE}/dropped.json", "id": None, "status": "passed"}
         ],
+        # broken fell, mended rose; the rest did not move (added and dropped are unpaired).
+        "paired": {"worse": 1, "better": 1, "p_value": 0.75},
+        "alpha": 0.05,
     }
     assert {case["name"]: case["change"] for case in data["cases"]} == {
         "added.json": "new",
@@ -324,3 +328,60 @@ def test_a_named_pipe_is_refused_at_once_not_waited_on(compared: Path, option: s
     assert time.monotonic() - started < 10
     assert result.code == 2
     assert "pipe: it is a named pipe, not a file" in result.stderr
+
+
+def _forty(folder: Path, failing: range) -> None:
+    """A suite of 40 cases of which those numbered in `failing` fail."""
+    for number in range(40):
+        write_fixture(folder / SUITE, f"case_{number:02}.json", FAILING if number in failing else PASSING)
+
+
+@pytest.mark.parametrize(
+    ("now_failing", "code", "words"),
+    [
+        # 0.9 to 0.5: 16 cases fell and none rose; chance alone does that 1 time in 65,536.
+        (range(20, 40), 1, "16 cases worse, 0 better: significant (one-sided p = 1.5e-05, below 0.05)"),
+        # 0.9 to 0.875: one case fell, as likely as not by chance.
+        (range(35, 40), 0, "1 case worse, 0 better: within noise (one-sided p = 0.5)"),
+    ],
+)
+def test_significant_regression_gates_on_a_fall_beyond_noise_only(
+    tmp_path: Path, now_failing: range, code: int, words: str
+) -> None:
+    _forty(tmp_path, range(36, 40))  # 36 of 40 pass: 0.9
+    assert run(tmp_path, "--report", "json=base.json").code == 1
+    _forty(tmp_path, now_failing)
+    result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression")
+    assert result.code == code, result.stdout + result.stderr
+    assert f"  paired sign test: {words}" in result.stdout
+    assert "(--fail-on significant-regression)" in result.stdout
+    # The ratchet fails the smaller fall too: any new failure does.
+    assert run(tmp_path, "--baseline", "base.json", "--fail-on", "new-failures").code == 1
+
+
+def test_significant_regression_still_fails_a_new_case_that_fails_and_a_rejected_one(tmp_path: Path) -> None:
+    _forty(tmp_path, range(36, 40))
+    assert run(tmp_path, "--report", "json=base.json").code == 1
+    args = ("--baseline", "base.json", "--fail-on", "significant-regression")
+    assert run(tmp_path, *args).code == 0  # nothing moved
+    write_fixture(tmp_path / SUITE, "added.json", FAILING)
+    assert run(tmp_path, *args).code == 1  # unpaired: no noise explains it
+    (tmp_path / SUITE / "added.json").unlink()
+    write_fixture(tmp_path / SUITE, "typo.json", TYPO_FIXTURE)
+    assert run(tmp_path, *args).code == 1
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "-0.1"])
+def test_an_alpha_that_is_no_chance_is_a_usage_error(tmp_path: Path, alpha: str) -> None:
+    _forty(tmp_path, range(0))
+    assert run(tmp_path, "--report", "json=base.json").code == 0
+    result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression", "--alpha", alpha)
+    assert result.code == 2
+    assert f"--alpha {float(alpha):g}: the chance of a false alarm" in result.stderr
+
+
+def test_significant_regression_needs_a_baseline(tmp_path: Path) -> None:
+    _forty(tmp_path, range(0))
+    result = run(tmp_path, "--fail-on", "significant-regression")
+    assert result.code == 2
+    assert "--fail-on significant-regression fails only on regressions since a baseline" in result.stderr
