@@ -8,7 +8,7 @@ held whole; `-k` has to read every fixture's names first, and keeps what it read
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +56,7 @@ def collect_suite(
     max_bytes: int = DEFAULT_MAX_FIXTURE_BYTES,
     keyword: str | None = None,
     shard: Shard | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> Collection:
     """The fixtures `targets` name (`UsageError` for a path that names none), the part
     `shard` runs, and those `keyword` selects (read and admitted with the tools
@@ -66,7 +67,7 @@ def collect_suite(
     taken, digest = files, None
     if shard is not None:
         digest = suite_digest(files)
-        taken = shard_files(files, shard)
+        taken = shard_files(files, shard, durations)
     selected: list[Fixture] = list(taken)
     if keyword is not None:
         selected = [*load_fixtures(taken, nameable, max_bytes=max_bytes, keyword=keyword)]

@@ -9,6 +9,14 @@ workspace, an agent, a request's latency: what every case pays, counted as
 `CASE_COST` bytes) plus its size, so a few large fixtures do not leave one shard with
 a single case and another with most of them. The result is deterministic on every
 machine, and shards differ in cost by at most one fixture's.
+
+Size is a poor guess at a live case's cost: one waits on a judge and ten model calls,
+the next answers at once, and the slowest shard sets the wall time. `--balance REPORT`
+weighs each fixture by its duration in an earlier run's report instead (the same report
+on every runner, an artifact of the main branch, so the split stays the same
+everywhere); a fixture the report lacks is weighed by its size at the time a byte cost
+in the cases it has. Should runners be given different reports, `merge` refuses the
+shards: a fixture would be in two of them, or in none.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,16 +76,33 @@ def _cost(path: Path) -> int:
         return CASE_COST
 
 
-def split(files: Sequence[Path], count: int) -> list[list[Path]]:
-    """`files` dealt into `count` shards balanced by cost, each in the given order."""
-    order = {path: position for position, path in enumerate(files)}
+def _costs(files: Sequence[Path], durations: Mapping[str, float] | None) -> dict[Path, float]:
+    """Each fixture's cost: its size (`_cost`), or with `durations` (milliseconds by
+    shown path, from an earlier report) its duration, the rest at the time a byte of
+    cost took in the fixtures it has."""
+    sizes = {path: float(_cost(path)) for path in files}
+    if not durations:
+        return sizes
     # A fixture's name in the split is its path from the working directory, so that every
     # runner of a matrix names it alike wherever the checkout lies.
-    costs = {path: _cost(path) for path in files}
+    known = {path: durations[name] for path in files if (name := display_path(path)) in durations}
+    size_of_known = sum(sizes[path] for path in known)
+    per_byte = sum(known.values()) / size_of_known if size_of_known else 0.0
+    if per_byte <= 0:  # nothing timed (or every case took no time): sizes still split
+        return sizes
+    return {path: known.get(path, sizes[path] * per_byte) for path in files}
+
+
+def split(
+    files: Sequence[Path], count: int, durations: Mapping[str, float] | None = None
+) -> list[list[Path]]:
+    """`files` dealt into `count` shards balanced by cost, each in the given order."""
+    order = {path: position for position, path in enumerate(files)}
+    costs = _costs(files, durations)
     ranked = sorted(files, key=lambda path: (-costs[path], _hash(display_path(path))))
     # The lightest shard (the first of equals) takes the next fixture: a heap of
     # (load, shard) pops exactly that one.
-    lightest = [(0, shard) for shard in range(count)]
+    lightest = [(0.0, shard) for shard in range(count)]
     shards: list[list[Path]] = [[] for _ in range(count)]
     for path in ranked:
         load, shard = lightest[0]
@@ -86,9 +111,11 @@ def split(files: Sequence[Path], count: int) -> list[list[Path]]:
     return [sorted(shard, key=order.__getitem__) for shard in shards]
 
 
-def shard_files(files: Sequence[Path], shard: Shard) -> list[Path]:
-    """The fixtures shard `shard` runs, in the given order."""
-    return split(files, shard.count)[shard.index - 1]
+def shard_files(
+    files: Sequence[Path], shard: Shard, durations: Mapping[str, float] | None = None
+) -> list[Path]:
+    """The fixtures shard `shard` runs, in the given order (`durations`: `--balance`)."""
+    return split(files, shard.count, durations)[shard.index - 1]
 
 
 def suite_digest(files: Sequence[Path]) -> str:

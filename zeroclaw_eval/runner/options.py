@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +52,9 @@ class RunOptions(CaseSettings):
     stop_on_signals: bool = False
     #: Run only this part of the suite (`--shard K/N`); None: all of it.
     shard: Shard | None = None
+    #: `--balance`: each case's duration in an earlier report (ms, by shown path), which
+    #: the shards are balanced by in place of fixture sizes.
+    shard_durations: Mapping[str, float] | None = None
     #: Live mode: runs of each case (`--repeat`), and the share that must pass (None: all).
     repeat: int = 1
     min_pass_rate: float | None = None

@@ -57,6 +57,7 @@ def collect(suite: Path | Sequence[Path], options: RunOptions) -> Collection:
         max_bytes=options.max_fixture_bytes,
         keyword=options.keyword,
         shard=options.shard,
+        durations=options.shard_durations,
     )
 
 

@@ -258,3 +258,74 @@ def test_a_failing_case_rewritten_as_not_run_does_not_pass_the_merge(cli: Runner
     result = cli("eval", "merge", *edited, "--format", "json", cwd=suite)
     assert result.code == 1, result.stderr  # cases that never ran certify nothing
     assert result.json()["not_run"] >= 1
+
+
+def _skewed(cli: Runner, folder: Path) -> dict[str, float]:
+    """A suite of 30 like-sized fixtures whose earlier report (`earlier.json`) says six of
+    them took 10 s each and the rest 0.1 s: six that a split by size puts in one shard.
+    The durations, by path."""
+    suite = folder / "evals" / "regression"
+    for number in range(30):
+        write_fixture(suite, f"case_{number:02}.json", {**PASSING, "model_name": f"case-{number:02}"})
+    args = ("--report", "json=earlier.json")
+    assert cli("eval", "run", "--shard", "1/3", "--report", "json=first.json", cwd=folder).code == 0
+    slow = [
+        case["path"] for case in json.loads((folder / "first.json").read_text(encoding="utf-8"))["cases"]
+    ][:6]
+    assert cli("eval", "run", *args, cwd=folder).code == 0
+    data = json.loads((folder / "earlier.json").read_text(encoding="utf-8"))
+    for case in data["cases"]:
+        case["duration_ms"] = 10_000.0 if case["path"] in slow else 100.0
+    (folder / "earlier.json").write_text(json.dumps(data), encoding="utf-8")
+    return {case["path"]: case["duration_ms"] for case in data["cases"]}
+
+
+def _loads(cli: Runner, folder: Path, durations: dict[str, float], *balance: str) -> list[float]:
+    """Each of three shards' time by the earlier report; the shards merge whole."""
+    loads, names = [], []
+    for index in (1, 2, 3):
+        name = f"shard-{index}.json"
+        result = cli("eval", "run", "--shard", f"{index}/3", *balance, "--report", f"json={name}", cwd=folder)
+        assert result.code == 0, result.stderr
+        cases = json.loads((folder / name).read_text(encoding="utf-8"))["cases"]
+        loads.append(sum(durations[case["path"]] for case in cases))
+        names.append(name)
+    assert cli("eval", "merge", *names, "--format", "json", cwd=folder).code == 0
+    return loads
+
+
+def test_balanced_shards_take_alike_long_by_an_earlier_reports_durations(cli: Runner, tmp_path: Path) -> None:
+    durations = _skewed(cli, tmp_path)
+    balanced = _loads(cli, tmp_path, durations, "--balance", "earlier.json")
+    assert max(balanced) <= 1.3 * min(balanced), balanced
+    # By size alone (all alike), the six slow cases fall where the hash puts them.
+    by_size = _loads(cli, tmp_path, durations)
+    assert max(by_size) > 1.3 * min(by_size), by_size
+
+
+def test_a_case_the_earlier_report_lacks_is_weighed_by_its_size(cli: Runner, tmp_path: Path) -> None:
+    durations = _skewed(cli, tmp_path)
+    write_fixture(tmp_path / "evals" / "regression", "case_new.json", {**PASSING, "model_name": "new"})
+    seen = []
+    for index in (1, 2, 3):
+        name = f"shard-{index}.json"
+        args = (
+            "eval",
+            "run",
+            "--shard",
+            f"{index}/3",
+            "--balance",
+            "earlier.json",
+            "--report",
+            f"json={name}",
+        )
+        assert cli(*args, cwd=tmp_path).code == 0
+        seen += [case["path"] for case in json.loads((tmp_path / name).read_text(encoding="utf-8"))["cases"]]
+    assert sorted(seen) == sorted([*durations, "evals/regression/case_new.json"])  # each once
+
+
+def test_balance_without_a_shard_is_a_usage_error(cli: Runner, tmp_path: Path) -> None:
+    _skewed(cli, tmp_path)
+    result = cli("eval", "run", "--balance", "earlier.json", cwd=tmp_path)
+    assert result.code == 2
+    assert "--balance weighs the shards of --shard K/N; give --shard too" in result.stderr

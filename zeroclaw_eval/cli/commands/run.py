@@ -80,6 +80,13 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     " `zeroclaw eval merge` combines the N JSON reports.",
 )
 @click.option(
+    "--balance",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    metavar="REPORT.json",
+    help="With --shard: balance the shards by each case's duration in this earlier JSON report"
+    " (give every runner the same one), not by fixture size; a case it lacks is weighed by size.",
+)
+@click.option(
     "--record",
     "record_dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -121,6 +128,7 @@ def run_command(
     repeat: int,
     min_pass_rate: float | None,
     shard: str | None,
+    balance: Path | None,
     record_dir: Path | None,
     rejudge: bool,
     details: str,
@@ -146,6 +154,7 @@ def run_command(
       zeroclaw eval run --jobs auto
       zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
       zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
+      zeroclaw eval run --shard 2/4 --balance reports/main.json --report json=shard-2.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
       zeroclaw eval run --suite evals/live --rejudge
       zeroclaw eval run --report json=reports/eval.json --details all
@@ -189,6 +198,7 @@ def run_command(
             maxfail=_maxfail(exitfirst, maxfail),
             stop_on_signals=True,
             shard=Shard.parse(shard) if shard is not None else None,
+            shard_durations=_durations(balance, shard),
             repeat=repeat,
             min_pass_rate=min_pass_rate,
             record_dir=record_dir,
@@ -224,6 +234,18 @@ def run_command(
         say(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}")
     # A signal held while the outputs were written is honoured now.
     sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
+
+
+def _durations(balance: Path | None, shard: str | None) -> dict[str, float] | None:
+    """`--balance`: each case's duration in the report, by its path as reports show it."""
+    if balance is None:
+        return None
+    if shard is None:
+        raise UsageError("--balance weighs the shards of --shard K/N; give --shard too")
+    from zeroclaw_eval.report.saved import read_report
+
+    earlier = read_report(balance, role="--balance ")
+    return {case.path.replace("\\", "/"): case.duration_ms for case in earlier.cases}
 
 
 def _maxfail(exitfirst: bool, maxfail: int | None) -> int | None:
