@@ -57,6 +57,7 @@ def collect_suite(
     keyword: str | None = None,
     shard: Shard | None = None,
     durations: Mapping[str, float] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> Collection:
     """The fixtures `targets` name (`UsageError` for a path that names none), the part
     `shard` runs, and those `keyword` selects (read and admitted with the tools
@@ -68,6 +69,8 @@ def collect_suite(
     if shard is not None:
         digest = suite_digest(files)
         taken = shard_files(files, shard, durations)
+    if skip:  # `--resume`, `--rerun-failed`: the cases an earlier report keeps
+        taken = [path for path in taken if display_path(path).replace("\\", "/") not in skip]
     selected: list[Fixture] = list(taken)
     if keyword is not None:
         selected = [*load_fixtures(taken, nameable, max_bytes=max_bytes, keyword=keyword)]

@@ -55,6 +55,9 @@ class RunOptions(CaseSettings):
     #: `--balance`: each case's duration in an earlier report (ms, by shown path), which
     #: the shards are balanced by in place of fixture sizes.
     shard_durations: Mapping[str, float] | None = None
+    #: The cases not to run (shown paths): those an earlier report keeps (`--resume`,
+    #: `--rerun-failed`, `report.resume`).
+    skip: frozenset[str] = frozenset()
     #: Live mode: runs of each case (`--repeat`), and the share that must pass (None: all).
     repeat: int = 1
     min_pass_rate: float | None = None

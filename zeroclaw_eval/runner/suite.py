@@ -58,6 +58,7 @@ def collect(suite: Path | Sequence[Path], options: RunOptions) -> Collection:
         keyword=options.keyword,
         shard=options.shard,
         durations=options.shard_durations,
+        skip=options.skip,
     )
 
 

@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     from zeroclaw_eval.cli.interrupts import Stage
     from zeroclaw_eval.cli.outputs import Outputs
     from zeroclaw_eval.collect.collection import Fixture
+    from zeroclaw_eval.report.resume import Earlier
     from zeroclaw_eval.report.saved import Comparison
     from zeroclaw_eval.reporters.progress import Progress
 
@@ -87,6 +88,20 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     " (give every runner the same one), not by fixture size; a case it lacks is weighed by size.",
 )
 @click.option(
+    "--resume",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    metavar="REPORT.json",
+    help="Take up an earlier run of this suite (cut short, say): keep every case its JSON report"
+    " has a result for, run the rest, and write one report of the whole.",
+)
+@click.option(
+    "--rerun-failed",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    metavar="REPORT.json",
+    help="Run again only the cases that failed the gate in an earlier JSON report of this suite"
+    " (and those it lacks), keeping the rest as it has them, and write one report of the whole.",
+)
+@click.option(
     "--record",
     "record_dir",
     type=click.Path(path_type=Path, file_okay=False),
@@ -129,6 +144,8 @@ def run_command(
     min_pass_rate: float | None,
     shard: str | None,
     balance: Path | None,
+    resume: Path | None,
+    rerun_failed: Path | None,
     record_dir: Path | None,
     rejudge: bool,
     details: str,
@@ -155,6 +172,8 @@ def run_command(
       zeroclaw eval run --baseline reports/previous.json --fail-on new-failures
       zeroclaw eval run --shard 2/4 --report json=reports/shard-2.json
       zeroclaw eval run --shard 2/4 --balance reports/main.json --report json=shard-2.json
+      zeroclaw eval run --mode live --resume reports/partial.json --report json=reports/eval.json
+      zeroclaw eval run --rerun-failed reports/eval.json --report json=reports/eval.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
       zeroclaw eval run --suite evals/live --rejudge
       zeroclaw eval run --report json=reports/eval.json --details all
@@ -168,8 +187,9 @@ def run_command(
     from zeroclaw_eval.cli.interrupts import held_signals
     from zeroclaw_eval.cli.outputs import emit
     from zeroclaw_eval.collect.sharding import Shard
-    from zeroclaw_eval.collect.suite import nested_fixtures_hint
+    from zeroclaw_eval.collect.suite import display_path, nested_fixtures_hint
     from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.report.resume import check_same_suite, resumed
     from zeroclaw_eval.report.words import plural
     from zeroclaw_eval.runner.options import default_jobs, refuse_record_without_live
     from zeroclaw_eval.runner.project import run_options
@@ -182,6 +202,7 @@ def run_command(
             say(loaded.describe())
         live = mode == "live" or (mode is None and loaded.settings.mode == "live")
         refuse_record_without_live(live, record_dir)  # before anything asks for a provider
+        earlier = _earlier(resume, rerun_failed)  # read and checked before anything runs
         shown = _progress(progress if progress is not None else live)
         recorded = _Recorded()
         options = run_options(
@@ -199,6 +220,7 @@ def run_command(
             stop_on_signals=True,
             shard=Shard.parse(shard) if shard is not None else None,
             shard_durations=_durations(balance, shard),
+            skip=earlier.skipped if earlier is not None else frozenset(),
             repeat=repeat,
             min_pass_rate=min_pass_rate,
             record_dir=record_dir,
@@ -214,7 +236,19 @@ def run_command(
             collection = collect(targets, options)  # a path that names nothing fails here, before any case
         if jobs is None:
             options = replace(options, jobs=default_jobs(options, len(collection.selected)))
+        fixtures = [display_path(path) for path in collection.files] if earlier is not None else []
+        if earlier is not None:
+            info = collection.shard
+            sharded = (info.index, info.count, collection.digest or "") if info is not None else None
+            label, mode_ran = collection.label, options.mode
+            check_same_suite(earlier, label=label, mode=mode_ran, shown=fixtures, shard=sharded)
         report = run_collected(collection, options)
+        if earlier is not None:
+            report = resumed(earlier, report, fixtures)
+            say(
+                f"{earlier.option}: kept {plural(len(earlier.kept), 'case')} of {earlier.path},"
+                f" ran {len(report.cases) - len(earlier.kept)}"
+            )
         comparison.apply(report)
         with held_signals() as held:  # every output written, or none is newer than another
             emit(report, outputs)
@@ -234,6 +268,19 @@ def run_command(
         say(f"Recorded {recorded.count} run(s) as fixtures in {record_dir}")
     # A signal held while the outputs were written is honoured now.
     sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
+
+
+def _earlier(resume: Path | None, rerun_failed: Path | None) -> Earlier | None:
+    """The earlier report `--resume` or `--rerun-failed` takes up, read strictly."""
+    if resume is not None and rerun_failed is not None:
+        raise UsageError(
+            "--resume keeps every case an earlier report has, --rerun-failed only those that passed; give one"
+        )
+    if resume is None and rerun_failed is None:
+        return None
+    from zeroclaw_eval.report.resume import read_earlier
+
+    return read_earlier(rerun_failed or resume, failed_only=rerun_failed is not None)  # type: ignore[arg-type]
 
 
 def _durations(balance: Path | None, shard: str | None) -> dict[str, float] | None:
