@@ -40,6 +40,7 @@ _BUILTIN = {
     "junit": "zeroclaw_eval.reporters.junit",
     "html": "zeroclaw_eval.reporters.html.page",
     "github": "zeroclaw_eval.reporters.github",
+    "otlp": "zeroclaw_eval.reporters.otlp",
 }
 
 
