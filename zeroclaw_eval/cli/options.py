@@ -248,13 +248,21 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
         verbose: bool,
         quiet: bool,
         color: bool | None,
+        otlp_endpoint: str | None,
         **kwargs: Any,
     ) -> Any:
         from zeroclaw_eval.cli.outputs import plan_outputs
 
         with exit_on_error():
             outputs = plan_outputs(
-                fmt, output, reports, annotations=annotations, verbose=verbose, quiet=quiet, color=color
+                fmt,
+                output,
+                reports,
+                annotations=annotations,
+                verbose=verbose,
+                quiet=quiet,
+                color=color,
+                otlp_endpoint=otlp_endpoint,
             )
         return command(*args, outputs=outputs, **kwargs)
 
@@ -265,7 +273,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default="table",
             show_default=True,
             metavar="FORMAT",
-            help="Main output: table, json, junit, html, github, or a plugin's format.",
+            help="Main output: table, json, junit, html, github, otlp, or a plugin's format.",
         ),
         click.option(
             "--output",
@@ -300,6 +308,13 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Show less in the table: only the cases that did not pass, and the summary.",
         ),
         color_option,
+        click.option(
+            "--otlp-endpoint",
+            metavar="URL",
+            help="Also send the report as OpenTelemetry traces (the otlp format) to this OTLP/HTTP"
+            " collector, e.g. http://localhost:4318; headers from $OTEL_EXPORTER_OTLP_HEADERS. A"
+            " collector that fails is a warning, never a failed gate.",
+        ),
     ]
     for option in reversed(options):
         planned = option(planned)

@@ -58,6 +58,8 @@ class Outputs:
     verbose: bool = False
     quiet: bool = False
     color: bool | None = None
+    #: `--otlp-endpoint`: the collector the report is sent to as well (`publish.otlp`).
+    otlp_endpoint: str | None = None
 
     def show_passing_details(self) -> bool:
         """Whether an output shows what a passing case's details hold: `-v`, or a format
@@ -75,13 +77,18 @@ def plan_outputs(
     verbose: bool = False,
     quiet: bool = False,
     color: bool | None = None,
+    otlp_endpoint: str | None = None,
 ) -> Outputs:
     """The outputs `--format`/`--output` and each `--report FORMAT=PATH` ask for, checked
     (with how much the table shows: `-v` and `-q` say opposite things)."""
     if verbose and quiet:
         raise UsageError("-v shows more and -q less; give one of them")
     targets = plan(Output(fmt, output), [parse_report_option(spec) for spec in reports])
-    return Outputs(targets, annotations, verbose, quiet, color)
+    if otlp_endpoint is not None:
+        from zeroclaw_eval.publish.otlp import traces_url
+
+        traces_url(otlp_endpoint)  # a URL that cannot work is a usage error before anything runs
+    return Outputs(targets, annotations, verbose, quiet, color, otlp_endpoint)
 
 
 def plan(primary: Output, extra: list[Output]) -> list[Output]:
@@ -193,6 +200,15 @@ def emit(report: SuiteReport, outputs: Outputs) -> None:
         append_step_summary(report, Path(os.environ["GITHUB_STEP_SUMMARY"]))
     for output, path in written:
         say(f"Wrote {output.fmt} to {path}")
+    if outputs.otlp_endpoint is not None:
+        from zeroclaw_eval.publish.otlp import export
+
+        warning = export(report, outputs.otlp_endpoint)
+        say(
+            f"warning: {warning} (the gate's verdict stands)"
+            if warning
+            else f"Sent otlp to {outputs.otlp_endpoint}"
+        )
     if failed:
         raise ReporterError("\n".join(failed))
 
