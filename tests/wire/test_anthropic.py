@@ -260,7 +260,8 @@ def test_tools_and_the_choice_are_sent_in_the_apis_words(choice: ToolChoice, sen
 
 
 def test_a_message_body_reads_as_the_reply_it_holds() -> None:
-    response = ModelResponse("Looking.", (CALL,), 12, 5)
+    # The body says no cache was read (0), where the scripted reply left it unsaid.
+    response = ModelResponse("Looking.", (CALL,), 12, 5, cached_input_tokens=0)
     assert parsed_message(message_body(response, "m", 1)) == response
     with pytest.raises(ValueError, match="no content list"):
         parsed_message({"choices": []})

@@ -130,8 +130,15 @@ class ModelResponse:
 
     content: str | None = None
     tool_calls: tuple[ToolCallRequest, ...] = ()
+    #: Every input token the reply counts, those read from a prompt cache included.
     input_tokens: int = 0
+    #: Every output token, reasoning (thinking) included.
     output_tokens: int = 0
+    #: Of the input, those read from the provider's prompt cache (billed cheaper); None:
+    #: the reply does not say (missing is not zero).
+    cached_input_tokens: int | None = None
+    #: Of the output, the model's reasoning; None: the reply does not say.
+    reasoning_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,10 @@ class ModelStep:
     offered_tools: list[str] = field(default_factory=list)
     #: The request's system and developer messages, joined by newlines (None: none).
     system_prompt: str | None = None
+    #: Of the input, the tokens read from a prompt cache; of the output, the reasoning
+    #: (None: the reply did not say, as a scripted one does not).
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
 
 
 @dataclass(slots=True)
@@ -129,5 +133,7 @@ class RecordingProvider:
         calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
         step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
         step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system
+        step.cached_input_tokens = response.cached_input_tokens
+        step.reasoning_tokens = response.reasoning_tokens
         self._record.steps.append(step)
         return response

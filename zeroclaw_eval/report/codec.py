@@ -42,7 +42,8 @@ from zeroclaw_eval.report.model import (
 #      95 %), `repeats.suspect` and `repeats.check_flips`; suite `repeat_rate` (`mean`,
 #      `standard_error`, `low`, `high`, `clusters`, `cases`: the repeated cases' pass
 #      rate, with its Student-t 95 % interval over clusters; null without a repeat);
-#      `baseline.paired` (the paired sign test) and `baseline.alpha`.
+#      `baseline.paired` (the paired sign test) and `baseline.alpha`; each record step's
+#      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say).
 FORMAT_VERSION = 10
 
 

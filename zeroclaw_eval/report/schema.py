@@ -99,6 +99,8 @@ class _Step(_Strict):
     sent_roles: list[str] = []
     offered_tools: list[str] = []
     system_prompt: str | None = None
+    cached_input_tokens: Count | None = None
+    reasoning_tokens: Count | None = None
 
 
 class _Call(_Strict):
@@ -415,6 +417,8 @@ def _case(shape: _Case) -> CaseReport:
                     list(s.sent_roles),
                     list(s.offered_tools),
                     s.system_prompt,
+                    s.cached_input_tokens,
+                    s.reasoning_tokens,
                 )
                 for s in record.steps
             ],

@@ -35,7 +35,7 @@ from zeroclaw_eval._support.json.text import arguments_text, compact_json, loads
 from zeroclaw_eval.boundary.provider import Message, ModelResponse, ToolCallRequest, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.sent import message_text
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, events_reply, json_body, unsigned, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, Usage, WireRequest, events_reply, json_body, unsigned
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 #: Assistant blocks that carry nothing the script checks.
@@ -381,13 +381,13 @@ def parsed_message(data: Any) -> ModelResponse:
     return ModelResponse(
         "".join(texts) if texts else None,
         tuple(calls),
-        usage_tokens(usage, "input_tokens"),
-        usage_tokens(usage, "output_tokens"),
+        *USAGE.counts(usage),
     )
 
 
-#: The most characters of a refused value an error quotes.
-_QUOTED = 60
+_QUOTED = 60  # the most characters of a refused value an error quotes
+_READ, _WRITE = "cache_read_input_tokens", "cache_creation_input_tokens"
+USAGE = Usage("input_tokens", "output_tokens", cached=(_READ,), more_input=(_READ, _WRITE))
 
 
 def required_fields(request: dict[str, Any], model: str) -> None:

@@ -211,6 +211,47 @@ def usage_tokens(usage: Any, key: str) -> int:
     raise ReplyValueError(f"usage.{key} is no token count (a whole number from 0 to {MAX_COUNT}): {shown}")
 
 
+@dataclass(frozen=True)
+class Usage:
+    """Where a wire's reply says its token counts, read so every wire counts alike
+    (`ModelResponse`): all input, cache reads included; all output, reasoning included;
+    and of them the cached input and the reasoning, None where the reply has no such
+    count (missing is not zero). A key path names a nested object's key after its own."""
+
+    input: str
+    output: str
+    cached: tuple[str, ...] = ()
+    reasoning: tuple[str, ...] = ()
+    #: Counts a wire reports beside the input or the output rather than inside it
+    #: (Anthropic's and Bedrock's cache reads and writes, Gemini's thoughts): added.
+    more_input: tuple[str, ...] = ()
+    more_output: tuple[str, ...] = ()
+
+    def counts(self, usage: Any) -> tuple[int, int, int | None, int | None]:
+        """Input, output, cached input and reasoning tokens of a reply's `usage`."""
+        inside = usage if isinstance(usage, dict) else {}
+        input_tokens = sum(usage_tokens(inside, key) for key in (self.input, *self.more_input))
+        output_tokens = sum(usage_tokens(inside, key) for key in (self.output, *self.more_output))
+        return (
+            input_tokens,
+            output_tokens,
+            _nested_count(inside, self.cached),
+            _nested_count(inside, self.reasoning),
+        )
+
+
+def _nested_count(usage: dict[str, Any], path: tuple[str, ...]) -> int | None:
+    """The count at `path` in `usage` (None when the reply has none there)."""
+    if not path:
+        return None
+    owner: Any = usage
+    for key in path[:-1]:
+        owner = owner.get(key) if isinstance(owner, dict) else None
+    if not isinstance(owner, dict) or owner.get(path[-1]) is None:
+        return None
+    return usage_tokens(owner, path[-1])
+
+
 def json_body(value: Any) -> bytes:
     """A JSON body as UTF-8 (non-ASCII kept); a lone surrogate (echoed from a request, or in
     a script), which has no UTF-8, written as its escape, so the body is still JSON every

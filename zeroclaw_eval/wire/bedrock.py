@@ -54,7 +54,7 @@ from zeroclaw_eval.boundary.provider import (
     decode_arguments,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, client_turns, json_body, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, Usage, WireRequest, client_turns, json_body
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
 API = "converse"
@@ -437,6 +437,10 @@ def client_request(
     return body
 
 
+_READ, _WRITE = "cacheReadInputTokens", "cacheWriteInputTokens"
+USAGE = Usage("inputTokens", "outputTokens", cached=(_READ,), more_input=(_READ, _WRITE))
+
+
 def read_reply(data: Any) -> ModelResponse:
     """The reply a `ConverseResponse` holds: its message's text and tool uses, the usage."""
     blocks = data["output"]["message"]["content"]
@@ -449,6 +453,5 @@ def read_reply(data: Any) -> ModelResponse:
     return ModelResponse(
         _texts(blocks),
         calls,
-        usage_tokens(usage, "inputTokens"),
-        usage_tokens(usage, "outputTokens"),
+        *USAGE.counts(usage),
     )

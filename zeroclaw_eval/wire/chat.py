@@ -23,7 +23,7 @@ from zeroclaw_eval.boundary.provider import (
     ToolSpec,
 )
 from zeroclaw_eval.errors import WireError
-from zeroclaw_eval.wire.base import Reply, Store, WireRequest, event_json, json_body, unsigned, usage_tokens
+from zeroclaw_eval.wire.base import Reply, Store, Usage, WireRequest, event_json, json_body, unsigned
 
 #: Text is sent in pieces of at most this many characters, so that a client which only
 #: keeps the last delta (a bug worth catching) gets the answer wrong.
@@ -256,6 +256,14 @@ def client_request(
     return body
 
 
+USAGE = Usage(
+    "prompt_tokens",
+    "completion_tokens",
+    cached=("prompt_tokens_details", "cached_tokens"),
+    reasoning=("completion_tokens_details", "reasoning_tokens"),
+)
+
+
 def read_reply(data: Any) -> ModelResponse:
     """The reply of a chat completion `data`: its first choice's message, the usage; an
     exception when it is not one."""
@@ -273,6 +281,5 @@ def read_reply(data: Any) -> ModelResponse:
     return ModelResponse(
         content if isinstance(content, str) else None,
         calls,
-        usage_tokens(usage, "prompt_tokens"),
-        usage_tokens(usage, "completion_tokens"),
+        *USAGE.counts(usage),
     )

@@ -2,10 +2,9 @@
 `:streamGenerateContent`), mapped onto chat messages, as `google-genai` and the frameworks
 on it (Google ADK, pydantic-ai, LangChain, CrewAI, LlamaIndex) send it.
 
-The model is named in the path, under the API version the SDKs use (`v1`, google-genai 3's
-default; `v1beta`, google-genai 2's, which Google ADK pins). The request's keys come in
-either spelling the SDKs write (`functionCall` or `function_call`, `parametersJsonSchema`
-or `parameters_json_schema`):
+The model is named in the path, under the SDKs' API version (`v1`: google-genai 3;
+`v1beta`: google-genai 2, which Google ADK pins). Keys come in either spelling the SDKs
+write (`functionCall` or `function_call`, `parametersJsonSchema` or its snake case):
 
 - `systemInstruction` (a content, or text) becomes a system message;
 - each `contents` entry of role `model` becomes an assistant message: its `text` parts its
@@ -22,17 +21,15 @@ or `parameters_json_schema`):
   `NONE`, `ANY` (call one at least; `VALIDATED` too), and `allowedFunctionNames`.
 
 A function call carries the id of the scripted call (`functionCall.id`), which the SDKs
-keep and send back with the call and with its result. One sent back without its id (an
-older client, a hand-written one) is given the id this endpoint sent with that call, found
-by its name and arguments among the replies it made (`Store`); a result without one, the
-id of the call of that name it answers, by position.
+send back with the call and its result. One sent back without it (an older or
+hand-written client) gets the id this endpoint sent with that call, found by name and
+arguments among its replies (`Store`); a result without one, by position.
 
-The reply is a `GenerateContentResponse`: one candidate whose content holds the text and
-the function calls, `finishReason` `STOP`, and `usageMetadata`. Streamed, it is the same
-response in chunks (the text in pieces, the calls whole, the finish reason and the usage
-last), as server-sent events under `?alt=sse` (what the SDKs ask for) or as one JSON array
-without it. An error is `{"error": {"code", "message", "status"}}`, which google-genai
-raises as its `ClientError`.
+The reply is a `GenerateContentResponse`: one candidate holding the text and the function
+calls, `finishReason` `STOP`, and `usageMetadata`; streamed, the same in chunks (the text
+in pieces, the calls whole, the finish reason and usage last), as server-sent events
+under `?alt=sse` (what the SDKs ask for) or one JSON array. An error is `{"error":
+{"code", "message", "status"}}`, google-genai's `ClientError`.
 """
 
 from __future__ import annotations
@@ -56,12 +53,12 @@ from zeroclaw_eval.errors import WireError
 from zeroclaw_eval.wire.base import (
     Reply,
     Store,
+    Usage,
     WireRequest,
     client_turns,
     event_json,
     json_body,
     unsigned,
-    usage_tokens,
 )
 from zeroclaw_eval.wire.chat import TEXT_PIECE, tool_spec
 
@@ -477,10 +474,14 @@ def client_request(
     return body
 
 
+_CACHE, _THOUGHTS = ("cachedContentTokenCount",), ("thoughtsTokenCount",)
+USAGE = Usage("promptTokenCount", "candidatesTokenCount", _CACHE, _THOUGHTS, (), _THOUGHTS)
+
+
 def read_reply(data: Any) -> ModelResponse:
     """The reply a `GenerateContentResponse` holds: its first candidate's text (thoughts
-    left out) and function calls (an id made from its place where the API gives none),
-    and the usage."""
+    left out), function calls (an id made from its place where the API gives none) and
+    usage (thoughts counted beside the candidates' tokens, so added to the output)."""
     parts = _parts(data["candidates"][0]["content"])
     asked = [_get(part, "functionCall") for part in parts]
     calls = tuple(
@@ -495,6 +496,5 @@ def read_reply(data: Any) -> ModelResponse:
     return ModelResponse(
         _texts(parts),
         calls,
-        usage_tokens(usage, "promptTokenCount"),
-        usage_tokens(usage, "candidatesTokenCount"),
+        *USAGE.counts(usage),
     )
