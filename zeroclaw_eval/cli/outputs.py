@@ -202,8 +202,9 @@ def emit(report: SuiteReport, outputs: Outputs) -> None:
         say(f"Wrote {output.fmt} to {path}")
     if outputs.otlp_endpoint is not None:
         from zeroclaw_eval.publish.otlp import export
+        from zeroclaw_eval.reporters.otlp import pieces
 
-        warning = export(report, outputs.otlp_endpoint)
+        warning = export(pieces(report), outputs.otlp_endpoint)
         say(
             f"warning: {warning} (the gate's verdict stands)"
             if warning

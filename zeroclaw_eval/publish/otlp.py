@@ -1,6 +1,6 @@
 """`--otlp-endpoint URL`: a run's report sent to an OpenTelemetry collector over OTLP/HTTP
-(JSON), as the `otlp` format writes it (`reporters.otlp`): each request of that format
-is POSTed to the endpoint's `/v1/traces`.
+(JSON): each request the `otlp` format writes (`reporters.otlp`, one a line) is POSTed
+to the endpoint's `/v1/traces`.
 
 Fail-open: the export is a copy of the result for a dashboard, and the gate's verdict is
 the run's. An endpoint that cannot be reached, answers with an error, or takes longer
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from urllib.parse import unquote, urlsplit
 
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.report.model import SuiteReport
 
 #: Seconds one request may wait at each step (connect, write, read).
 REQUEST_SECS = 10.0
@@ -52,18 +52,17 @@ def _headers() -> dict[str, str]:
     return headers
 
 
-def export(report: SuiteReport, endpoint: str) -> str | None:
-    """Send `report` to `endpoint`; a warning saying why it was not all sent, or None."""
+def export(requests: Iterable[str], endpoint: str) -> str | None:
+    """Send each of `requests` (OTLP/JSON texts) to `endpoint`; a warning saying why they
+    were not all sent, or None."""
     import httpx
-
-    from zeroclaw_eval.reporters.otlp import pieces
 
     url = traces_url(endpoint)
     started = time.monotonic()
     sent = 0
     try:
         with httpx.Client(timeout=REQUEST_SECS, headers=_headers(), follow_redirects=False) as client:
-            for line in pieces(report):
+            for line in requests:
                 if time.monotonic() - started > BUDGET_SECS:
                     took = f"the OTLP export to {url} took over {BUDGET_SECS:g} s"
                     return f"{took}; {sent} request(s) sent, the rest dropped"

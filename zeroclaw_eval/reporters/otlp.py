@@ -32,14 +32,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from zeroclaw_eval._version import __version__
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.model import REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.reporters.registry import Reporter
 
 #: Span kinds and status codes of the OTLP protocol.
 _INTERNAL, _OK, _ERROR = 1, 1, 2
-_SCOPE = {"name": "zeroclaw-eval", "version": __version__}
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
@@ -60,7 +58,8 @@ def _attributes(pairs: dict[str, object]) -> list[dict[str, Any]]:
 
 def _request(report: SuiteReport, spans: list[dict[str, Any]]) -> str:
     resource = {"attributes": _attributes({"service.name": "zeroclaw-eval", "zeroclaw.suite": report.suite})}
-    request = {"resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": _SCOPE, "spans": spans}]}]}
+    scope = {"name": "zeroclaw-eval", "version": report.tool_version}
+    request = {"resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": scope, "spans": spans}]}]}
     text = json.dumps(request, ensure_ascii=False, separators=(",", ":"))
     # One request a line: the line breaks a JSON string may hold raw (NEL, LS, PS: a
     # reader splitting on every Unicode line break would cut the request) are escaped.
