@@ -220,6 +220,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "category_totals",
         "details",
         "repeat_rate",
+        "cost_usd",
         "cases",
     }
     assert data["details"] == "failing"
@@ -258,6 +259,7 @@ _CASE_KEYS = {
     "model_name",
     "id",
     "cluster",
+    "cost_usd",
     "status",
     "change",
     "score",

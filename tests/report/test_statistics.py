@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.builders import write_fixture
+from tests.support.chat_model import chat_model
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.statistics import (
@@ -98,42 +96,13 @@ TRUE_RATE = 0.7
 CASES, RUNS = 200, 10
 
 
-class _CoinModel(BaseHTTPRequestHandler):
-    """An OpenAI Chat Completions endpoint whose answer holds "yes" with TRUE_RATE."""
-
-    coin = random.Random(2026)
-    lock = threading.Lock()
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with self.lock:
-            word = "yes" if self.coin.random() < TRUE_RATE else "no"
-        body = json.dumps(
-            {
-                "choices": [{"message": {"role": "assistant", "content": word}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": 1},
-            }
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def coin_model() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _CoinModel)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    """A model whose answer holds "yes" with TRUE_RATE (seeded: the same every run)."""
+    coin = random.Random(2026)
+    usage = {"prompt_tokens": 5, "completion_tokens": 1}
+    with chat_model(lambda: ("yes" if coin.random() < TRUE_RATE else "no", usage)) as url:
+        yield url
 
 
 def test_repeated_runs_intervals_cover_the_true_pass_rate(tmp_path: Path, coin_model: str) -> None:

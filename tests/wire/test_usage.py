@@ -112,51 +112,33 @@ def test_a_made_up_cached_count_is_refused_like_any_token_count() -> None:
         CLIENT_WIRES["openai"].read_reply(_reply("openai", usage))
 
 
+#: The usage of a reply that read most of its prompt from the cache and reasoned.
+CACHED_USAGE = {
+    "prompt_tokens": 1200,
+    "completion_tokens": 300,
+    "prompt_tokens_details": {"cached_tokens": 1024},
+    "completion_tokens_details": {"reasoning_tokens": 256},
+}
+
+
 def test_a_live_runs_record_keeps_the_cached_and_reasoning_tokens_in_the_json_report(tmp_path: Path) -> None:
     import json
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from tests.support.builders import write_fixture
+    from tests.support.chat_model import chat_model
     from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
     from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
     from zeroclaw_eval.runner import RunOptions, run_suite
 
-    class Model(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            usage = {
-                "prompt_tokens": 1200,
-                "completion_tokens": 300,
-                "prompt_tokens_details": {"cached_tokens": 1024},
-                "completion_tokens_details": {"reasoning_tokens": 256},
-            }
-            body = json.dumps(
-                {"choices": [{"message": {"role": "assistant", "content": "hi"}}], "usage": usage}
-            )
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body.encode())
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Model)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        fixture = {
-            "model_name": "hi",
-            "turns": [{"user_input": "Say hi"}],
-            "expects": {"response_contains": ["hi"]},
-        }
-        write_fixture(tmp_path / "suite", "hi.json", fixture)
-        settings = ProviderSettings(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", model="m")
+    expects = {"response_contains": ["hi"]}
+    write_fixture(
+        tmp_path / "suite",
+        "hi.json",
+        {"model_name": "hi", "turns": [{"user_input": "Say hi"}], "expects": expects},
+    )
+    with chat_model(lambda: ("hi", CACHED_USAGE)) as url:
+        settings = ProviderSettings(base_url=url, model="m")
         report = run_suite(tmp_path / "suite", RunOptions(mode="live", live=LiveOptions(settings, "sk-test")))
-    finally:
-        server.shutdown()
-        server.server_close()
     (case,) = report.cases
     assert case.record is not None
     (step,) = case.record.steps

@@ -78,6 +78,20 @@ class EvalSettings(BaseModel):
     max_fixture_bytes: int = Field(default=16 * 1024 * 1024, ge=1)
 
 
+class TokenPrices(BaseModel):
+    """`[providers.models.NAME.prices]`: what the provider bills, in US dollars per
+    million tokens. On the provider, not by model name: the same model costs differently
+    through another endpoint (a cloud's, a router's), and no price is shipped, since a
+    stale default would be a wrong cost said with confidence."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    #: Input read from the prompt cache; left out: billed as `input`.
+    cached_input: float | None = Field(default=None, ge=0)
+
+
 class ProviderSettings(BaseModel):
     """One `[providers.models.NAME]` table: an OpenAI-compatible chat-completions endpoint
     (`kind = "openai"`, the default), Anthropic's Messages API (`kind = "anthropic"`),
@@ -107,6 +121,8 @@ class ProviderSettings(BaseModel):
     request_timeout_secs: float = Field(default=60.0, gt=0)
     #: Retries after a 429, a 5xx or a dropped connection, with backoff.
     max_retries: int = Field(default=3, ge=0)
+    #: What it bills (None: unpriced, and the runs it answers have no cost).
+    prices: TokenPrices | None = None
 
 
 @dataclass(frozen=True)

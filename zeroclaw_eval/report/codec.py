@@ -43,7 +43,8 @@ from zeroclaw_eval.report.model import (
 #      `standard_error`, `low`, `high`, `clusters`, `cases`: the repeated cases' pass
 #      rate, with its Student-t 95 % interval over clusters; null without a repeat);
 #      `baseline.paired` (the paired sign test) and `baseline.alpha`; each record step's
-#      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say).
+#      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say); case and
+#      suite `cost_usd` (null: not priced).
 FORMAT_VERSION = 10
 
 
@@ -74,6 +75,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "category_totals": report.category_totals(),
         "details": report.details,
         "repeat_rate": asdict(rate) if (rate := report.repeat_rate()) else None,
+        "cost_usd": report.cost_usd(),
     }
 
 
@@ -110,6 +112,7 @@ def _identity_fields(case: CaseReport) -> dict[str, Any]:
         "id": case.id,
         "cluster": case.cluster,
         "status": case.status,
+        "cost_usd": case.cost_usd,
         "change": case.change,
         "score": case.score,
         "duration_ms": case.duration_ms,

@@ -79,6 +79,7 @@ def compact_case(case: CaseReport) -> CaseReport:
         source=None,
         id=case.id,
         cluster=case.cluster,
+        cost_usd=case.cost_usd,
         repeats=case.repeats,
         change=case.change,
         judged=case.judged,

@@ -178,6 +178,9 @@ class CaseReport:
     id: str | None = None
     #: The fixture's `cluster`: cases in one count as one unit of a suite's repeated pass rate.
     cluster: str | None = None
+    #: What its model requests cost, in US dollars (`report.cost`); None: not priced
+    #: (replay, or a provider without prices). Under `--repeat`, every run's together.
+    cost_usd: float | None = None
     #: For a case run several times (`run --repeat K`): how the runs went.
     repeats: RepeatStats | None = None
     #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
@@ -390,6 +393,12 @@ class SuiteReport:
     def empty_shard(self) -> bool:
         """A shard that drew no fixture of a suite that has some (more shards than fixtures)."""
         return self.shard is not None and self.shard.suite_size > 0 and not self.deselected and not self.cases
+
+    def cost_usd(self) -> float | None:
+        """What the cases' model requests cost together, in US dollars; None when no
+        case was priced."""
+        costs = [case.cost_usd for case in self.cases if case.cost_usd is not None]
+        return sum(costs) if costs else None
 
     def repeat_rate(self) -> SuiteRate | None:
         """The suite's pass rate over its repeated cases' runs, with its interval (cases

@@ -154,6 +154,7 @@ class _Case(_Strict):
     model_name: str | None = None
     id: str | None = None
     cluster: str | None = None
+    cost_usd: float | None = Field(default=None, ge=0)
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
@@ -183,6 +184,7 @@ class _CompactCase(_Strict):
     model_name: str | None = None
     id: str | None = None
     cluster: str | None = None
+    cost_usd: float | None = Field(default=None, ge=0)
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
@@ -251,6 +253,7 @@ class _Report(_Strict):
     details: Literal["failing", "all"] = "all"
     # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
+    cost_usd: float | None = Field(default=None, ge=0)
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
@@ -369,6 +372,7 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         duration_ms=shape.duration_ms,
         id=shape.id,
         cluster=shape.cluster,
+        cost_usd=shape.cost_usd,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
@@ -431,6 +435,7 @@ def _case(shape: _Case) -> CaseReport:
         source=shape.source,
         id=shape.id,
         cluster=shape.cluster,
+        cost_usd=shape.cost_usd,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         xfail=_xfail(shape.xfail),

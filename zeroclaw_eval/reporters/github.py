@@ -21,6 +21,7 @@ from typing import TypeVar
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
+from zeroclaw_eval.report.cost import dollars
 from zeroclaw_eval.report.model import (
     ERROR,
     PASSED,
@@ -268,6 +269,9 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     if counts[ERROR]:
         head.append(f"{RUN_ERROR_MEANING}\n\n")
+    cost = report.cost_usd()
+    if cost is not None:
+        head.append(f"Cost: {dollars(cost)} (the model requests of the run, at the provider's prices)\n\n")
     totals = report.category_totals()
     if totals:
         head.append(

@@ -243,13 +243,15 @@ def _classname(folder: str, report: SuiteReport) -> str:
 
 def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
     """Each testcase's `<properties>` (as pytest's record_property writes them): `id`
-    for a fixture with an id, and `zeroclaw.baseline_change` (`new_failure`, `fixed`, …)
-    in a run compared with a baseline."""
+    for a fixture with an id, `zeroclaw.baseline_change` (`new_failure`, `fixed`, …)
+    in a run compared with a baseline, and `zeroclaw.cost_usd` for a priced live run."""
     pairs = []
     if case.id:
         pairs.append(("id", case.id))
     if case.change:
         pairs.append(("zeroclaw.baseline_change", case.change))
+    if case.cost_usd is not None:
+        pairs.append(("zeroclaw.cost_usd", f"{case.cost_usd:.6f}"))
     return pairs
 
 

@@ -27,6 +27,7 @@ from zeroclaw_eval.report.baseline import (
     compare,
     matched,
 )
+from zeroclaw_eval.report.cost import dollars
 from zeroclaw_eval.report.model import (
     ERROR,
     FAILED,
@@ -188,6 +189,9 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     base_in, base_out = _tokens(base) if base is not None else (None, None)
     lines.append(_row("input tokens", base_in, head_in))
     lines.append(_row("output tokens", base_out, head_out))
+    head_cost, base_cost = head.cost_usd(), base.cost_usd() if base is not None else None
+    if head_cost is not None or base_cost is not None:  # live runs with a priced provider
+        lines.append(_cost_row(base_cost, head_cost))
     seconds = _seconds(base.duration_ms) if base is not None else None
     lines.append(_row("duration (s)", seconds, _seconds(head.duration_ms)))
     lines.append("\n")
@@ -224,6 +228,17 @@ def _delta(then: float, now: float) -> str:
     shown = _number(abs(difference)) if isinstance(difference, int) else f"{abs(difference):,.1f}"
     percent = f" ({difference / then:+.0%})" if then else ""
     return f"{sign}{shown}{percent}"
+
+
+def _cost_row(then: float | None, now: float | None) -> str:
+    """The cost row: each side in dollars (blank where not priced), and the change."""
+    base, head = (dollars(value) if value is not None else "" for value in (then, now))
+    if then is None or now is None or then == now:
+        change = "=" if then == now else ""
+    else:
+        sign = "+" if now > then else "-"
+        change = f"{sign}{dollars(abs(now - then))}{f' ({(now - then) / then:+.0%})' if then else ''}"
+    return f"| cost (USD) | {base} | {head} | {change} |\n"
 
 
 def _where(case: CaseReport, head: SuiteReport, line: int | None, links: Links) -> str:

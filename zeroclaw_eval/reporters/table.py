@@ -27,6 +27,7 @@ from zeroclaw_eval.report.baseline import (
     changed_cases,
     describe_changes,
 )
+from zeroclaw_eval.report.cost import dollars
 from zeroclaw_eval.report.model import (
     ERROR,
     FAILED,
@@ -257,7 +258,9 @@ def _summary(report: SuiteReport) -> str:
     if not report.interrupted and report.baseline and report.baseline.fail_on != FAIL_ON_ANY:
         verdict += f" (--fail-on {report.baseline.fail_on})"
     seconds = f"{report.duration_ms / 1000:.2f}s"
-    return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}"
+    cost = report.cost_usd()
+    spent = f", cost {dollars(cost)}" if cost is not None else ""
+    return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}{spent}"
 
 
 # Passing checks' words only with -v, which keeps every case whole.

@@ -20,9 +20,10 @@ from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
+from zeroclaw_eval.report.cost import run_cost
 from zeroclaw_eval.report.model import CaseError, CaseReport, XfailMark
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
-from zeroclaw_eval.runner.options import Run
+from zeroclaw_eval.runner.options import Run, RunOptions
 from zeroclaw_eval.tools.sandbox import case_workspace, needs_workspace
 from zeroclaw_eval.tools.workspace import Workspace
 
@@ -88,6 +89,15 @@ def rejected(fixture: RejectedFixture) -> CaseReport:
     return CaseReport(fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text)
 
 
+def _cost(record: RunRecord, options: RunOptions) -> float | None:
+    """What the run's model requests cost at the live provider's prices (`report.cost`);
+    None in replay or without prices."""
+    prices = options.live.provider.prices if options.live is not None else None
+    if prices is None:
+        return None
+    return run_cost(record.steps, prices.input, prices.output, prices.cached_input)
+
+
 async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     """Run `case` once and grade it; `shown` is its path as reports show it."""
     trace = case.trace
@@ -135,6 +145,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         duration_ms=record.duration_ms,
         record=record,
         judged=judged,
+        cost_usd=_cost(record, options),
     )
     if judged and options.judges is not None and options.judges.again and options.live is None:
         try:

@@ -19,6 +19,7 @@ from typing import Any
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_changes
 from zeroclaw_eval.report.compact import compact_case, written_compact
+from zeroclaw_eval.report.cost import dollars
 from zeroclaw_eval.report.model import SuiteReport
 from zeroclaw_eval.report.words import RUN_ERROR_MEANING, suite_rate_words
 from zeroclaw_eval.reporters.html.case import case_html
@@ -81,6 +82,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
             counts=report.counts(),
             run_error_meaning=RUN_ERROR_MEANING,
             repeat_rate=_repeat_rate(report),
+            cost=dollars(cost) if (cost := report.cost_usd()) is not None else None,
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == ExitCode.OK else "failed",
             cases=_CASES_SLOT,
