@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.builders import write_fixture
+from tests.support.builders import PASSING as PASSING_REPLAY, write_fixture
 from tests.support.chat_model import chat_model
+from tests.support.invoke import Runner
 from zeroclaw_eval.boundary.record import ModelStep
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings, TokenPrices
 from zeroclaw_eval.errors import ConfigError
@@ -102,3 +103,53 @@ def test_prices_are_read_strictly_from_the_providers_table(tmp_path: Path) -> No
         (tmp_path / "zeroclaw.toml").write_text(table + "[providers.models.main.prices]\n" + bad)
         with pytest.raises(ConfigError, match="prices"):
             load_config(tmp_path / "zeroclaw.toml")
+
+
+def _priced_project(folder: Path, url: str) -> None:
+    expects = {"response_contains": ["hi"]}
+    write_fixture(
+        folder / "suite",
+        "hi.json",
+        {"model_name": "hi", "turns": [{"user_input": "Say hi"}], "expects": expects},
+    )
+    (folder / "zeroclaw.toml").write_text(
+        '[eval]\nmode = "live"\nlive_provider = "main"\nsuite_dir = "suite"\n'
+        f'[providers.models.main]\nbase_url = "{url}"\nmodel = "m"\napi_key_env = "COST_KEY"\n'
+        "[providers.models.main.prices]\ninput = 2.5\noutput = 10.0\n",
+        encoding="utf-8",
+    )
+
+
+def _usage(times: int) -> dict[str, int]:
+    return {"prompt_tokens": 1_000_000 * times, "completion_tokens": 100_000 * times}
+
+
+def test_a_cost_grown_past_max_cost_increase_fails_the_gate_and_says_by_how_much(
+    cli: Runner, tmp_path: Path
+) -> None:
+    env = {"COST_KEY": "sk-test"}
+    with chat_model(lambda: ("hi", _usage(1))) as url:
+        _priced_project(tmp_path, url)
+        assert cli("eval", "run", "--report", "json=base.json", cwd=tmp_path, env=env).code == 0
+    with chat_model(lambda: ("hi", _usage(2))) as url:  # the same answer at twice the tokens
+        _priced_project(tmp_path, url)
+        bounded = ("--baseline", "base.json", "--max-cost-increase")
+        over = cli("eval", "run", *bounded, "50", cwd=tmp_path, env=env)
+        assert over.code == 1, over.stdout + over.stderr
+        assert "cost $7.0000, against $3.5000 at the baseline" in over.stdout
+        assert "FAILED: cost +100% against the baseline, above --max-cost-increase 50%" in over.stdout
+        assert cli("eval", "run", *bounded, "150", cwd=tmp_path, env=env).code == 0
+
+
+def test_max_cost_increase_fails_closed_without_a_cost_and_needs_a_baseline(
+    cli: Runner, tmp_path: Path
+) -> None:
+    write_fixture(tmp_path / "suite", "hi.json", {**PASSING_REPLAY})
+    assert cli("eval", "run", "--suite", "suite", "--report", "json=base.json", cwd=tmp_path).code == 0
+    bounded = ("--baseline", "base.json", "--max-cost-increase", "10")
+    replayed = cli("eval", "run", "--suite", "suite", *bounded, cwd=tmp_path)
+    assert replayed.code == 1  # a replay has no cost: the bound cannot be checked, so it fails
+    assert "--max-cost-increase 10%: this run has no cost" in replayed.stdout
+    alone = cli("eval", "run", "--suite", "suite", "--max-cost-increase", "10", cwd=tmp_path)
+    assert alone.code == 2
+    assert "--max-cost-increase bounds the cost's growth since a baseline" in alone.stderr

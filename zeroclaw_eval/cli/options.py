@@ -334,12 +334,18 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def read(
-        *args: Any, baseline: Path | None, fail_on: str, alpha: float, history: Path | None, **kwargs: Any
+        *args: Any,
+        baseline: Path | None,
+        fail_on: str,
+        alpha: float,
+        max_cost_increase: float | None,
+        history: Path | None,
+        **kwargs: Any,
     ) -> Any:
         from zeroclaw_eval.report.saved import plan_comparison
 
         with exit_on_error():
-            comparison = plan_comparison(baseline, fail_on, history, alpha)
+            comparison = plan_comparison(baseline, fail_on, history, alpha, max_cost_increase)
         return command(*args, comparison=comparison, **kwargs)
 
     options = [
@@ -369,6 +375,13 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="With --fail-on significant-regression: the chance of failing a change that made"
             " nothing worse (a false alarm) the gate accepts.",
+        ),
+        click.option(
+            "--max-cost-increase",
+            type=float,
+            metavar="PCT",
+            help="With --baseline: exit 1 when the run cost more than PCT percent above the"
+            " baseline's (live runs with a priced provider; a run without a cost fails it too).",
         ),
         click.option(
             "--history",

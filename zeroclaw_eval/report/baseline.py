@@ -107,6 +107,27 @@ class Baseline:
     #: of a version before it), and the level `significant-regression` gates at.
     paired: PairedChange | None = None
     alpha: float = DEFAULT_ALPHA
+    #: What the baseline's run cost (None: not priced), and the most its cost may grow,
+    #: in percent, before the gate fails (`--max-cost-increase`; None: no such gate).
+    cost_before: float | None = None
+    max_cost_increase: float | None = None
+
+    def cost_exceeded(self, cost: float | None) -> str | None:
+        """Why a run that cost `cost` fails `--max-cost-increase`, or None when it does
+        not: its cost grew past the bound, or either run has no cost to compare (a gate
+        that cannot measure fails, rather than pass what it never saw)."""
+        bound = self.max_cost_increase
+        if bound is None:
+            return None
+        if cost is None or self.cost_before is None:
+            which = "this run" if cost is None else "the baseline"
+            said = f"--max-cost-increase {bound:g}%: {which} has no cost"
+            return f"{said} (a live run with a priced provider has one)"
+        growth = (cost - self.cost_before) / self.cost_before * 100 if self.cost_before else 0.0
+        if (self.cost_before == 0 and cost > 0) or growth > bound:
+            grew = f"+{growth:.0f}%" if self.cost_before else "from nothing"
+            return f"cost {grew} against the baseline, above --max-cost-increase {bound:g}%"
+        return None
 
 
 @dataclass(frozen=True)
@@ -219,6 +240,8 @@ def baseline_to_dict(baseline: Baseline | None, changes: Iterable[str | None]) -
         "removed": [asdict(case) for case in baseline.removed],
         "paired": asdict(baseline.paired) if baseline.paired is not None else None,
         "alpha": baseline.alpha,
+        "cost_usd": baseline.cost_before,
+        "max_cost_increase": baseline.max_cost_increase,
     }
 
 

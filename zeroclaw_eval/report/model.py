@@ -356,6 +356,14 @@ class SuiteReport:
     details: str = DETAILS_FAILING
 
     def exit_code(self) -> ExitCode:
+        """The gate's verdict by its policy (`_policy_exit_code`), and then, with
+        `--max-cost-increase`, `FAILED` for a run whose cost grew past the bound."""
+        code = self._policy_exit_code()
+        if code == ExitCode.OK and self.baseline is not None and self.baseline.cost_exceeded(self.cost_usd()):
+            return ExitCode.FAILED
+        return code
+
+    def _policy_exit_code(self) -> ExitCode:
         """`OK` iff no case blocks the gate (`CaseReport.blocks_gate`: every case passed or
         failed as its `xfail` mark expected; with `--fail-on new-failures`: iff no case is
         a new failure, none is rejected and none passed under a strict `xfail`); `FAILED`

@@ -73,9 +73,11 @@ class Comparison:
         fail_on: str = "any",
         history: list[HistoryPoint] | None = None,
         alpha: float = 0.05,
+        max_cost_increase: float | None = None,
     ) -> None:
         self.baseline, self.path, self.digest = baseline, path, digest
         self.fail_on, self.history, self.alpha = fail_on, history, alpha
+        self.max_cost_increase = max_cost_increase
 
     def apply(self, report: SuiteReport) -> None:
         """Mark each case of `report` with its change, and attach the baseline and history."""
@@ -90,13 +92,25 @@ class Comparison:
             paired = paired_against(report.cases, before)
             tool_version = self.baseline.tool_version
             report.baseline = Baseline(
-                self.path, self.digest, tool_version, self.fail_on, removed, paired=paired, alpha=self.alpha
+                self.path,
+                self.digest,
+                tool_version,
+                self.fail_on,
+                removed,
+                paired=paired,
+                alpha=self.alpha,
+                cost_before=self.baseline.cost_usd(),
+                max_cost_increase=self.max_cost_increase,
             )
         report.history = self.history
 
 
 def plan_comparison(
-    baseline: Path | None, fail_on: str, history: Path | None, alpha: float = 0.05
+    baseline: Path | None,
+    fail_on: str,
+    history: Path | None,
+    alpha: float = 0.05,
+    max_cost_increase: float | None = None,
 ) -> Comparison:
     """The baseline and history read and checked, before anything runs."""
     import hashlib
@@ -106,14 +120,21 @@ def plan_comparison(
             f"--fail-on {fail_on} fails only on regressions since a baseline;"
             " give --baseline REPORT.json (a JSON report of an earlier run)"
         )
+    if max_cost_increase is not None and baseline is None:
+        raise UsageError(
+            "--max-cost-increase bounds the cost's growth since a baseline;"
+            " give --baseline REPORT.json (a JSON report of an earlier run)"
+        )
+    if max_cost_increase is not None and not 0 <= max_cost_increase < 1e9:
+        raise UsageError(f"--max-cost-increase {max_cost_increase:g}: a percentage, 0 or more (e.g. 20)")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha {alpha:g}: the chance of a false alarm, above 0 and below 1 (e.g. 0.05)")
     points = read_history(history) if history is not None else None
     if baseline is None:
-        return Comparison(fail_on=fail_on, history=points, alpha=alpha)
+        return Comparison(fail_on=fail_on, history=points, alpha=alpha)  # no baseline: no cost bound
     previous, data = read_report_bytes(baseline, role="--baseline ", hint=_BASELINE_HINT)
     digest = "sha256:" + hashlib.sha256(data).hexdigest()
-    return Comparison(previous, str(baseline), digest, fail_on, points, alpha)
+    return Comparison(previous, str(baseline), digest, fail_on, points, alpha, max_cost_increase)
 
 
 def read_history(path: Path) -> list[HistoryPoint]:

@@ -227,6 +227,8 @@ class _Baseline(_Strict):
     removed: list[_Removed]
     paired: _Paired | None = None
     alpha: float = Field(default=0.05, gt=0, lt=1)
+    cost_usd: float | None = Field(default=None, ge=0)
+    max_cost_increase: float | None = Field(default=None, ge=0)
 
 
 class _Point(_Strict):
@@ -360,6 +362,8 @@ def _baseline(shape: _Baseline | None) -> Baseline | None:
         # Re-derived from its counts: the p-value is the test's, never a file's say-so.
         paired=paired_change([(1, 0)] * paired.worse + [(0, 1)] * paired.better) if paired else None,
         alpha=shape.alpha,
+        cost_before=shape.cost_usd,
+        max_cost_increase=shape.max_cost_increase,
     )
 
 

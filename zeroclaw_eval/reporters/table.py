@@ -229,6 +229,12 @@ def _changes(report: SuiteReport, color: bool) -> list[str]:
     paired = baseline.paired
     if paired is not None:
         lines.append(f"  {paired_words(paired.worse, paired.better, paired.p_value, baseline.alpha)}")
+    cost = report.cost_usd()
+    if cost is not None and baseline.cost_before is not None:
+        lines.append(f"  cost {dollars(cost)}, against {dollars(baseline.cost_before)} at the baseline")
+    exceeded = baseline.cost_exceeded(cost)
+    if exceeded:
+        lines.append(f"  {paint('FAILED', 'red', color)}: {exceeded}")
     return lines
 
 
