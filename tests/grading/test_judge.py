@@ -17,6 +17,7 @@ from zeroclaw_eval.grading.judge import _read, digest, judge_prompt
         ('{"verdict": "yes", "reason": "names a fruit"}', "yes", "names a fruit"),
         ('  {"verdict": "NO", "reason": "no fruit"}\n', "no", "no fruit"),
         ('```json\n{"verdict": "no"}\n```', "no", ""),
+        ('{"verdict": "Unknown", "reason": "the answer is cut off"}', "unknown", "the answer is cut off"),
     ],
 )
 def test_a_reply_is_read_as_a_verdict(reply: str, verdict: str, reason: str) -> None:
@@ -68,6 +69,17 @@ def test_the_latest_verdict_of_this_answer_and_rubric_grades() -> None:
     assert result.field.pointer == "/expects/judge/0"
     (result,) = grade(expects, _record("pear"))
     assert not result.passed
+
+
+@pytest.mark.parametrize("pass_if", ["yes", "no"])
+def test_a_judge_that_could_not_tell_never_passes_and_says_so(pass_if: str) -> None:
+    (result,) = grade(_expects([_verdict("apple", "unknown")], pass_if), _record("apple"))
+    assert not result.passed
+    assert (
+        result.detail
+        == "the judge (m) answered unknown (it could not tell from the answer), which never passes"
+    )
+    assert result.actual == "unknown"
 
 
 def test_no_verdict_for_the_answer_or_the_rubric_fails() -> None:

@@ -218,7 +218,9 @@ class JudgeVerdict(Strict):
     text_sha256: Digest = Field(description="SHA-256 of the judged text (the final response, UTF-8).")
     rubric_sha256: Digest = Field(description="SHA-256 of the rubric it was judged under (UTF-8).")
     model: NonEmpty = Field(description="The judge model that said it ([providers.models] table: its model).")
-    verdict: Literal["yes", "no"] = Field(description="The judge's answer to the rubric.")
+    verdict: Literal["yes", "no", "unknown"] = Field(
+        description="The judge's answer to the rubric; unknown (it could not tell) never passes."
+    )
     reason: str = Field("", description="Why, in the judge's words.")
 
 
