@@ -221,6 +221,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "details",
         "repeat_rate",
         "cost_usd",
+        "judge_cost_usd",
         "cases",
     }
     assert data["details"] == "failing"
@@ -260,6 +261,7 @@ _CASE_KEYS = {
     "id",
     "cluster",
     "cost_usd",
+    "judge_cost_usd",
     "status",
     "change",
     "score",

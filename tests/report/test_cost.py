@@ -4,6 +4,7 @@ provider."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from zeroclaw_eval.reporters import get_reporter
 from zeroclaw_eval.reporters.github import step_summary
 from zeroclaw_eval.reporters.pull_request import pull_request_comment
 from zeroclaw_eval.runner import RunOptions, run_suite
+from zeroclaw_eval.runner.judging import judges_of
 
 USAGE = {
     "prompt_tokens": 1_000_000,
@@ -48,7 +50,7 @@ def _run(tmp_path: Path, prices: TokenPrices | None, repeat: int = 1) -> SuiteRe
         "expects": {"response_contains": ["hi"]},
     }
     write_fixture(tmp_path / "suite", "hi.json", fixture)
-    with chat_model(lambda: ("hi", USAGE)) as url:
+    with chat_model(lambda _: ("hi", USAGE)) as url:
         settings = ProviderSettings(base_url=url, model="m", prices=prices)
         options = RunOptions(mode="live", live=LiveOptions(settings, "sk-test"), repeat=repeat)
         return run_suite(tmp_path / "suite", options)
@@ -128,10 +130,10 @@ def test_a_cost_grown_past_max_cost_increase_fails_the_gate_and_says_by_how_much
     cli: Runner, tmp_path: Path
 ) -> None:
     env = {"COST_KEY": "sk-test"}
-    with chat_model(lambda: ("hi", _usage(1))) as url:
+    with chat_model(lambda _: ("hi", _usage(1))) as url:
         _priced_project(tmp_path, url)
         assert cli("eval", "run", "--report", "json=base.json", cwd=tmp_path, env=env).code == 0
-    with chat_model(lambda: ("hi", _usage(2))) as url:  # the same answer at twice the tokens
+    with chat_model(lambda _: ("hi", _usage(2))) as url:  # the same answer at twice the tokens
         _priced_project(tmp_path, url)
         bounded = ("--baseline", "base.json", "--max-cost-increase")
         over = cli("eval", "run", *bounded, "50", cwd=tmp_path, env=env)
@@ -153,3 +155,40 @@ def test_max_cost_increase_fails_closed_without_a_cost_and_needs_a_baseline(
     alone = cli("eval", "run", "--suite", "suite", "--max-cost-increase", "10", cwd=tmp_path)
     assert alone.code == 2
     assert "--max-cost-increase bounds the cost's growth since a baseline" in alone.stderr
+
+
+def test_the_judges_cost_is_their_own_apart_from_the_agents(tmp_path: Path) -> None:
+    # One loopback model answers the agent ("hi", 1M/100k tokens) and its judge (a verdict,
+    # 10,000 tokens in and 1,000 out) at the same prices.
+    def answer(request: dict[str, object]) -> tuple[str, dict[str, int]]:
+        if "BEGIN TEXT" in json.dumps(request):
+            return '{"verdict": "yes", "reason": "it greets"}', {
+                "prompt_tokens": 10_000,
+                "completion_tokens": 1_000,
+            }
+        return "hi", {"prompt_tokens": 1_000_000, "completion_tokens": 100_000}
+
+    fixture = {
+        "model_name": "hi",
+        "turns": [{"user_input": "Say hi"}],
+        "expects": {"judge": [{"rubric": "Does it greet?"}]},
+    }
+    write_fixture(tmp_path / "suite", "hi.json", fixture)
+    with chat_model(answer) as url:
+        settings = ProviderSettings(base_url=url, model="m", prices=TokenPrices(input=2.5, output=10.0))
+        options = RunOptions(
+            mode="live",
+            live=LiveOptions(settings, "sk-test"),
+            judges=judges_of({"main": settings}, "main", "main", again=False),
+        )
+        report = run_suite(tmp_path / "suite", options)
+    (case,) = report.cases
+    assert case.passed, case.grades
+    assert case.cost_usd == pytest.approx(2.5 + 1.0)  # the agent's request alone
+    assert case.judge_cost_usd == pytest.approx(0.025 + 0.01)  # the judge's, apart
+    assert ", cost $3.5000, judges $0.0350" in get_reporter("table")(report)
+    assert "Judges' cost: $0.0350 (apart from the agent's)" in step_summary(report)
+    assert report_to_dict(report)["judge_cost_usd"] == pytest.approx(0.035)
+    assert "judges' cost $0.0350" in get_reporter("html")(report)
+    assert '<property name="zeroclaw.judge_cost_usd" value="0.035000"' in get_reporter("junit")(report)
+    assert "| judges' cost (USD) | | $0.0350 | |" in pull_request_comment(None, report)

@@ -101,7 +101,7 @@ def coin_model() -> Iterator[str]:
     """A model whose answer holds "yes" with TRUE_RATE (seeded: the same every run)."""
     coin = random.Random(2026)
     usage = {"prompt_tokens": 5, "completion_tokens": 1}
-    with chat_model(lambda: ("yes" if coin.random() < TRUE_RATE else "no", usage)) as url:
+    with chat_model(lambda _: ("yes" if coin.random() < TRUE_RATE else "no", usage)) as url:
         yield url
 
 

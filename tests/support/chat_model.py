@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-#: What one answer is: its text, and its `usage` object (None: the reply has none).
-Answer = Callable[[], tuple[str, dict[str, Any] | None]]
+#: What one answer is, to a request (its JSON body): its text, and its `usage` object
+#: (None: the reply has none).
+Answer = Callable[[dict[str, Any]], tuple[str, dict[str, Any] | None]]
 
 
 @contextmanager
@@ -22,9 +23,9 @@ def chat_model(answer: Answer) -> Iterator[str]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
             with lock:  # a seeded answer stays the same whatever the threads' order
-                text, usage = answer()
+                text, usage = answer(request)
             reply: dict[str, Any] = {"choices": [{"message": {"role": "assistant", "content": text}}]}
             if usage is not None:
                 reply["usage"] = usage

@@ -136,7 +136,7 @@ def test_a_live_runs_record_keeps_the_cached_and_reasoning_tokens_in_the_json_re
         "hi.json",
         {"model_name": "hi", "turns": [{"user_input": "Say hi"}], "expects": expects},
     )
-    with chat_model(lambda: ("hi", CACHED_USAGE)) as url:
+    with chat_model(lambda _: ("hi", CACHED_USAGE)) as url:
         settings = ProviderSettings(base_url=url, model="m")
         report = run_suite(tmp_path / "suite", RunOptions(mode="live", live=LiveOptions(settings, "sk-test")))
     (case,) = report.cases

@@ -80,6 +80,7 @@ def compact_case(case: CaseReport) -> CaseReport:
         id=case.id,
         cluster=case.cluster,
         cost_usd=case.cost_usd,
+        judge_cost_usd=case.judge_cost_usd,
         repeats=case.repeats,
         change=case.change,
         judged=case.judged,

@@ -181,6 +181,8 @@ class CaseReport:
     #: What its model requests cost, in US dollars (`report.cost`); None: not priced
     #: (replay, or a provider without prices). Under `--repeat`, every run's together.
     cost_usd: float | None = None
+    #: What asking its judges cost, apart from the agent's (None: no priced judge asked).
+    judge_cost_usd: float | None = None
     #: For a case run several times (`run --repeat K`): how the runs went.
     repeats: RepeatStats | None = None
     #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
@@ -406,6 +408,12 @@ class SuiteReport:
         """What the cases' model requests cost together, in US dollars; None when no
         case was priced."""
         costs = [case.cost_usd for case in self.cases if case.cost_usd is not None]
+        return sum(costs) if costs else None
+
+    def judge_cost_usd(self) -> float | None:
+        """What asking the judges cost, apart from the agents' requests; None when no
+        priced judge was asked."""
+        costs = [case.judge_cost_usd for case in self.cases if case.judge_cost_usd is not None]
         return sum(costs) if costs else None
 
     def repeat_rate(self) -> SuiteRate | None:

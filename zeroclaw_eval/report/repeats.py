@@ -46,6 +46,8 @@ def combine(attempts: Sequence[CaseReport], min_pass_rate: float | None = None) 
     stats = RepeatStats(len(attempts), len(passed), check_passes, min_pass_rate, check_runs)
     failing = [attempt for attempt in attempts if not attempt.passed]
     shown = passed[-1] if stats.gate_passed else failing[0]
-    costs = [attempt.cost_usd for attempt in attempts if attempt.cost_usd is not None]
     # Every run was paid for: the case costs them all, not the one it shows.
-    return replace(shown, repeats=stats, cost_usd=sum(costs) if costs else None)
+    costs = [attempt.cost_usd for attempt in attempts if attempt.cost_usd is not None]
+    judging = [attempt.judge_cost_usd for attempt in attempts if attempt.judge_cost_usd is not None]
+    cost, judge_cost = (sum(paid) if paid else None for paid in (costs, judging))
+    return replace(shown, repeats=stats, cost_usd=cost, judge_cost_usd=judge_cost)

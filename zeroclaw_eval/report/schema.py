@@ -155,6 +155,7 @@ class _Case(_Strict):
     id: str | None = None
     cluster: str | None = None
     cost_usd: float | None = Field(default=None, ge=0)
+    judge_cost_usd: float | None = Field(default=None, ge=0)
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
@@ -185,6 +186,7 @@ class _CompactCase(_Strict):
     id: str | None = None
     cluster: str | None = None
     cost_usd: float | None = Field(default=None, ge=0)
+    judge_cost_usd: float | None = Field(default=None, ge=0)
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
@@ -256,6 +258,7 @@ class _Report(_Strict):
     # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
     cost_usd: float | None = Field(default=None, ge=0)
+    judge_cost_usd: float | None = Field(default=None, ge=0)
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
@@ -377,6 +380,7 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         id=shape.id,
         cluster=shape.cluster,
         cost_usd=shape.cost_usd,
+        judge_cost_usd=shape.judge_cost_usd,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
@@ -440,6 +444,7 @@ def _case(shape: _Case) -> CaseReport:
         id=shape.id,
         cluster=shape.cluster,
         cost_usd=shape.cost_usd,
+        judge_cost_usd=shape.judge_cost_usd,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         xfail=_xfail(shape.xfail),

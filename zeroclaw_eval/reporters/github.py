@@ -269,9 +269,11 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     if counts[ERROR]:
         head.append(f"{RUN_ERROR_MEANING}\n\n")
-    cost = report.cost_usd()
+    cost, judging = report.cost_usd(), report.judge_cost_usd()
     if cost is not None:
         head.append(f"Cost: {dollars(cost)} (the model requests of the run, at the provider's prices)\n\n")
+    if judging is not None:
+        head.append(f"Judges' cost: {dollars(judging)} (apart from the agent's)\n\n")
     totals = report.category_totals()
     if totals:
         head.append(

@@ -252,6 +252,8 @@ def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
         pairs.append(("zeroclaw.baseline_change", case.change))
     if case.cost_usd is not None:
         pairs.append(("zeroclaw.cost_usd", f"{case.cost_usd:.6f}"))
+    if case.judge_cost_usd is not None:
+        pairs.append(("zeroclaw.judge_cost_usd", f"{case.judge_cost_usd:.6f}"))
     return pairs
 
 

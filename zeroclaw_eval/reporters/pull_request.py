@@ -191,7 +191,10 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
     lines.append(_row("output tokens", base_out, head_out))
     head_cost, base_cost = head.cost_usd(), base.cost_usd() if base is not None else None
     if head_cost is not None or base_cost is not None:  # live runs with a priced provider
-        lines.append(_cost_row(base_cost, head_cost))
+        lines.append(_cost_row("cost (USD)", base_cost, head_cost))
+    head_judging, base_judging = head.judge_cost_usd(), base.judge_cost_usd() if base is not None else None
+    if head_judging is not None or base_judging is not None:
+        lines.append(_cost_row("judges' cost (USD)", base_judging, head_judging))
     seconds = _seconds(base.duration_ms) if base is not None else None
     lines.append(_row("duration (s)", seconds, _seconds(head.duration_ms)))
     lines.append("\n")
@@ -230,15 +233,17 @@ def _delta(then: float, now: float) -> str:
     return f"{sign}{shown}{percent}"
 
 
-def _cost_row(then: float | None, now: float | None) -> str:
-    """The cost row: each side in dollars (blank where not priced), and the change."""
+def _cost_row(label: str, then: float | None, now: float | None) -> str:
+    """A cost row, as `_row` writes a count's: each side in dollars (blank where not
+    priced), and the change where both are."""
     base, head = (dollars(value) if value is not None else "" for value in (then, now))
-    if then is None or now is None or then == now:
-        change = "=" if then == now else ""
-    else:
-        sign = "+" if now > then else "-"
-        change = f"{sign}{dollars(abs(now - then))}{f' ({(now - then) / then:+.0%})' if then else ''}"
-    return f"| cost (USD) | {base} | {head} | {change} |\n"
+    if then is None or now is None:
+        return f"| {label} | {base} | {head} | |\n".replace("|  |", "| |")
+    if then == now:
+        return f"| {label} | {base} | {head} | = |\n"
+    sign = "+" if now > then else "-"
+    percent = f" ({(now - then) / then:+.0%})" if then else ""
+    return f"| {label} | {base} | {head} | {sign}{dollars(abs(now - then))}{percent} |\n"
 
 
 def _where(case: CaseReport, head: SuiteReport, line: int | None, links: Links) -> str:

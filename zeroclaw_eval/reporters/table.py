@@ -264,8 +264,9 @@ def _summary(report: SuiteReport) -> str:
     if not report.interrupted and report.baseline and report.baseline.fail_on != FAIL_ON_ANY:
         verdict += f" (--fail-on {report.baseline.fail_on})"
     seconds = f"{report.duration_ms / 1000:.2f}s"
-    cost = report.cost_usd()
+    cost, judging = report.cost_usd(), report.judge_cost_usd()
     spent = f", cost {dollars(cost)}" if cost is not None else ""
+    spent += f", judges {dollars(judging)}" if judging is not None else ""
     return f"{verdict}: {plural(len(report.cases), 'case')} ({', '.join(parts + extra)}) in {seconds}{spent}"
 
 

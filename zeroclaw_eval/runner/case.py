@@ -109,9 +109,11 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             expects = trace.expects
             judged: dict[int, JudgeVerdict] = {}
             unasked: dict[int, str] = {}
+            judge_cost: float | None = None
             if options.judges is not None and expects.judge:
-                response = record.final_response
-                expects, judged, unasked = await judged_expects(expects, response, options.judges)
+                asked = await judged_expects(expects, record.final_response, options.judges)
+                expects, judged, unasked = asked.expects, asked.verdicts, asked.unasked
+                judge_cost = asked.cost_usd
             # Passing checks in words only where something shows them (see `grade`).
             words = options.keep_passing
             grades = _unasked(grade(expects, record, workspace, words=words), unasked)
@@ -146,6 +148,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         record=record,
         judged=judged,
         cost_usd=_cost(record, options),
+        judge_cost_usd=judge_cost,
     )
     if judged and options.judges is not None and options.judges.again and options.live is None:
         try:

@@ -17,11 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from zeroclaw_eval._support.redaction import scrub
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.record import ModelStep
 from zeroclaw_eval.cases.model import Expects, JudgeVerdict
 from zeroclaw_eval.cases.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import EvalError, UsageError
 from zeroclaw_eval.grading.judge import ask
+from zeroclaw_eval.report.cost import run_cost
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,37 @@ def judges_of(providers: Mapping[str, ProviderSettings], judge: str, live: str, 
     return Judges(default, providers, again)
 
 
-async def judged(
-    expects: Expects, response: str, judges: Judges
-) -> tuple[Expects, dict[int, JudgeVerdict], dict[int, str]]:
+class _Metered:
+    """A judge's provider whose replies are counted, for what judging cost: the judge's
+    tokens are its own, never the agent's."""
+
+    def __init__(self, inner: Provider) -> None:
+        self._inner = inner
+        self.steps: list[ModelStep] = []
+
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
+        reply = await self._inner.complete(messages, tools, choice)
+        step = ModelStep(0, None, [], reply.input_tokens, reply.output_tokens)
+        step.cached_input_tokens, step.reasoning_tokens = reply.cached_input_tokens, reply.reasoning_tokens
+        self.steps.append(step)
+        return reply
+
+
+@dataclass
+class Judged:
+    """What asking the judges gave a run: its expectations with the new verdicts, the new
+    verdicts, why a judge could not be asked, and what the asking cost (None: no judge
+    asked was priced)."""
+
+    expects: Expects
+    verdicts: dict[int, JudgeVerdict]
+    unasked: dict[int, str]
+    cost_usd: float | None = None
+
+
+async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
     """`expects` with a verdict of `response` for each judge check that needs one (every
     check, with `judges.again`); the new verdicts, and why a judge could not be asked."""
     from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
@@ -75,22 +106,30 @@ async def judged(
 
     new: dict[int, JudgeVerdict] = {}
     failed: dict[int, str] = {}
+    costs: list[float] = []
     checks = list(expects.judge)
     for index, check in enumerate(checks):
         if not judges.again and recorded(check, response) is not None:
             continue
+        metered: _Metered | None = None
         try:
             options = judges.options(check.judge)
             async with live_provider(options) as provider:
-                verdict = await ask(provider, options.provider.model, check, response)
+                metered = _Metered(provider)
+                verdict = await ask(metered, options.provider.model, check, response)
         except EvalError as exc:
             failed[index] = scrub(str(exc), judges.secrets())
             continue
+        finally:  # a reply that was no verdict was still billed
+            prices = options.provider.prices if metered is not None else None
+            if metered is not None and prices is not None:
+                costs.append(run_cost(metered.steps, prices.input, prices.output, prices.cached_input))
         # A judge may quote its own key back (a reply of the model or a proxy's error).
         verdict = verdict.model_copy(update={"reason": scrub(verdict.reason, judges.secrets())})
         new[index] = verdict
         checks[index] = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
-    return expects.model_copy(update={"judge": checks}), new, failed
+    cost = sum(costs) if costs else None
+    return Judged(expects.model_copy(update={"judge": checks}), new, failed, cost)
 
 
 def rewrite_fixture(path: Path, text: str, verdicts: Mapping[int, JudgeVerdict]) -> None:

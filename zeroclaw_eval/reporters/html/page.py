@@ -83,6 +83,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
             run_error_meaning=RUN_ERROR_MEANING,
             repeat_rate=_repeat_rate(report),
             cost=dollars(cost) if (cost := report.cost_usd()) is not None else None,
+            judge_cost=dollars(judging) if (judging := report.judge_cost_usd()) is not None else None,
             totals=report.category_totals(),
             verdict="passed" if report.exit_code() == ExitCode.OK else "failed",
             cases=_CASES_SLOT,
