@@ -220,6 +220,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "category_totals",
         "details",
         "repeat_rate",
+        "trace_id",
         "cost_usd",
         "judge_cost_usd",
         "cases",

@@ -44,6 +44,7 @@ async def drive(
     live: Provider | None = None,
     *,
     alone: bool = False,
+    traceparent: str | None = None,
 ) -> RunError | None:
     """Run every turn of `case` into `record`, as `settings` say; the run error that
     stopped it, if any.
@@ -112,7 +113,9 @@ async def drive(
     mcp = settings.mcp_tools if settings.mcp else None
     try:
         url = mcp.begin(case, toolbox, loop) if mcp is not None else None
-        context = AgentContext(recording, toolbox, settings.max_tool_iterations, loop, mcp_url=url)
+        context = AgentContext(
+            recording, toolbox, settings.max_tool_iterations, loop, mcp_url=url, traceparent=traceparent
+        )
         made.append(make_agent(_factory(case, workspace, settings), context))
         watched = _Watched(script, checked)
         # Where nothing a turn calls waits on the loop, a synchronous agent that allows it

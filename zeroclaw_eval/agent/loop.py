@@ -46,6 +46,10 @@ class AgentContext:
     #: With `[eval].mcp`: the URL of an MCP server (streamable HTTP) offering `tools`;
     #: give it to the agent's MCP client. None otherwise.
     mcp_url: str | None = None
+    #: The W3C `traceparent` of this case's span in the run's trace: start the agent's
+    #: own spans under it, and they join the case's results in one trace (the `otlp`
+    #: report). None when the run has no trace.
+    traceparent: str | None = None
 
     def sync(self, awaitable: Coroutine[Any, Any, T]) -> T:
         """Wait for `awaitable` (a call of `provider` or `tools`) from a synchronous

@@ -69,6 +69,8 @@ class CaseSettings:
     user_input_match: Literal["exact", "contains"] = "exact"
     #: Each request carries only its own turn (`[eval].history = "turn"`).
     per_turn: bool = False
+    #: The run's trace (`report.tracing`): each case's agent is handed its span in it.
+    trace_id: str | None = None
     #: Whether `echo` is offered to the cases that name it or to every case
     #: (`[eval].builtin_tools`, `tools.builtin.offered_names`).
     builtin_tools: BuiltinOffer = "named"

@@ -155,7 +155,9 @@ class AgentCommand:
 
         return make
 
-    def environment(self, base_url: str, case: Case | None, mcp_url: str | None = None) -> dict[str, str]:
+    def environment(
+        self, base_url: str, case: Case | None, mcp_url: str | None = None, traceparent: str | None = None
+    ) -> dict[str, str]:
         """The process's environment: this one's, and what points the agent at the case
         (an agent service, started for every case, gets no case's names) and at the MCP
         server of the case's tools (with `[eval].mcp`)."""
@@ -192,6 +194,9 @@ class AgentCommand:
                 else {}
             ),
             **({"ZEROCLAW_EVAL_MCP_URL": mcp_url} if mcp_url else {}),
+            # The case's span in the run's trace: OpenTelemetry's SDKs read it from here
+            # (the environment-variable carrier) as the parent of the agent's spans.
+            **({"TRACEPARENT": traceparent} if traceparent else {}),
             "ZEROCLAW_EVAL_PROJECT": project,
             "PYTHONPATH": project if not path else f"{project}{os.pathsep}{path}",
             # A proxy configured for the machine must not carry loopback requests away.
@@ -225,6 +230,7 @@ class CommandAgent:
             context.provider, context.tools, context.loop, case.trace.model_name, command.echo
         )
         self._mcp_url = context.mcp_url
+        self._traceparent = context.traceparent
         self._process: AgentProcess | None = None
         self._answers: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._stray: deque[str] = deque(maxlen=TAIL_LINES)
@@ -305,7 +311,7 @@ class CommandAgent:
             self._process = await AgentProcess.start(
                 argv,
                 self._workspace,
-                self._command.environment(self._front.url, self._case, self._mcp_url),
+                self._command.environment(self._front.url, self._case, self._mcp_url, self._traceparent),
                 sink,
                 stdin=stdin,
             )

@@ -359,6 +359,7 @@ class ServiceAgent:
         # which the one case running answers.
         self._mcp_url = context.mcp_url.split("?", 1)[0] if context.mcp_url else None
         self._session = f"{case.name}#{next(_sessions)}"
+        self._traceparent = context.traceparent
         self._history: list[dict[str, str]] = []
         self._turn = 0
         self._began = False
@@ -416,6 +417,8 @@ class ServiceAgent:
             "X-Zeroclaw-Session": self._session,
             "X-Zeroclaw-Workspace": quote(str(self._workspace), safe="/"),
         }
+        if self._traceparent:  # the case's span: a service's own spans join the run's trace
+            extra["traceparent"] = self._traceparent
         try:
             status, text = await request(host.port, "POST", path, payload, extra)
         except (OSError, httpx.HTTPError) as exc:

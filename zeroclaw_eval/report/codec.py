@@ -44,7 +44,7 @@ from zeroclaw_eval.report.model import (
 #      rate, with its Student-t 95 % interval over clusters; null without a repeat);
 #      `baseline.paired` (the paired sign test) and `baseline.alpha`; each record step's
 #      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say); case and
-#      suite `cost_usd` and `judge_cost_usd` (null: not priced).
+#      suite `cost_usd` and `judge_cost_usd` (null: not priced); suite `trace_id`.
 FORMAT_VERSION = 10
 
 
@@ -75,6 +75,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "category_totals": report.category_totals(),
         "details": report.details,
         "repeat_rate": asdict(rate) if (rate := report.repeat_rate()) else None,
+        "trace_id": report.trace_id,
         "cost_usd": report.cost_usd(),
         "judge_cost_usd": report.judge_cost_usd(),
     }

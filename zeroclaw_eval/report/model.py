@@ -356,6 +356,9 @@ class SuiteReport:
     #: What the JSON report and the HTML page keep of passing cases: their details
     #: (`all`), or only what `report.compact` keeps (`failing`, the default).
     details: str = DETAILS_FAILING
+    #: The run's trace (`report.tracing`), whose case spans its agents were handed; None
+    #: for a report of several runs (merged shards) or of a version before it.
+    trace_id: str | None = None
 
     def exit_code(self) -> ExitCode:
         """The gate's verdict by its policy (`_policy_exit_code`), and then, with

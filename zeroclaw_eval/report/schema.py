@@ -257,6 +257,7 @@ class _Report(_Strict):
     details: Literal["failing", "all"] = "all"
     # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
+    trace_id: str | None = Field(default=None, pattern="^[0-9a-f]{32}$")
     cost_usd: float | None = Field(default=None, ge=0)
     judge_cost_usd: float | None = Field(default=None, ge=0)
     # Read one by one (`_cases`): full or compact, each by its own model.

@@ -27,13 +27,13 @@ out, without a tracer provider or a collector to talk to.
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.model import REJECTED, CaseReport, SuiteReport
+from zeroclaw_eval.report.tracing import SUITE, new_trace_id, span_id
 from zeroclaw_eval.reporters.registry import Reporter
 
 #: Span kinds and status codes of the OTLP protocol.
@@ -96,7 +96,9 @@ def _case_status(case: CaseReport) -> dict[str, Any]:
 
 def pieces(report: SuiteReport) -> Iterator[str]:
     """The suite's span, then each case's, a request a line."""
-    trace_id, suite_id = secrets.token_hex(16), secrets.token_hex(8)
+    # The run's own trace, whose case spans its agents were handed (`report.tracing`).
+    trace_id = report.trace_id or new_trace_id()
+    suite_id = span_id(trace_id, SUITE)
     end = time.time_ns()
     start = end - int(report.duration_ms * 1_000_000)
     counts = report.counts()
@@ -129,7 +131,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
         }
         span = {
             "traceId": trace_id,
-            "spanId": secrets.token_hex(8),
+            "spanId": span_id(trace_id, case.path),
             "parentSpanId": suite_id,
             "name": f"test case {case.path}",
             "kind": _INTERNAL,

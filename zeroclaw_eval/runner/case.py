@@ -22,6 +22,7 @@ from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.cost import run_cost
 from zeroclaw_eval.report.model import CaseError, CaseReport, XfailMark
+from zeroclaw_eval.report.tracing import traceparent as case_traceparent
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
 from zeroclaw_eval.runner.options import Run, RunOptions
 from zeroclaw_eval.tools.sandbox import case_workspace, needs_workspace
@@ -39,14 +40,19 @@ class CaseRun:
 
 
 def case_run(
-    case: Case, settings: CaseSettings, live: Provider | None = None, *, alone: bool = False
+    case: Case,
+    settings: CaseSettings,
+    live: Provider | None = None,
+    *,
+    alone: bool = False,
+    traceparent: str | None = None,
 ) -> AbstractAsyncContextManager[CaseRun]:
     """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
     which stays until the block ends and is then removed (what could not be removed is
     `workspace.leftover`): the runner's cases and mutation testing's replays alike.
     `alone`: no other case runs in this event loop meanwhile (see `drive`). Raises
     `OSError` when the workspace cannot be made or seeded."""
-    return _CaseRun(case, settings, live, alone)
+    return _CaseRun(case, settings, live, alone, traceparent)
 
 
 class _CaseRun:
@@ -54,8 +60,11 @@ class _CaseRun:
     generator costs a microsecond or two to enter and leave for every case (most of which
     need no workspace either)."""
 
-    def __init__(self, case: Case, settings: CaseSettings, live: Provider | None, alone: bool) -> None:
+    def __init__(
+        self, case: Case, settings: CaseSettings, live: Provider | None, alone: bool, traceparent: str | None
+    ) -> None:
         self._case, self._settings, self._live, self._alone = case, settings, live, alone
+        self._traceparent = traceparent
         self._workspace: AbstractContextManager[Workspace | None] | None = None
 
     async def __aenter__(self) -> CaseRun:
@@ -68,7 +77,15 @@ class _CaseRun:
         try:
             record = RunRecord()
             with bounded_blocking():  # an async turn that blocks the loop ends at its limit too
-                error = await drive(case, record, workspace, settings, self._live, alone=self._alone)
+                error = await drive(
+                    case,
+                    record,
+                    workspace,
+                    settings,
+                    self._live,
+                    alone=self._alone,
+                    traceparent=self._traceparent,
+                )
         except BaseException:
             if self._workspace is not None:  # removed, as the block's end would have
                 self._workspace.__exit__(*sys.exc_info())
@@ -104,7 +121,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     options = run.options
     try:
         # Cases of one process run one at a time unless `--jobs` overlaps them in it.
-        async with case_run(case, options, run.live, alone=run.jobs <= 1) as done:
+        parent = case_traceparent(options.trace_id, shown) if options.trace_id else None
+        async with case_run(case, options, run.live, alone=run.jobs <= 1, traceparent=parent) as done:
             record, workspace, error = done.record, done.workspace, done.error
             expects = trace.expects
             judged: dict[int, JudgeVerdict] = {}

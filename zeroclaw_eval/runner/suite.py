@@ -32,6 +32,7 @@ from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.compact import compact_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
 from zeroclaw_eval.report.repeats import combine
+from zeroclaw_eval.report.tracing import new_trace_id
 from zeroclaw_eval.runner.case import rejected, run_one
 from zeroclaw_eval.runner.options import Run, RunOptions, Settle, Stop
 from zeroclaw_eval.runner.signals import cancel_on_signals, run_main
@@ -64,6 +65,8 @@ def collect(suite: Path | Sequence[Path], options: RunOptions) -> Collection:
 
 def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
     """Run the cases `collection` selected, as `options` say, into one report."""
+    if options.trace_id is None:  # one trace for the run, its workers' cases included
+        options = replace(options, trace_id=new_trace_id())
     run = Run.of(options)
     if options.on_selected is not None:
         options.on_selected(len(collection.selected))
@@ -95,6 +98,7 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
         interrupted=run.stop.interrupted,
         shard=shard,
         details=options.details,
+        trace_id=options.trace_id,
     )
 
 
