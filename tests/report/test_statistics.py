@@ -160,15 +160,30 @@ def test_the_sign_test_counts_only_the_cases_that_moved() -> None:
 
 def test_a_saved_reports_paired_test_is_re_derived_from_its_counts() -> None:
     from zeroclaw_eval.report.baseline import Baseline
-    from zeroclaw_eval.report.model import SuiteReport
+    from zeroclaw_eval.report.model import CaseReport, SuiteReport
+    from zeroclaw_eval.report.schema import ReportShapeError
 
     paired = paired_change([(1.0, 0.0)] * 5)
     baseline = Baseline("b.json", "sha256:0", "1", "significant-regression", paired=paired, alpha=0.01)
-    report = SuiteReport("s", "live", baseline=baseline)
+    cases = [CaseReport(f"c{n}.json", f"s/c{n}.json", grades=[]) for n in range(5)]
+    report = SuiteReport("s", "live", cases, baseline=baseline)
     data = report_to_dict(report)
-    assert data["baseline"]["paired"] == {"worse": 5, "better": 0, "p_value": 1 / 32}
+    assert data["baseline"]["paired"] == {"worse": 5, "better": 0, "p_value": 1 / 32, "cases": 5}
     data["baseline"]["paired"]["p_value"] = 0.9  # a file's say-so is not the test's
     again = report_from_dict(json.loads(json.dumps(data)))
     assert again.baseline is not None
     assert again.baseline.paired == paired
     assert again.baseline.alpha == 0.01
+    # Counts no run of the report made are refused, never summed (10**15 terms would hang).
+    data["baseline"]["paired"] |= {"worse": 10**15, "better": 10**15, "cases": 2 * 10**15}
+    with pytest.raises(ReportShapeError, match="pairs more cases than the report's 5"):
+        report_from_dict(json.loads(json.dumps(data)))
+
+
+def test_too_few_paired_cases_certify_nothing_at_the_level() -> None:
+    # Four cases all falling: p = 1/16, never below 0.05; with five the test can tell.
+    four = paired_change([(1.0, 0.0)] * 4)
+    assert not four.significant(0.05)
+    assert four.too_few(0.05)
+    assert not paired_change([(1.0, 0.0)] * 5 + [(1.0, 1.0)] * 35).too_few(0.05)
+    assert paired_change([(1.0, 1.0)] * 20).too_few(1e-9)  # 2**-20 is above it

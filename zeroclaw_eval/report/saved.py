@@ -84,6 +84,11 @@ class Comparison:
         from zeroclaw_eval.report.baseline import Baseline, compare
         from zeroclaw_eval.report.model import paired_against
 
+        if self.fail_on == "significant-regression" and report.mode != "live":
+            raise UsageError(
+                "--fail-on significant-regression tells a fall from the noise of live runs; a replay"
+                " is deterministic, so every fall in it is real: use --fail-on new-failures"
+            )
         if self.baseline is not None:
             before = self.baseline.cases
             changes, removed = compare(report.cases, before)
@@ -127,8 +132,10 @@ def plan_comparison(
         )
     if max_cost_increase is not None and not 0 <= max_cost_increase < 1e9:
         raise UsageError(f"--max-cost-increase {max_cost_increase:g}: a percentage, 0 or more (e.g. 20)")
-    if not 0 < alpha < 1:
-        raise UsageError(f"--alpha {alpha:g}: the chance of a false alarm, above 0 and below 1 (e.g. 0.05)")
+    if not 0.001 <= alpha <= 0.5:
+        # Below 0.001 a suite needs ten paired cases falling to say anything; above 0.5 a
+        # false alarm is likelier than not.
+        raise UsageError(f"--alpha {alpha:g}: the chance of a false alarm, from 0.001 to 0.5 (e.g. 0.05)")
     points = read_history(history) if history is not None else None
     if baseline is None:
         return Comparison(fail_on=fail_on, history=points, alpha=alpha)  # no baseline: no cost bound

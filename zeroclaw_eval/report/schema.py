@@ -36,7 +36,7 @@ from zeroclaw_eval.report.model import (
     SuiteReport,
     XfailMark,
 )
-from zeroclaw_eval.report.statistics import paired_change
+from zeroclaw_eval.report.statistics import PairedChange, sign_test
 
 #: A count a report holds (tokens, cases, checks): a whole number no larger than any
 #: count the harness writes, so that a report edited (or made up) to hold `Infinity` or a
@@ -218,6 +218,7 @@ class _Paired(_Strict):
     worse: Count
     better: Count
     p_value: float = Field(ge=0, le=1)
+    cases: Count = 0
 
 
 class _Baseline(_Strict):
@@ -345,18 +346,22 @@ def _report(shape: _Report, cases: list[_Case | _CompactCase]) -> SuiteReport:
         not_run=shape.not_run,
         interrupted=shape.interrupted,
         shard=ShardInfo(shard.index, shard.count, shard.suite_digest, shard.suite_size) if shard else None,
-        baseline=_baseline(shape.baseline),
+        baseline=_baseline(shape.baseline, len(cases)),
         history=None if shape.history is None else [HistoryPoint(p.passed, p.total) for p in shape.history],
         # A report from before format 8 holds every case whole.
         details=shape.details,
+        trace_id=shape.trace_id,
     )
 
 
-def _baseline(shape: _Baseline | None) -> Baseline | None:
+def _baseline(shape: _Baseline | None, cases: int) -> Baseline | None:
     if shape is None:
         return None
     removed = [RemovedCase(r.name, r.path, r.id, r.status) for r in shape.removed]
     paired = shape.paired
+    if paired is not None and not paired.worse + paired.better <= paired.cases <= cases:
+        # More cases paired than the report holds: counts no run of it made.
+        raise ReportShapeError("baseline.paired", f"pairs more cases than the report's {cases}")
     return Baseline(
         shape.path,
         shape.digest,
@@ -364,7 +369,9 @@ def _baseline(shape: _Baseline | None) -> Baseline | None:
         shape.fail_on,
         removed,
         # Re-derived from its counts: the p-value is the test's, never a file's say-so.
-        paired=paired_change([(1, 0)] * paired.worse + [(0, 1)] * paired.better) if paired else None,
+        paired=PairedChange(paired.worse, paired.better, sign_test(paired.worse, paired.better), paired.cases)
+        if paired
+        else None,
         alpha=shape.alpha,
         cost_before=shape.cost_usd,
         max_cost_increase=shape.max_cost_increase,

@@ -175,21 +175,45 @@ class PairedChange:
     #: The one-sided p-value: the chance of at least `worse` of the `worse + better`
     #: cases that moved falling, were a fall and a rise equally likely (no change).
     p_value: float
+    #: The cases paired, moved or not: the test can say "significant" only when
+    #: 0.5 ** cases is below the level (`too_few`).
+    cases: int = 0
 
     def significant(self, alpha: float) -> bool:
         """Whether the fall is too large to be noise at the `alpha` level."""
         return self.worse > self.better and self.p_value < alpha
 
+    def too_few(self, alpha: float) -> bool:
+        """Whether there are too few paired cases for any fall to reach `alpha`: every
+        one of them failing would still read as noise, so the test certifies nothing."""
+        return self.cases < MIN_PAIRED or 0.5**self.cases >= alpha
+
+
+#: Fewer paired cases than this, the sign test is no gate at any level it accepts.
+MIN_PAIRED = 5
+
+
+def sign_test(worse: int, better: int) -> float:
+    """P(at least `worse` of `worse + better` fair coin flips fall): exact while the
+    count is small, by the regularized incomplete beta function above that (the sum of
+    binomial terms of a million flips would hold a run for minutes)."""
+    moved = worse + better
+    if worse == 0:
+        return 1.0
+    if moved <= 1000:
+        tail: int = sum(math.comb(moved, k) for k in range(worse, moved + 1))
+        return tail / (1 << moved)
+    return _incomplete_beta(worse, better + 1, 0.5)
+
 
 def paired_change(pairs: Iterable[tuple[float, float]]) -> PairedChange:
     """The sign test (exact McNemar, for cases run once) over (base rate, head rate) pairs
     of the same cases: the cases that did not move carry no evidence either way."""
-    worse = better = 0
+    worse = better = cases = 0
     for before, after in pairs:
+        cases += 1
         if after < before:
             worse += 1
         elif after > before:
             better += 1
-    moved = worse + better
-    tail = sum(math.comb(moved, k) for k in range(worse, moved + 1))
-    return PairedChange(worse, better, tail / 2**moved)
+    return PairedChange(worse, better, sign_test(worse, better), cases)

@@ -42,9 +42,15 @@ def suite_rate_words(mean: float, low: float, high: float, clusters: int, cases:
     return f"pass rate over repeated runs: {percent(mean)} ({interval_words(low, high)}, over {units})"
 
 
-def paired_words(worse: int, better: int, p_value: float, alpha: float) -> str:
-    """A paired sign test against a base run, and what it concludes at `alpha`."""
+def paired_words(worse: int, better: int, p_value: float, alpha: float, too_few: int | None = None) -> str:
+    """A paired sign test against a base run, and what it concludes at `alpha`
+    (`too_few`: the count of paired cases, when too few for any fall to reach it)."""
     moved = f"{plural(worse, 'case')} worse, {better} better"
+    if too_few is not None:
+        return (
+            f"paired sign test: {moved}: {plural(too_few, 'paired case')} are too few for the test at"
+            f" {alpha:g} (even all of them falling would read as noise), so it certifies nothing"
+        )
     if worse > better and p_value < alpha:
         return f"paired sign test: {moved}: significant (one-sided p = {p_value:.2g}, below {alpha:g})"
     return f"paired sign test: {moved}: within noise (one-sided p = {p_value:.2g})"

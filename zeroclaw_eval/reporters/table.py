@@ -21,6 +21,7 @@ from __future__ import annotations
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.baseline import (
     FAIL_ON_ANY,
+    FAIL_ON_SIGNIFICANT,
     FIXED,
     LABELS,
     NEW_FAILURE,
@@ -228,7 +229,9 @@ def _changes(report: SuiteReport, color: bool) -> list[str]:
     lines.append(f"  {describe_changes((c.change for c in report.cases), baseline.removed)}")
     paired = baseline.paired
     if paired is not None:
-        lines.append(f"  {paired_words(paired.worse, paired.better, paired.p_value, baseline.alpha)}")
+        gated = baseline.fail_on == FAIL_ON_SIGNIFICANT and paired.too_few(baseline.alpha)
+        few = paired.cases if gated else None
+        lines.append(f"  {paired_words(paired.worse, paired.better, paired.p_value, baseline.alpha, few)}")
     cost = report.cost_usd()
     if cost is not None and baseline.cost_before is not None:
         lines.append(f"  cost {dollars(cost)}, against {dollars(baseline.cost_before)} at the baseline")

@@ -8,6 +8,8 @@ import importlib
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -15,6 +17,7 @@ from xml.etree import ElementTree
 import pytest
 
 from tests.support.builders import FAILING, PASSING, TYPO_FIXTURE, write_fixture
+from tests.support.chat_model import chat_model
 from tests.support.invoke import Result, invoke
 
 SUITE = "evals/capability"
@@ -85,7 +88,7 @@ def test_the_json_report_holds_the_baseline_and_each_cases_change(compared: Path
             {"name": "dropped.json", "path": f"{SUITE}/dropped.json", "id": None, "status": "passed"}
         ],
         # broken fell, mended rose; the rest did not move (added and dropped are unpaired).
-        "paired": {"worse": 1, "better": 1, "p_value": 0.75},
+        "paired": {"worse": 1, "better": 1, "p_value": 0.75, "cases": 4},
         "alpha": 0.05,
         "cost_usd": None,  # a replay is not priced
         "max_cost_increase": None,
@@ -332,10 +335,28 @@ def test_a_named_pipe_is_refused_at_once_not_waited_on(compared: Path, option: s
     assert "pipe: it is a named pipe, not a file" in result.stderr
 
 
-def _forty(folder: Path, failing: range) -> None:
-    """A suite of 40 cases of which those numbered in `failing` fail."""
+def _forty(folder: Path, failing: range) -> Iterator[None]:
+    """A live suite of 40 cases against a loopback model that fails the cases numbered in
+    `failing` (their answer lacks the word the case asks for), the others pass."""
     for number in range(40):
-        write_fixture(folder / SUITE, f"case_{number:02}.json", FAILING if number in failing else PASSING)
+        fixture = {
+            "model_name": f"case-{number:02}",
+            "turns": [{"user_input": f"Answer case {number:02}"}],
+            "expects": {"response_contains": ["done"]},
+        }
+        write_fixture(folder / SUITE, f"case_{number:02}.json", fixture)
+
+    def answer(request: dict[str, Any]) -> tuple[str, None]:
+        asked = int(str(request["messages"][-1]["content"]).split()[-1])
+        return ("not yet" if asked in failing else "done"), None
+
+    with chat_model(answer) as url:
+        (folder / "zeroclaw.toml").write_text(
+            f'[eval]\nmode = "live"\nlive_provider = "fake"\nsuite_dir = "{SUITE}"\n'
+            f'[providers.models.fake]\nbase_url = "{url}"\nmodel = "m"\nmax_retries = 0\n',
+            encoding="utf-8",
+        )
+        yield
 
 
 @pytest.mark.parametrize(
@@ -350,40 +371,66 @@ def _forty(folder: Path, failing: range) -> None:
 def test_significant_regression_gates_on_a_fall_beyond_noise_only(
     tmp_path: Path, now_failing: range, code: int, words: str
 ) -> None:
-    _forty(tmp_path, range(36, 40))  # 36 of 40 pass: 0.9
-    assert run(tmp_path, "--report", "json=base.json").code == 1
-    _forty(tmp_path, now_failing)
-    result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression")
+    with contextmanager(_forty)(tmp_path, range(36, 40)):  # 36 of 40 pass: 0.9
+        assert run(tmp_path, "--report", "json=base.json").code == 1
+    with contextmanager(_forty)(tmp_path, now_failing):
+        result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression")
+        # The ratchet fails the smaller fall too: any new failure does.
+        ratchet = run(tmp_path, "--baseline", "base.json", "--fail-on", "new-failures")
     assert result.code == code, result.stdout + result.stderr
     assert f"  paired sign test: {words}" in result.stdout
     assert "(--fail-on significant-regression)" in result.stdout
-    # The ratchet fails the smaller fall too: any new failure does.
-    assert run(tmp_path, "--baseline", "base.json", "--fail-on", "new-failures").code == 1
+    assert ratchet.code == 1
 
 
 def test_significant_regression_still_fails_a_new_case_that_fails_and_a_rejected_one(tmp_path: Path) -> None:
-    _forty(tmp_path, range(36, 40))
-    assert run(tmp_path, "--report", "json=base.json").code == 1
     args = ("--baseline", "base.json", "--fail-on", "significant-regression")
-    assert run(tmp_path, *args).code == 0  # nothing moved
-    write_fixture(tmp_path / SUITE, "added.json", FAILING)
-    assert run(tmp_path, *args).code == 1  # unpaired: no noise explains it
-    (tmp_path / SUITE / "added.json").unlink()
-    write_fixture(tmp_path / SUITE, "typo.json", TYPO_FIXTURE)
-    assert run(tmp_path, *args).code == 1
+    with contextmanager(_forty)(tmp_path, range(36, 40)):
+        assert run(tmp_path, "--report", "json=base.json").code == 1
+        assert run(tmp_path, *args).code == 0  # nothing moved
+        write_fixture(tmp_path / SUITE, "added.json", FAILING)
+        assert run(tmp_path, *args).code == 1  # unpaired: no noise explains it
+        (tmp_path / SUITE / "added.json").unlink()
+        write_fixture(tmp_path / SUITE, "typo.json", TYPO_FIXTURE)
+        assert run(tmp_path, *args).code == 1
 
 
-@pytest.mark.parametrize("alpha", ["0", "1", "-0.1"])
+def test_too_few_paired_cases_fail_significant_regression_closed(tmp_path: Path) -> None:
+    # Four cases all falling is p = 1/16: no fall of four can be told from noise at 0.05,
+    # so the test certifies nothing and the gate fails.
+    with contextmanager(_forty)(tmp_path, range(4, 40)):
+        for number in range(4, 40):
+            (tmp_path / SUITE / f"case_{number:02}.json").unlink()
+        assert run(tmp_path, "--report", "json=base.json").code == 0
+    with contextmanager(_forty)(tmp_path, range(40)):
+        for number in range(4, 40):
+            (tmp_path / SUITE / f"case_{number:02}.json").unlink()
+        result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression")
+    assert result.code == 1
+    assert "4 paired cases are too few for the test at 0.05" in result.stdout
+
+
+def test_significant_regression_is_refused_for_a_replay(tmp_path: Path) -> None:
+    write_fixture(tmp_path / SUITE, "a.json", PASSING)
+    assert run(tmp_path, "--report", "json=base.json").code == 0
+    result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression")
+    assert result.code == 2
+    assert (
+        "a replay is deterministic, so every fall in it is real: use --fail-on new-failures" in result.stderr
+    )
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "-0.1", "1e-300", "0.9"])
 def test_an_alpha_that_is_no_chance_is_a_usage_error(tmp_path: Path, alpha: str) -> None:
-    _forty(tmp_path, range(0))
+    write_fixture(tmp_path / SUITE, "a.json", PASSING)
     assert run(tmp_path, "--report", "json=base.json").code == 0
     result = run(tmp_path, "--baseline", "base.json", "--fail-on", "significant-regression", "--alpha", alpha)
     assert result.code == 2
-    assert f"--alpha {float(alpha):g}: the chance of a false alarm" in result.stderr
+    assert f"--alpha {float(alpha):g}: the chance of a false alarm, from 0.001 to 0.5" in result.stderr
 
 
 def test_significant_regression_needs_a_baseline(tmp_path: Path) -> None:
-    _forty(tmp_path, range(0))
+    write_fixture(tmp_path / SUITE, "a.json", PASSING)
     result = run(tmp_path, "--fail-on", "significant-regression")
     assert result.code == 2
     assert "--fail-on significant-regression fails only on regressions since a baseline" in result.stderr
