@@ -184,7 +184,8 @@ def test_the_json_shape_round_trips() -> None:
         "removed": [{"name": "r.json", "path": "evals/r.json", "id": "T-9", "status": "passed"}],
         "paired": None,
         "alpha": 0.05,
-        "cost_usd": None,
+        "cost_before_usd": None,
+        "cost_after_usd": None,
         "max_cost_increase": None,
     }
     report = SuiteReport("s", "replay", [], 1.0, "0.1.0", baseline=baseline)

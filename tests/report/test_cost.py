@@ -138,7 +138,7 @@ def test_a_cost_grown_past_max_cost_increase_fails_the_gate_and_says_by_how_much
         bounded = ("--baseline", "base.json", "--max-cost-increase")
         over = cli("eval", "run", *bounded, "50", cwd=tmp_path, env=env)
         assert over.code == 1, over.stdout + over.stderr
-        assert "cost $7.0000, against $3.5000 at the baseline" in over.stdout
+        assert "cost $7.0000, against $3.5000 at the baseline (the cases both runs have)" in over.stdout
         assert "FAILED: cost +100% against the baseline, above --max-cost-increase 50%" in over.stdout
         assert cli("eval", "run", *bounded, "150", cwd=tmp_path, env=env).code == 0
 
@@ -192,3 +192,38 @@ def test_the_judges_cost_is_their_own_apart_from_the_agents(tmp_path: Path) -> N
     assert "judges' cost $0.0350" in get_reporter("html")(report)
     assert '<property name="zeroclaw.judge_cost_usd" value="0.035000"' in get_reporter("junit")(report)
     assert "| judges' cost (USD) | | $0.0350 | |" in pull_request_comment(None, report)
+
+
+def test_a_reply_without_usage_has_no_cost_and_fails_the_bound(cli: Runner, tmp_path: Path) -> None:
+    env = {"COST_KEY": "sk-test"}
+    with chat_model(lambda _: ("hi", _usage(1))) as url:
+        _priced_project(tmp_path, url)
+        assert cli("eval", "run", "--report", "json=base.json", cwd=tmp_path, env=env).code == 0
+    with chat_model(lambda _: ("hi", None)) as url:  # the provider stopped saying its usage
+        _priced_project(tmp_path, url)
+        result = cli(
+            "eval", "run", "--baseline", "base.json", "--max-cost-increase", "10", cwd=tmp_path, env=env
+        )
+    assert result.code == 1  # 0 tokens counted is no cost of $0
+    assert "--max-cost-increase 10%: this run has no cost" in result.stdout
+
+
+def test_a_part_of_the_suite_is_bounded_against_the_same_cases_of_the_baseline(
+    cli: Runner, tmp_path: Path
+) -> None:
+    # Four cases at 1x in the baseline; one of them alone (-k) at 3x must fail a 50 % bound,
+    # though it costs less than the whole baseline did.
+    env = {"COST_KEY": "sk-test"}
+    with chat_model(lambda _: ("hi", _usage(1))) as url:
+        _priced_project(tmp_path, url)
+        for name in ("b", "c", "d"):
+            write_fixture(
+                tmp_path / "suite", f"{name}.json", json.loads((tmp_path / "suite" / "hi.json").read_text())
+            )
+        assert cli("eval", "run", "--report", "json=base.json", cwd=tmp_path, env=env).code == 0
+    with chat_model(lambda _: ("hi", _usage(3))) as url:
+        _priced_project(tmp_path, url)
+        args = ("-k", "b", "--baseline", "base.json", "--max-cost-increase", "50")
+        result = cli("eval", "run", *args, cwd=tmp_path, env=env)
+    assert result.code == 1, result.stdout
+    assert "cost $10.5000, against $3.5000 at the baseline (the cases both runs have)" in result.stdout

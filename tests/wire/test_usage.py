@@ -104,6 +104,8 @@ def test_a_reply_that_says_nothing_of_the_cache_or_reasoning_leaves_them_unknown
     )
     bare = CLIENT_WIRES[kind].read_reply(_reply(kind, None))
     assert (bare.input_tokens, bare.output_tokens, bare.cached_input_tokens) == (0, 0, None)
+    assert reply.usage_known
+    assert not bare.usage_known  # no usage said: 0 tokens that are no measure of a cost
 
 
 def test_a_made_up_cached_count_is_refused_like_any_token_count() -> None:

@@ -139,6 +139,9 @@ class ModelResponse:
     cached_input_tokens: int | None = None
     #: Of the output, the model's reasoning; None: the reply does not say.
     reasoning_tokens: int | None = None
+    #: Whether the reply said its usage at all: a live reply without one counts no
+    #: tokens, which is no measure of what it cost (a scripted reply's are the script's).
+    usage_known: bool = True
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ class ModelStep:
     #: (None: the reply did not say, as a scripted one does not).
     cached_input_tokens: int | None = None
     reasoning_tokens: int | None = None
+    #: False where a live reply said no usage: its tokens (0) are no measure of its cost.
+    usage_known: bool = True
 
 
 @dataclass(slots=True)
@@ -135,5 +137,6 @@ class RecordingProvider:
         step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system
         step.cached_input_tokens = response.cached_input_tokens
         step.reasoning_tokens = response.reasoning_tokens
+        step.usage_known = response.usage_known
         self._record.steps.append(step)
         return response

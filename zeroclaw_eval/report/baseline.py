@@ -107,16 +107,20 @@ class Baseline:
     #: of a version before it), and the level `significant-regression` gates at.
     paired: PairedChange | None = None
     alpha: float = DEFAULT_ALPHA
-    #: What the baseline's run cost (None: not priced), and the most its cost may grow,
-    #: in percent, before the gate fails (`--max-cost-increase`; None: no such gate).
+    #: What the cases both runs have cost in the baseline's run and in this one (None: a
+    #: case of them not priced, or a reply that said no usage); the most that cost may
+    #: grow, in percent, before the gate fails (`--max-cost-increase`; None: no bound).
+    #: The same cases on both sides: a shard or a `-k` run compared with a whole suite's
+    #: cost would always look cheaper.
     cost_before: float | None = None
+    cost_after: float | None = None
     max_cost_increase: float | None = None
 
-    def cost_exceeded(self, cost: float | None) -> str | None:
-        """Why a run that cost `cost` fails `--max-cost-increase`, or None when it does
-        not: its cost grew past the bound, or either run has no cost to compare (a gate
-        that cannot measure fails, rather than pass what it never saw)."""
-        bound = self.max_cost_increase
+    def cost_exceeded(self) -> str | None:
+        """Why this run fails `--max-cost-increase`, or None when it does not: the cost
+        of the cases both runs have grew past the bound, or either side has no cost to
+        compare (a gate that cannot measure fails, rather than pass what it never saw)."""
+        bound, cost = self.max_cost_increase, self.cost_after
         if bound is None:
             return None
         if cost is None or self.cost_before is None:
@@ -240,7 +244,8 @@ def baseline_to_dict(baseline: Baseline | None, changes: Iterable[str | None]) -
         "removed": [asdict(case) for case in baseline.removed],
         "paired": asdict(baseline.paired) if baseline.paired is not None else None,
         "alpha": baseline.alpha,
-        "cost_usd": baseline.cost_before,
+        "cost_before_usd": baseline.cost_before,
+        "cost_after_usd": baseline.cost_after,
         "max_cost_increase": baseline.max_cost_increase,
     }
 

@@ -19,11 +19,14 @@ PER = 1_000_000
 
 def run_cost(
     steps: Iterable[ModelStep], input: float, output: float, cached_input: float | None = None
-) -> float:
-    """US dollars for `steps`, at `input`, `output` and `cached_input` dollars a million tokens."""
+) -> float | None:
+    """US dollars for `steps`, at `input`, `output` and `cached_input` dollars a million
+    tokens; None when a reply said no usage (its cost is unknown, not nothing)."""
     cached_price = input if cached_input is None else cached_input
     total = 0.0
     for step in steps:
+        if not step.usage_known:
+            return None
         cached = min(step.cached_input_tokens or 0, step.input_tokens)
         total += (step.input_tokens - cached) * input + cached * cached_price + step.output_tokens * output
     return total / PER

@@ -6,7 +6,7 @@ exit status; nothing here prints, and nothing re-runs or re-grades.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from zeroclaw_eval._support.frozen import quick_init
@@ -364,7 +364,7 @@ class SuiteReport:
         """The gate's verdict by its policy (`_policy_exit_code`), and then, with
         `--max-cost-increase`, `FAILED` for a run whose cost grew past the bound."""
         code = self._policy_exit_code()
-        if code == ExitCode.OK and self.baseline is not None and self.baseline.cost_exceeded(self.cost_usd()):
+        if code == ExitCode.OK and self.baseline is not None and self.baseline.cost_exceeded():
             return ExitCode.FAILED
         return code
 
@@ -451,3 +451,14 @@ def paired_against(cases: Sequence[CaseReport], base: Sequence[CaseReport]) -> P
     return paired_change(
         (before, after) for before, after in rates if before is not None and after is not None
     )
+
+
+def paired_cost(cases: Sequence[CaseReport], indexes: Iterable[int]) -> float | None:
+    """What the cases at `indexes` cost together; None when one of them has no cost."""
+    total = 0.0
+    for index in indexes:
+        cost = cases[index].cost_usd
+        if cost is None:
+            return None
+        total += cost
+    return total

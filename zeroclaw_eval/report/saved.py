@@ -81,8 +81,8 @@ class Comparison:
 
     def apply(self, report: SuiteReport) -> None:
         """Mark each case of `report` with its change, and attach the baseline and history."""
-        from zeroclaw_eval.report.baseline import Baseline, compare
-        from zeroclaw_eval.report.model import paired_against
+        from zeroclaw_eval.report.baseline import Baseline, compare, matched
+        from zeroclaw_eval.report.model import paired_against, paired_cost
 
         if self.fail_on == "significant-regression" and report.mode != "live":
             raise UsageError(
@@ -95,6 +95,7 @@ class Comparison:
             for case, change in zip(report.cases, changes, strict=True):
                 case.change = change
             paired = paired_against(report.cases, before)
+            pairs = matched(report.cases, before)
             tool_version = self.baseline.tool_version
             report.baseline = Baseline(
                 self.path,
@@ -104,7 +105,8 @@ class Comparison:
                 removed,
                 paired=paired,
                 alpha=self.alpha,
-                cost_before=self.baseline.cost_usd(),
+                cost_before=paired_cost(before, pairs.values()),
+                cost_after=paired_cost(report.cases, pairs.keys()),
                 max_cost_increase=self.max_cost_increase,
             )
         report.history = self.history

@@ -44,6 +44,10 @@ from zeroclaw_eval.report.statistics import PairedChange, sign_test
 Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 #: A duration a report holds, in milliseconds: finite, and as bounded as a count.
 Millis = Annotated[float, Field(ge=0, le=MAX_COUNT, allow_inf_nan=False)]
+#: The most dollars a report's cost may say: summed costs stay finite (three costs of
+#: 1.7e308 add up to infinity, which no output can write as a cost).
+MAX_DOLLARS = 1e12
+Dollars = Annotated[float, Field(ge=0, le=MAX_DOLLARS, allow_inf_nan=False)]
 
 
 class _Strict(BaseModel):
@@ -101,6 +105,7 @@ class _Step(_Strict):
     system_prompt: str | None = None
     cached_input_tokens: Count | None = None
     reasoning_tokens: Count | None = None
+    usage_known: bool = True
 
 
 class _Call(_Strict):
@@ -154,8 +159,8 @@ class _Case(_Strict):
     model_name: str | None = None
     id: str | None = None
     cluster: str | None = None
-    cost_usd: float | None = Field(default=None, ge=0)
-    judge_cost_usd: float | None = Field(default=None, ge=0)
+    cost_usd: Dollars | None = None
+    judge_cost_usd: Dollars | None = None
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
@@ -185,8 +190,8 @@ class _CompactCase(_Strict):
     model_name: str | None = None
     id: str | None = None
     cluster: str | None = None
-    cost_usd: float | None = Field(default=None, ge=0)
-    judge_cost_usd: float | None = Field(default=None, ge=0)
+    cost_usd: Dollars | None = None
+    judge_cost_usd: Dollars | None = None
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
@@ -230,7 +235,8 @@ class _Baseline(_Strict):
     removed: list[_Removed]
     paired: _Paired | None = None
     alpha: float = Field(default=0.05, gt=0, lt=1)
-    cost_usd: float | None = Field(default=None, ge=0)
+    cost_before_usd: Dollars | None = None
+    cost_after_usd: Dollars | None = None
     max_cost_increase: float | None = Field(default=None, ge=0)
 
 
@@ -259,8 +265,8 @@ class _Report(_Strict):
     # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
     trace_id: str | None = Field(default=None, pattern="^[0-9a-f]{32}$")
-    cost_usd: float | None = Field(default=None, ge=0)
-    judge_cost_usd: float | None = Field(default=None, ge=0)
+    cost_usd: Dollars | None = None
+    judge_cost_usd: Dollars | None = None
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
@@ -373,7 +379,8 @@ def _baseline(shape: _Baseline | None, cases: int) -> Baseline | None:
         if paired
         else None,
         alpha=shape.alpha,
-        cost_before=shape.cost_usd,
+        cost_before=shape.cost_before_usd,
+        cost_after=shape.cost_after_usd,
         max_cost_increase=shape.max_cost_increase,
     )
 
@@ -439,6 +446,7 @@ def _case(shape: _Case) -> CaseReport:
                     s.system_prompt,
                     s.cached_input_tokens,
                     s.reasoning_tokens,
+                    s.usage_known,
                 )
                 for s in record.steps
             ],

@@ -232,10 +232,10 @@ def _changes(report: SuiteReport, color: bool) -> list[str]:
         gated = baseline.fail_on == FAIL_ON_SIGNIFICANT and paired.too_few(baseline.alpha)
         few = paired.cases if gated else None
         lines.append(f"  {paired_words(paired.worse, paired.better, paired.p_value, baseline.alpha, few)}")
-    cost = report.cost_usd()
-    if cost is not None and baseline.cost_before is not None:
-        lines.append(f"  cost {dollars(cost)}, against {dollars(baseline.cost_before)} at the baseline")
-    exceeded = baseline.cost_exceeded(cost)
+    if baseline.cost_after is not None and baseline.cost_before is not None:
+        now, then = dollars(baseline.cost_after), dollars(baseline.cost_before)
+        lines.append(f"  cost {now}, against {then} at the baseline (the cases both runs have)")
+    exceeded = baseline.cost_exceeded()
     if exceeded:
         lines.append(f"  {paint('FAILED', 'red', color)}: {exceeded}")
     return lines

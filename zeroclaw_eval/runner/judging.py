@@ -11,6 +11,7 @@ A judge that cannot be asked fails its check with the reason; it never passes.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ class _Metered:
         reply = await self._inner.complete(messages, tools, choice)
         step = ModelStep(0, None, [], reply.input_tokens, reply.output_tokens)
         step.cached_input_tokens, step.reasoning_tokens = reply.cached_input_tokens, reply.reasoning_tokens
+        step.usage_known = reply.usage_known
         self.steps.append(step)
         return reply
 
@@ -123,12 +125,13 @@ async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
         finally:  # a reply that was no verdict was still billed
             prices = options.provider.prices if metered is not None else None
             if metered is not None and prices is not None:
-                costs.append(run_cost(metered.steps, prices.input, prices.output, prices.cached_input))
+                spent = run_cost(metered.steps, prices.input, prices.output, prices.cached_input)
+                costs.append(spent if spent is not None else math.inf)  # unknown: no sum holds
         # A judge may quote its own key back (a reply of the model or a proxy's error).
         verdict = verdict.model_copy(update={"reason": scrub(verdict.reason, judges.secrets())})
         new[index] = verdict
         checks[index] = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
-    cost = sum(costs) if costs else None
+    cost = sum(costs) if costs and math.isfinite(sum(costs)) else None
     return Judged(expects.model_copy(update={"judge": checks}), new, failed, cost)
 
 

@@ -227,8 +227,9 @@ class Usage:
     more_input: tuple[str, ...] = ()
     more_output: tuple[str, ...] = ()
 
-    def counts(self, usage: Any) -> tuple[int, int, int | None, int | None]:
-        """Input, output, cached input and reasoning tokens of a reply's `usage`."""
+    def counts(self, usage: Any) -> tuple[int, int, int | None, int | None, bool]:
+        """Input, output, cached input and reasoning tokens of a reply's `usage`, and
+        whether the reply said its usage at all."""
         inside = usage if isinstance(usage, dict) else {}
         input_tokens = sum(usage_tokens(inside, key) for key in (self.input, *self.more_input))
         output_tokens = sum(usage_tokens(inside, key) for key in (self.output, *self.more_output))
@@ -237,6 +238,7 @@ class Usage:
             output_tokens,
             _nested_count(inside, self.cached),
             _nested_count(inside, self.reasoning),
+            isinstance(usage, dict),
         )
 
 

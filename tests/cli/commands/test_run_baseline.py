@@ -90,7 +90,8 @@ def test_the_json_report_holds_the_baseline_and_each_cases_change(compared: Path
         # broken fell, mended rose; the rest did not move (added and dropped are unpaired).
         "paired": {"worse": 1, "better": 1, "p_value": 0.75, "cases": 4},
         "alpha": 0.05,
-        "cost_usd": None,  # a replay is not priced
+        "cost_before_usd": None,  # a replay is not priced
+        "cost_after_usd": None,
         "max_cost_increase": None,
     }
     assert {case["name"]: case["change"] for case in data["cases"]} == {
