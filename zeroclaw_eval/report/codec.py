@@ -44,7 +44,8 @@ from zeroclaw_eval.report.model import (
 #      rate, with its Student-t 95 % interval over clusters; null without a repeat);
 #      `baseline.paired` (the paired sign test) and `baseline.alpha`; each record step's
 #      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say); case and
-#      suite `cost_usd` and `judge_cost_usd` (null: not priced); suite `trace_id`.
+#      suite `cost_usd` and `judge_cost_usd` (null: not priced); suite `trace_id`;
+#      case `fixture_sha256`; suite `settings_sha256`.
 FORMAT_VERSION = 10
 
 
@@ -76,6 +77,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "details": report.details,
         "repeat_rate": asdict(rate) if (rate := report.repeat_rate()) else None,
         "trace_id": report.trace_id,
+        "settings_sha256": report.settings_sha256,
         "cost_usd": report.cost_usd(),
         "judge_cost_usd": report.judge_cost_usd(),
     }
@@ -116,6 +118,7 @@ def _identity_fields(case: CaseReport) -> dict[str, Any]:
         "status": case.status,
         "cost_usd": case.cost_usd,
         "judge_cost_usd": case.judge_cost_usd,
+        "fixture_sha256": case.fixture_sha256,
         "change": case.change,
         "score": case.score,
         "duration_ms": case.duration_ms,

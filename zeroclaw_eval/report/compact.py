@@ -81,6 +81,7 @@ def compact_case(case: CaseReport) -> CaseReport:
         cluster=case.cluster,
         cost_usd=case.cost_usd,
         judge_cost_usd=case.judge_cost_usd,
+        fixture_sha256=case.fixture_sha256,
         repeats=case.repeats,
         change=case.change,
         judged=case.judged,

@@ -183,6 +183,9 @@ class CaseReport:
     cost_usd: float | None = None
     #: What asking its judges cost, apart from the agent's (None: no priced judge asked).
     judge_cost_usd: float | None = None
+    #: The SHA-256 of the fixture's text as it ran (`report.resume` runs a kept case again
+    #: once its fixture changed); None in a report of a version before it.
+    fixture_sha256: str | None = None
     #: For a case run several times (`run --repeat K`): how the runs went.
     repeats: RepeatStats | None = None
     #: What changed since the baseline (`report.baseline`), e.g. `new_failure`; None without one.
@@ -359,6 +362,9 @@ class SuiteReport:
     #: The run's trace (`report.tracing`), whose case spans its agents were handed; None
     #: for a report of several runs (merged shards) or of a version before it.
     trace_id: str | None = None
+    #: A digest of what the run was run with (mode, agent, provider, repeats: the
+    #: settings `run --resume` must find unchanged to keep its verdicts); None: unknown.
+    settings_sha256: str | None = None
 
     def exit_code(self) -> ExitCode:
         """The gate's verdict by its policy (`_policy_exit_code`), and then, with

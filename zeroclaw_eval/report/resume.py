@@ -9,16 +9,23 @@ whole.
   `xfail` mark expected) and runs every other: those that failed, errored or were
   rejected, and those the earlier report lacks.
 
-The report is refused, never guessed at, when it is of another suite: another suite
-label, another mode, another shard, or a case whose fixture the suite no longer has. The
-report written holds each fixture of the run once, the kept cases as the earlier report
-had them and the others as this run graded them, in the suite's order.
+A kept verdict must be one this run would give: a case whose fixture changed since (its
+SHA-256 is in the report) is run again, as is a repeated case whose runs or minimum pass
+rate differ from this run's. The report is refused, never guessed at, when it is of
+another suite or was run otherwise: another working folder, suite label, mode or shard,
+a case whose fixture the suite no longer has, a case twice, or other settings (the
+agent, the provider, the repeats: `settings_sha256`). The report written holds each
+fixture of the run once, the kept cases as the earlier report had them (their change
+since a baseline is this run's to say) and the others as this run graded them, in the
+suite's order.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zeroclaw_eval.errors import UsageError
@@ -46,15 +53,61 @@ class Earlier:
         return frozenset(_key(case.path) for case in self.kept)
 
 
-def read_earlier(path: Path, *, failed_only: bool) -> Earlier:
+def fixture_digest(text: str) -> str:
+    """The SHA-256 of a fixture's text, as a report keeps it."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def read_earlier(
+    path: Path, *, failed_only: bool, settings: str, repeat: int = 1, min_pass_rate: float | None = None
+) -> Earlier:
     """The report at `path` (read as strictly as every saved report), and the cases a run
-    keeps from it: every case (`--resume`), or those that did not fail the gate."""
+    with `settings` (its `settings_sha256`), `repeat` and `min_pass_rate` keeps from it:
+    every case (`--resume`), or those that did not fail the gate, but for those whose
+    fixture or repeats changed since. `UsageError` for a report of another folder or
+    other settings, or holding a case twice."""
     from zeroclaw_eval.report.saved import read_report
 
     option = "--rerun-failed" if failed_only else "--resume"
     report = read_report(path, role=f"{option} ")
-    kept = tuple(case for case in report.cases if not (failed_only and case.blocks_gate))
+    if report.root != os.getcwd():
+        raise UsageError(
+            f"{option} {path} was run in {report.root}, and this run in {os.getcwd()}: its case paths"
+            " name other files; resume a run from the folder it ran in"
+        )
+    if report.settings_sha256 != settings:
+        raise UsageError(
+            f"{option} {path} was run with other settings (the agent, the provider, the mode or the"
+            " repeats differ, or it was written before they were recorded): its verdicts are not this"
+            " run's to keep; run the suite afresh"
+        )
+    seen: set[str] = set()
+    for case in report.cases:
+        if _key(case.path) in seen:
+            raise UsageError(f"{option} {path} holds {case.path} twice: it was edited; run the suite afresh")
+        seen.add(_key(case.path))
+    kept = tuple(
+        replace(case, change=None)  # its change since a baseline is this run's to say
+        for case in report.cases
+        if not (failed_only and case.blocks_gate) and _unchanged(case, repeat, min_pass_rate)
+    )
     return Earlier(path, option, report, kept)
+
+
+def _unchanged(case: CaseReport, repeat: int, min_pass_rate: float | None) -> bool:
+    """Whether this run would give `case` the verdict it has: its fixture is the one it
+    ran (by digest), and it was repeated as this run repeats."""
+    if case.fixture_sha256 is None:
+        return False
+    try:
+        now = fixture_digest(Path(case.path).read_bytes().decode("utf-8", "surrogateescape"))
+    except OSError:
+        return True  # gone: `check_same_suite` refuses the report, saying which
+    if now != case.fixture_sha256:
+        return False
+    runs = case.repeats.runs if case.repeats is not None else 1
+    rate = case.repeats.min_pass_rate if case.repeats is not None else None
+    return runs == repeat and rate == min_pass_rate
 
 
 def check_same_suite(

@@ -161,6 +161,7 @@ class _Case(_Strict):
     cluster: str | None = None
     cost_usd: Dollars | None = None
     judge_cost_usd: Dollars | None = None
+    fixture_sha256: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
     status: Status
     change: Change | None = None
     score: float = Field(default=0.0, ge=0, le=1)
@@ -192,6 +193,7 @@ class _CompactCase(_Strict):
     cluster: str | None = None
     cost_usd: Dollars | None = None
     judge_cost_usd: Dollars | None = None
+    fixture_sha256: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
     status: Literal["passed"]  # only a passing case is kept compact
     change: Change | None = None
     score: float = Field(ge=0, le=1)
@@ -265,6 +267,7 @@ class _Report(_Strict):
     # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
     trace_id: str | None = Field(default=None, pattern="^[0-9a-f]{32}$")
+    settings_sha256: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
     cost_usd: Dollars | None = None
     judge_cost_usd: Dollars | None = None
     # Read one by one (`_cases`): full or compact, each by its own model.
@@ -357,6 +360,7 @@ def _report(shape: _Report, cases: list[_Case | _CompactCase]) -> SuiteReport:
         # A report from before format 8 holds every case whole.
         details=shape.details,
         trace_id=shape.trace_id,
+        settings_sha256=shape.settings_sha256,
     )
 
 
@@ -396,6 +400,7 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         cluster=shape.cluster,
         cost_usd=shape.cost_usd,
         judge_cost_usd=shape.judge_cost_usd,
+        fixture_sha256=shape.fixture_sha256,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         summary=CaseSummary(tuple(shape.tool_calls), shape.input_tokens, shape.output_tokens),
@@ -461,6 +466,7 @@ def _case(shape: _Case) -> CaseReport:
         cluster=shape.cluster,
         cost_usd=shape.cost_usd,
         judge_cost_usd=shape.judge_cost_usd,
+        fixture_sha256=shape.fixture_sha256,
         change=shape.change,
         repeats=_repeats(shape.repeats),
         xfail=_xfail(shape.xfail),

@@ -22,6 +22,7 @@ from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.cost import run_cost
 from zeroclaw_eval.report.model import CaseError, CaseReport, XfailMark
+from zeroclaw_eval.report.resume import fixture_digest
 from zeroclaw_eval.report.tracing import traceparent as case_traceparent
 from zeroclaw_eval.runner.judging import judged as judged_expects, rewrite_fixture
 from zeroclaw_eval.runner.options import Run, RunOptions
@@ -103,7 +104,14 @@ class _CaseRun:
 def rejected(fixture: RejectedFixture) -> CaseReport:
     """The report of a fixture admission refused."""
     shown = shown_path(fixture.path)
-    return CaseReport(fixture.name, shown, fixture.model_name, problems=fixture.problems, source=fixture.text)
+    return CaseReport(
+        fixture.name,
+        shown,
+        fixture.model_name,
+        problems=fixture.problems,
+        source=fixture.text,
+        fixture_sha256=fixture_digest(fixture.text),
+    )
 
 
 def _cost(record: RunRecord, options: RunOptions) -> float | None:
@@ -146,6 +154,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             id=trace.id,
             cluster=trace.cluster,
             xfail=_xfail_of(case),
+            fixture_sha256=fixture_digest(case.text),
         )
     # The grades stand: they were taken before the clean-up. What it could not remove is
     # a run error of the case, so the exit code and every report say which folder is left.
@@ -167,6 +176,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         judged=judged,
         cost_usd=_cost(record, options),
         judge_cost_usd=judge_cost,
+        fixture_sha256=fixture_digest(case.text),
     )
     if judged and options.judges is not None and options.judges.again and options.live is None:
         try:

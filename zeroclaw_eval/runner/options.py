@@ -58,6 +58,9 @@ class RunOptions(CaseSettings):
     #: The cases not to run (shown paths): those an earlier report keeps (`--resume`,
     #: `--rerun-failed`, `report.resume`).
     skip: frozenset[str] = frozenset()
+    #: What the run's verdicts hang on besides its fixtures (`project.settings_digest`),
+    #: kept in its report for `--resume`; None where nobody computed it (the Python API).
+    settings_sha256: str | None = None
     #: Live mode: runs of each case (`--repeat`), and the share that must pass (None: all).
     repeat: int = 1
     min_pass_rate: float | None = None

@@ -256,3 +256,27 @@ def live_options(loaded: LoadedConfig, known_tools: Iterable[str] = BUILTIN_TOOL
                 f" (api_key_env of [providers.models.{name}]); export the provider's key in it"
             )
     return LiveOptions(provider, key, frozenset(settings.live_allowed_tools))
+
+
+def settings_digest(
+    loaded: LoadedConfig, agent: Any, *, live: bool, repeat: int, min_pass_rate: float | None
+) -> str:
+    """A digest of what decides a run's verdicts besides its fixtures: the configuration's
+    settings and provider tables, the agent the command line names (`agent`: its
+    `AgentChoice`), the mode and the repeats. `run --resume` keeps only the verdicts of a
+    run with the same digest. Keys never enter it: the tables name their variables."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    said = {
+        "eval": loaded.settings.model_dump(mode="json"),
+        "providers": {
+            name: table.model_dump(mode="json") for name, table in sorted(loaded.providers.items())
+        },
+        "agent": asdict(agent),
+        "live": live,
+        "repeat": repeat,
+        "min_pass_rate": min_pass_rate,
+    }
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()

@@ -99,6 +99,7 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
         shard=shard,
         details=options.details,
         trace_id=options.trace_id,
+        settings_sha256=options.settings_sha256,
     )
 
 

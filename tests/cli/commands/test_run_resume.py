@@ -140,3 +140,47 @@ def test_resume_and_rerun_failed_together_are_a_usage_error(cli: Runner, project
     result = cli("eval", "run", "--resume", "first.json", "--rerun-failed", "first.json", cwd=project)
     assert result.code == 2
     assert "give one" in result.stderr
+
+
+def test_a_kept_case_whose_fixture_changed_since_runs_again(cli: Runner, project: Path) -> None:
+    assert cli("eval", "run", "--report", "json=first.json", cwd=project).code == 1
+    write_fixture(project / SUITE, "case_1.json", FAILING)  # it passed; now it cannot
+    for option in ("--resume", "--rerun-failed"):
+        result = cli("eval", "run", option, "first.json", "--format", "json", cwd=project)
+        assert result.code == 1, result.stdout
+        status = {case["path"]: case["status"] for case in result.json()["cases"]}
+        assert status[f"{SUITE}/case_1.json"] == "failed"  # graded again, not kept
+
+
+def test_a_report_of_other_settings_or_another_folder_is_refused(cli: Runner, project: Path) -> None:
+    assert cli("eval", "run", "--report", "json=first.json", cwd=project).code == 1
+    (project / "zeroclaw.toml").write_text('[eval]\nuser_input_match = "contains"\n', encoding="utf-8")
+    changed = cli("eval", "run", "--resume", "first.json", cwd=project)
+    assert changed.code == 2
+    assert "--resume first.json was run with other settings" in changed.stderr
+    (project / "zeroclaw.toml").unlink()
+    other = project / "elsewhere"
+    for number in range(6):
+        write_fixture(other / SUITE, f"case_{number}.json", PASSING)
+    moved = cli("eval", "run", "--resume", str(project / "first.json"), cwd=other)
+    assert moved.code == 2
+    assert f"was run in {project}, and this run in {other}" in moved.stderr
+
+
+def test_a_report_holding_a_case_twice_is_refused_before_any_case_runs(cli: Runner, project: Path) -> None:
+    assert cli("eval", "run", "--report", "json=first.json", cwd=project).code == 1
+    data = _report(project, "first.json")
+    data["cases"].append(data["cases"][0])
+    data["counts"]["passed"] += 1  # counts that agree with the cases: only the twice is wrong
+    data["counts"]["total"] += 1
+    (project / "twice.json").write_text(json.dumps(data), encoding="utf-8")
+    result = cli("eval", "run", "--resume", "twice.json", cwd=project)
+    assert result.code == 2
+    assert "holds evals/regression/case_0.json twice" in result.stderr
+
+
+def test_a_kept_case_carries_no_change_from_an_old_baseline(cli: Runner, project: Path) -> None:
+    assert cli("eval", "run", "--report", "json=base.json", cwd=project).code == 1
+    assert cli("eval", "run", "--baseline", "base.json", "--report", "json=first.json", cwd=project).code == 1
+    result = cli("eval", "run", "--resume", "first.json", "--format", "json", cwd=project)
+    assert {case["change"] for case in result.json()["cases"]} == {None}

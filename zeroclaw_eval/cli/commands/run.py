@@ -192,7 +192,7 @@ def run_command(
     from zeroclaw_eval.report.resume import check_same_suite, resumed
     from zeroclaw_eval.report.words import plural
     from zeroclaw_eval.runner.options import default_jobs, refuse_record_without_live
-    from zeroclaw_eval.runner.project import run_options
+    from zeroclaw_eval.runner.project import run_options, settings_digest
     from zeroclaw_eval.runner.suite import collect, run_collected
 
     with exit_on_error():
@@ -202,7 +202,9 @@ def run_command(
             say(loaded.describe())
         live = mode == "live" or (mode is None and loaded.settings.mode == "live")
         refuse_record_without_live(live, record_dir)  # before anything asks for a provider
-        earlier = _earlier(resume, rerun_failed)  # read and checked before anything runs
+        settings = settings_digest(loaded, agent, live=live, repeat=repeat, min_pass_rate=min_pass_rate)
+        # Read and checked before anything runs.
+        earlier = _earlier(resume, rerun_failed, settings, repeat, min_pass_rate)
         shown = _progress(progress if progress is not None else live)
         recorded = _Recorded()
         options = run_options(
@@ -221,6 +223,7 @@ def run_command(
             shard=Shard.parse(shard) if shard is not None else None,
             shard_durations=_durations(balance, shard),
             skip=earlier.skipped if earlier is not None else frozenset(),
+            settings_sha256=settings,
             repeat=repeat,
             min_pass_rate=min_pass_rate,
             record_dir=record_dir,
@@ -270,8 +273,11 @@ def run_command(
     sys.exit(ExitCode.stopped_by(held[0]) if held else report.exit_code())
 
 
-def _earlier(resume: Path | None, rerun_failed: Path | None) -> Earlier | None:
-    """The earlier report `--resume` or `--rerun-failed` takes up, read strictly."""
+def _earlier(
+    resume: Path | None, rerun_failed: Path | None, settings: str, repeat: int, min_pass_rate: float | None
+) -> Earlier | None:
+    """The earlier report `--resume` or `--rerun-failed` takes up, read strictly, for a run
+    with `settings` (its digest), `repeat` and `min_pass_rate`."""
     if resume is not None and rerun_failed is not None:
         raise UsageError(
             "--resume keeps every case an earlier report has, --rerun-failed only those that passed; give one"
@@ -280,7 +286,12 @@ def _earlier(resume: Path | None, rerun_failed: Path | None) -> Earlier | None:
         return None
     from zeroclaw_eval.report.resume import read_earlier
 
-    return read_earlier(rerun_failed or resume, failed_only=rerun_failed is not None)  # type: ignore[arg-type]
+    path = rerun_failed or resume
+    assert path is not None
+    failed_only = rerun_failed is not None
+    return read_earlier(
+        path, failed_only=failed_only, settings=settings, repeat=repeat, min_pass_rate=min_pass_rate
+    )
 
 
 def _durations(balance: Path | None, shard: str | None) -> dict[str, float] | None:
