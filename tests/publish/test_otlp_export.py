@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +25,7 @@ class _Receiver(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.status = 200
+        self.delay = 0.0
         self.received: list[tuple[str, dict[str, str], bytes]] = []
 
     @property
@@ -37,6 +39,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.server.received.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        time.sleep(self.server.delay)
         self.send_response(self.server.status)
         self.send_header("Content-Length", "2")
         self.end_headers()
@@ -71,7 +74,8 @@ def test_each_request_of_the_report_reaches_the_collector_with_its_headers(
     env = {"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=sec%20ret,broken-entry"}
     result = cli("eval", "run", "--otlp-endpoint", collector.url, cwd=project, env=env)
     assert result.code == 1  # the gate's verdict: a case failed
-    assert f"Sent otlp to {collector.url}" in result.stderr
+    # Every request went; the entry that is no header is named, and left out.
+    assert "entries left out (not name=value HTTP can carry): broken-entry" in result.stderr
     assert [path for path, _, _ in collector.received] == ["/v1/traces"] * 3  # the suite, then each case
     for _, headers, body in collector.received:
         assert headers["content-type"] == "application/json"
@@ -126,3 +130,53 @@ def test_an_endpoint_that_is_no_http_url_is_a_usage_error_before_any_case(
     assert result.code == 2
     assert "expected an http:// or https:// URL" in result.stderr
     assert "a_pass.json" not in result.stdout  # nothing ran
+
+
+def test_a_header_value_http_cannot_carry_is_left_out_by_name_never_quoted(
+    cli: Runner, project: Path, collector: _Receiver
+) -> None:
+    env = {"OTEL_EXPORTER_OTLP_HEADERS": "api-key=SUPER%0Ainjected,x-team=caf%C3%A9,x-ok=fine"}
+    result = cli("eval", "run", "--otlp-endpoint", collector.url, cwd=project, env=env)
+    assert result.code == 0  # no traceback: the export goes on without them
+    assert "entries left out (not name=value HTTP can carry): api-key, x-team" in result.stderr
+    assert "SUPER" not in result.stderr + result.stdout
+    assert [headers.get("x-ok") for _, headers, _ in collector.received] == ["fine", "fine"]
+    assert all("api-key" not in headers for _, headers, _ in collector.received)
+
+
+def test_a_key_in_the_endpoints_url_is_never_printed(
+    cli: Runner, project: Path, collector: _Receiver
+) -> None:
+    collector.status = 500
+    url = collector.url.replace("http://", "http://user:TOKEN-1@") + "/base?api_key=TOKEN-2"
+    result = cli("eval", "run", "--otlp-endpoint", url, cwd=project)
+    assert result.code == 0
+    assert "answered HTTP 500" in result.stderr
+    assert "TOKEN" not in result.stdout + result.stderr
+    assert collector.received[0][0] == "/base/v1/traces?api_key=TOKEN-2"  # the query kept, after the path
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:abc"])
+def test_an_endpoint_no_client_can_reach_is_a_usage_error_never_a_traceback(
+    cli: Runner, project: Path, url: str
+) -> None:
+    result = cli("eval", "run", "--otlp-endpoint", url, cwd=project)
+    assert result.code == 2
+    assert "expected an http:// or https:// URL" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_collector_that_trickles_its_answer_is_left_after_the_budget(
+    cli: Runner, project: Path, collector: _Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from zeroclaw_eval.publish import otlp
+
+    # The budget, shortened here as the installed command's is not: the export must not
+    # outlast it, whatever the collector does (this one answers after 5 s).
+    monkeypatch.setattr(otlp, "BUDGET_SECS", 0.5)
+    collector.delay = 5.0
+    started = time.monotonic()
+    warning = otlp.export(iter(['{"resourceSpans": []}\n']), collector.url)
+    assert time.monotonic() - started < 3
+    assert warning is not None
+    assert "took over 0.5 s; the rest dropped" in warning

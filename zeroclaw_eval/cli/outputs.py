@@ -201,14 +201,14 @@ def emit(report: SuiteReport, outputs: Outputs) -> None:
     for output, path in written:
         say(f"Wrote {output.fmt} to {path}")
     if outputs.otlp_endpoint is not None:
-        from zeroclaw_eval.publish.otlp import export
+        from zeroclaw_eval.publish.otlp import export, shown
         from zeroclaw_eval.reporters.otlp import pieces
 
         warning = export(pieces(report), outputs.otlp_endpoint)
         say(
             f"warning: {warning} (the gate's verdict stands)"
             if warning
-            else f"Sent otlp to {outputs.otlp_endpoint}"
+            else f"Sent otlp to {shown(outputs.otlp_endpoint)}"
         )
     if failed:
         raise ReporterError("\n".join(failed))
