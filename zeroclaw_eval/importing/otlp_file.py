@@ -22,7 +22,6 @@ never interleave.
 
 from __future__ import annotations
 
-import base64
 import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,6 +30,7 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from zeroclaw_eval._support.json.otlp import any_value, key_values
 from zeroclaw_eval._support.json.text import compact_json
 
 __all__ = ["LogFileExporter", "SpanFileExporter"]
@@ -122,30 +122,6 @@ class LogFileExporter(_log_base()):  # type: ignore[misc]
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return True
-
-
-def any_value(value: Any) -> dict[str, Any]:
-    """A Python attribute value as an OTLP `AnyValue`."""
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, str):
-        return {"stringValue": value}
-    if isinstance(value, (bytes, bytearray)):
-        return {"bytesValue": base64.b64encode(bytes(value)).decode("ascii")}
-    if isinstance(value, Mapping):
-        return {"kvlistValue": {"values": key_values(value)}}
-    if isinstance(value, Iterable):
-        return {"arrayValue": {"values": [any_value(item) for item in value]}}
-    return {"stringValue": str(value)}
-
-
-def key_values(attributes: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """Attributes as a list of OTLP `KeyValue`s."""
-    return [{"key": str(key), "value": any_value(value)} for key, value in (attributes or {}).items()]
 
 
 def _resource(resource: Any) -> dict[str, Any]:

@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from zeroclaw_eval._support.json.otlp import key_values
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.report.model import REJECTED, CaseReport, SuiteReport
 from zeroclaw_eval.report.tracing import SUITE, new_trace_id, span_id
@@ -42,18 +43,8 @@ EVALUATION_EVENT = "gen_ai.evaluation.result"
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
-def _value(value: object) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    return {"stringValue": str(value)}
-
-
 def _attributes(pairs: dict[str, object]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": _value(value)} for key, value in pairs.items() if value is not None]
+    return key_values({key: value for key, value in pairs.items() if value is not None})
 
 
 def _request(report: SuiteReport, spans: list[dict[str, Any]]) -> str:
