@@ -72,6 +72,7 @@ COMMANDS = {
     "new": "new:new_command",
     "init": "init:init_command",
     "import": "import_traces:import_command",
+    "calibrate": "live.calibrate:calibrate_group",
     "schema": "schema:schema_command",
 }
 
