@@ -1,8 +1,9 @@
-"""`zeroclaw_eval.tools.mcp` at its edges: the server answers as soon as its URL is given
-and never keeps a run alive, closing it is harmless however often, and the project's own
-MCP server (a real one, the SDK's low-level `Server`) is proxied with only its text and
-blamed on the setting that named it. Spoken to through the official `mcp` SDK's client
-over streamable HTTP on loopback, as `test_mcp.py` does."""
+"""`zeroclaw_eval.tools.mcp` at its edges: the server answers as soon as its URL is given,
+on a port of its own, and never keeps a run alive; closing it is harmless however often and
+bounded while a call hangs; the project's own MCP server (a real one, the SDK's low-level
+`Server`) is proxied with only its text and blamed on the setting that named it. Spoken to
+through the official `mcp` SDK's client over streamable HTTP on loopback, as `test_mcp.py`
+does."""
 
 from __future__ import annotations
 
@@ -57,6 +58,32 @@ def test_the_url_answers_at_once_when_it_is_given() -> None:
         tools.close()
 
 
+def test_the_server_is_ready_without_waiting_out_its_start_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bound is how long a server that never starts is waited for, not a delay.
+    monkeypatch.setattr(mcp_module, "_START_SECS", 30.0)
+    tools = McpTools()
+    started = time.monotonic()
+    try:
+        assert tools.url.startswith("http://127.0.0.1:")
+        assert time.monotonic() - started < 15
+    finally:
+        tools.close()
+
+
+def test_two_servers_at_once_each_listen_on_a_port_of_their_own() -> None:
+    # Runs side by side (two gates on one machine, or two in one process) must not collide.
+    first, second = McpTools(), McpTools()
+    try:
+        urls = [first.url, second.url]
+        assert urls[0] != urls[1]
+        for url in urls:
+            with socket.create_connection(("127.0.0.1", int(url.split(":")[2].split("/")[0])), timeout=2):
+                pass
+    finally:
+        first.close()
+        second.close()
+
+
 def test_closing_a_server_never_started_or_closed_already_is_harmless() -> None:
     unused = McpTools()
     unused.close()
@@ -67,12 +94,18 @@ def test_closing_a_server_never_started_or_closed_already_is_harmless() -> None:
     used.close()
 
 
-def test_a_run_that_never_closes_its_server_still_exits() -> None:
+def test_a_run_that_never_closes_its_server_still_exits(tmp_path: Path) -> None:
     # The server's thread must not keep the process alive after the run (a crash skips close).
+    # Run outside the checkout, so the package installed in this environment is imported.
     script = "from zeroclaw_eval.tools.mcp import McpTools; print(McpTools().url)"
     try:
         done = subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, check=False
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+            cwd=tmp_path,
         )
     except subprocess.TimeoutExpired:
         pytest.fail("the process did not exit while its MCP server was still open")

@@ -297,7 +297,10 @@ def _stdio_session(fixture: Path, *extra: str) -> Any:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     command = [sys.executable, "-m", "zeroclaw_eval", "eval", "mcp", str(fixture), *extra]
-    return stdio_client(StdioServerParameters(command=command[0], args=command[1:], cwd=str(fixture.parent)))
+    parameters = StdioServerParameters(command=command[0], args=command[1:], cwd=str(fixture.parent))
+    # The stderr of now: the SDK's default is the one of its import, which a runner that
+    # swaps the streams (mutmut's) may have closed since.
+    return stdio_client(parameters, errlog=sys.stderr)
 
 
 def test_alone_it_serves_a_fixtures_tools_and_doubles(project: Path) -> None:
