@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.asgi_server import LoopbackApp
 from tests.support.builders import admit_with_project_tools, text_step, tool_call, tools_step
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case
@@ -393,7 +392,6 @@ class Upstream:
 
     def __init__(self, tools: list[dict[str, Any]], *, stall: bool = False) -> None:
         import mcp_types as types
-        import uvicorn
         from mcp.server.lowlevel.server import Server
 
         self.calls: list[tuple[str, dict[str, Any]]] = []
@@ -412,18 +410,11 @@ class Upstream:
         app = Server("shop", on_list_tools=list_tools, on_call_tool=call_tool).streamable_http_app(
             stateless_http=True, json_response=True
         )
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="critical"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [listener]}, daemon=True)
-        self._thread.start()
-        while not self._server.started:
-            time.sleep(0.01)
+        self._served = LoopbackApp(app)
+        self.url = self._served.url
 
     def close(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
+        self._served.close()
 
 
 SHOP_TOOLS = [

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.asgi_server import LoopbackApp
 from tests.support.builders import admit_with_project_tools, text_step
 from tests.tools.test_mcp import called
 from zeroclaw_eval.boundary.record import RunRecord
@@ -163,7 +164,6 @@ class _Upstream:
 
     def __init__(self, parts: list[Any]) -> None:
         import mcp_types as types
-        import uvicorn
         from mcp.server.lowlevel.server import Server
 
         async def list_tools(context: Any, params: Any) -> Any:
@@ -175,18 +175,11 @@ class _Upstream:
         app = Server("shop", on_list_tools=list_tools, on_call_tool=call_tool).streamable_http_app(
             stateless_http=True, json_response=True
         )
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="critical"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [listener]}, daemon=True)
-        self._thread.start()
-        while not self._server.started:
-            time.sleep(0.01)
+        self._served = LoopbackApp(app)
+        self.url = self._served.url
 
     def close(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
+        self._served.close()
 
 
 @pytest.fixture
