@@ -95,9 +95,10 @@ def test_closing_a_server_never_started_or_closed_already_is_harmless() -> None:
     used.close()
 
 
-def test_a_run_that_never_closes_its_server_still_exits(tmp_path: Path) -> None:
+def test_a_run_that_never_closes_its_server_still_exits() -> None:
     # The server's thread must not keep the process alive after the run (a crash skips close).
-    # Run outside the checkout, so the package installed in this environment is imported.
+    # Run from the root of the tree this test is in, which imports that tree's package (and
+    # under mutation testing, the mutated copy, where its runner's configuration is found).
     script = "from zeroclaw_eval.tools.mcp import McpTools; print(McpTools().url)"
     try:
         done = subprocess.run(
@@ -106,7 +107,7 @@ def test_a_run_that_never_closes_its_server_still_exits(tmp_path: Path) -> None:
             text=True,
             timeout=30,
             check=False,
-            cwd=tmp_path,
+            cwd=Path(__file__).resolve().parents[2],
         )
     except subprocess.TimeoutExpired:
         pytest.fail("the process did not exit while its MCP server was still open")
