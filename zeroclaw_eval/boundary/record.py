@@ -53,6 +53,22 @@ class ModelStep:
     #: False where a live reply said no usage: its tokens (0) are no measure of its cost.
     usage_known: bool = True
 
+    @classmethod
+    def of(cls, turn: int, response: ModelResponse) -> ModelStep:
+        """The step of `response` in `turn`: its text, its calls (arguments as raw text)
+        and what it says of its tokens; what was sent is the recorder's to add."""
+        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
+        return cls(
+            turn,
+            response.content,
+            calls,
+            response.input_tokens,
+            response.output_tokens,
+            cached_input_tokens=response.cached_input_tokens,
+            reasoning_tokens=response.reasoning_tokens,
+            usage_known=response.usage_known,
+        )
+
 
 @dataclass(slots=True)
 class TurnRecord:
@@ -132,11 +148,7 @@ class RecordingProvider:
         roles, system = history.roles, history.system_prompt
         offered = [spec.name for spec in tools if isinstance(spec, ToolSpec)]
         response = await self._inner.complete(messages, tools, choice)
-        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls]
-        step = ModelStep(self.turn, response.content, calls, response.input_tokens, response.output_tokens)
+        step = ModelStep.of(self.turn, response)
         step.sent_roles, step.offered_tools, step.system_prompt = roles, offered, system
-        step.cached_input_tokens = response.cached_input_tokens
-        step.reasoning_tokens = response.reasoning_tokens
-        step.usage_known = response.usage_known
         self._record.steps.append(step)
         return response

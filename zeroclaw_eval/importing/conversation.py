@@ -322,9 +322,7 @@ def _response(reply: ModelResponse) -> dict[str, Any]:
 
 
 def _model_step(turn: int, step: _Step) -> ModelStep:
-    reply = step.reply
-    calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-    recorded = ModelStep(turn, reply.content, calls, reply.input_tokens, reply.output_tokens)
+    recorded = ModelStep.of(turn, step.reply)
     if step.call is not None:
         recorded.sent_roles, recorded.system_prompt = roles_and_system_prompt(step.call.messages)
         recorded.offered_tools = list(step.call.offered or [])

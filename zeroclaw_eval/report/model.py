@@ -6,7 +6,7 @@ exit status; nothing here prints, and nothing re-runs or re-grades.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zeroclaw_eval._support.frozen import quick_init
@@ -450,10 +450,14 @@ class SuiteReport:
         return {c: totals[c] for c in CATEGORIES if c in totals}
 
 
-def paired_against(cases: Sequence[CaseReport], base: Sequence[CaseReport]) -> PairedChange:
+def paired_against(
+    cases: Sequence[CaseReport], base: Sequence[CaseReport], pairs: Mapping[int, int] | None = None
+) -> PairedChange:
     """The paired sign test of `cases` against the `base` run's cases they match
-    (`baseline.matched`): each pair's measured rates, rejected fixtures left out."""
-    rates = ((base[j].measured_rate, cases[i].measured_rate) for i, j in matched(cases, base).items())
+    (`pairs`, as `baseline.matched` gives them; matched here when not given): each
+    pair's measured rates, rejected fixtures left out."""
+    pairs = matched(cases, base) if pairs is None else pairs
+    rates = ((base[j].measured_rate, cases[i].measured_rate) for i, j in pairs.items())
     return paired_change(
         (before, after) for before, after in rates if before is not None and after is not None
     )

@@ -94,8 +94,8 @@ class Comparison:
             changes, removed = compare(report.cases, before)
             for case, change in zip(report.cases, changes, strict=True):
                 case.change = change
-            paired = paired_against(report.cases, before)
             pairs = matched(report.cases, before)
+            paired = paired_against(report.cases, before, pairs)
             tool_version = self.baseline.tool_version
             report.baseline = Baseline(
                 self.path,

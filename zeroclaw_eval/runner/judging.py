@@ -81,10 +81,7 @@ class _Metered:
         self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
     ) -> ModelResponse:
         reply = await self._inner.complete(messages, tools, choice)
-        step = ModelStep(0, None, [], reply.input_tokens, reply.output_tokens)
-        step.cached_input_tokens, step.reasoning_tokens = reply.cached_input_tokens, reply.reasoning_tokens
-        step.usage_known = reply.usage_known
-        self.steps.append(step)
+        self.steps.append(ModelStep.of(0, reply))
         return reply
 
 
