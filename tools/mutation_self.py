@@ -78,7 +78,8 @@ AREAS: dict[str, Area] = {
     ),
     "publish": Area(("zeroclaw_eval/publish/*.py",), ("tests/publish",)),
     "grading": Area(
-        ("zeroclaw_eval/grading/*.py",), ("tests/grading", "tests/cli/commands/test_run_judge.py")
+        ("zeroclaw_eval/grading/*.py", "zeroclaw_eval/grading/judges/*.py"),
+        ("tests/grading", "tests/cli/commands/test_run_judge.py", "tests/cli/commands/test_judge_gate.py"),
     ),
     "wire": Area(("zeroclaw_eval/wire/*.py",), ("tests/wire",)),
     "pull_request": Area(

@@ -224,6 +224,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "settings_sha256",
         "cost_usd",
         "judge_cost_usd",
+        "diagnostic_checks",
         "cases",
     }
     assert data["details"] == "failing"

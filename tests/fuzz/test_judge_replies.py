@@ -21,7 +21,7 @@ from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolCh
 from zeroclaw_eval.cases.model import JudgeCheck
 from zeroclaw_eval.cases.verdicts import add_verdicts
 from zeroclaw_eval.errors import JudgeError
-from zeroclaw_eval.grading.judge import ask, judge_checks
+from zeroclaw_eval.grading.judges.check import ask, judge_checks
 
 TEXT = hostile_text(long=False, max_pieces=3)
 #: JSON values a judge may put in its object: NaN, infinities and huge numbers among them.

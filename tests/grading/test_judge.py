@@ -8,7 +8,7 @@ from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.errors import JudgeError
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.grading.judge import _read, digest, judge_prompt
+from zeroclaw_eval.grading.judges.check import _read, digest, judge_prompt
 
 
 @pytest.mark.parametrize(

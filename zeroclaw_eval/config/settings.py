@@ -71,6 +71,14 @@ class EvalSettings(BaseModel):
     #: The [providers.models] table whose model answers `judge` checks (live mode and
     #: `--rejudge`); empty: the live provider's.
     judge_provider: str = ""
+    #: Which judge checks decide a case: `calibrated` (those whose judge model a person's
+    #: labels calibrated on the rubric, in `calibration_dir`, at `judge_min_agreement` or
+    #: more; the others are reported as diagnostic), `always` or `never`.
+    judge_gate: Literal["calibrated", "always", "never"] = "calibrated"
+    #: Where `zeroclaw eval calibrate finalize` writes calibration files and the gate reads them.
+    calibration_dir: str = "evals/calibration"
+    #: The least agreement with a person a calibrated judge needs to gate.
+    judge_min_agreement: float = Field(default=0.85, ge=0, le=1)
     live_allowed_tools: list[str] = Field(default_factory=_no_tools)
     case_timeout_secs: float = Field(default=120.0, gt=0)
     max_tool_iterations: int = Field(default=10, ge=1)

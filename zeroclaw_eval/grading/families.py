@@ -21,7 +21,7 @@ from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.cases.rules import response_rules, tool_rules, turn_rules, workspace_rules
 from zeroclaw_eval.grading.budget_checks import budget_checks, reads_spending
-from zeroclaw_eval.grading.judge import judge_checks
+from zeroclaw_eval.grading.judges.check import judge_checks
 from zeroclaw_eval.grading.request_checks import reads_requests, request_checks
 from zeroclaw_eval.grading.response_checks import reads_response, response_checks
 from zeroclaw_eval.grading.result import BUDGET, REQUEST, RESPONSE, SIDE_EFFECT, TOOL, GradeResult

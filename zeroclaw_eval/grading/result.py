@@ -25,6 +25,9 @@ class GradeResult:
     field: FieldRef
     expected: Any = None
     actual: Any = None
+    #: A check that is reported but does not decide the case (a judge check whose judge is
+    #: not calibrated, `grading.judges.gate`): its failure fails neither the case nor the run.
+    diagnostic: bool = False
 
 
 def make_grade(

@@ -6,7 +6,9 @@ alone, budget caps alone. Such a case passes whatever the agent does, so it cert
 nothing and cannot be part of a gate. Here every admitted fixture is graded against an
 empty run (`setup.workspace_files` applied in a fresh workspace, nothing else: final
 response "", no calls, no tokens, no LLM calls, duration 0); a fixture is vacuous when
-none of its checks fails there.
+none of its checks that decide the case fails there. A judge check that does not gate
+(`grading.judges.gate`: no calibration backs its judge) decides nothing, so a case whose
+only failing check against the empty run is such a one is vacuous too, and says why.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.judges.gate import JudgeGate
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.sandbox import case_workspace
@@ -29,13 +32,13 @@ from zeroclaw_eval.tools.sandbox import case_workspace
 
 @dataclass(frozen=True)
 class VacuousCase:
-    """A fixture whose every declared check passes against an empty run."""
+    """A fixture none of whose deciding checks fails against an empty run."""
 
     name: str
     path: Path
     model_name: str
-    #: Every check of the fixture (all of them pass vacuously), each located in the
-    #: fixture text so that a report can point at the field.
+    #: Every check of the fixture (each passes vacuously, or fails but is diagnostic),
+    #: located in the fixture text so that a report can point at the field.
     checks: tuple[GradeResult, ...]
 
     @property
@@ -68,18 +71,21 @@ class VacuityReport:
         return ExitCode.gate(not (self.vacuous or self.rejected or self.total == 0))
 
 
-def empty_run_grades(trace: LlmTrace) -> list[GradeResult]:
-    """Grade `trace.expects` against an empty run: setup applied, nothing else happened."""
+def empty_run_grades(trace: LlmTrace, gate: JudgeGate | None = None) -> list[GradeResult]:
+    """Grade `trace.expects` against an empty run: setup applied, nothing else happened;
+    the judge checks `gate` does not let decide marked diagnostic (None: the default
+    gate, which reads no calibration)."""
     # Nothing runs, so only workspace checks read the workspace: a case without them
     # needs none (and a setup that cannot be seeded is no concern of the empty run).
     with case_workspace(trace, needed=trace.expects.workspace is not None) as workspace:
-        return grade(trace.expects, RunRecord(), workspace)
+        grades = grade(trace.expects, RunRecord(), workspace)
+    return (gate or JudgeGate()).apply(grades, trace.expects, "")
 
 
-def find_vacuous(case: Case) -> VacuousCase | None:
-    """`case` as a `VacuousCase` when no check fails against an empty run, else None."""
-    grades = empty_run_grades(case.trace)
-    if any(not result.passed for result in grades):
+def find_vacuous(case: Case, gate: JudgeGate | None = None) -> VacuousCase | None:
+    """`case` as a `VacuousCase` when no deciding check fails against an empty run, else None."""
+    grades = empty_run_grades(case.trace, gate)
+    if any(not result.passed and not result.diagnostic for result in grades):
         return None
     checks = tuple(located(case, result) for result in grades)
     return VacuousCase(case.name, case.path, case.trace.model_name, checks)
@@ -90,18 +96,20 @@ def check_vacuity(
     known_tools: Iterable[str] | None = BUILTIN_TOOLS,
     *,
     max_fixture_bytes: int = DEFAULT_MAX_FIXTURE_BYTES,
+    judge_gate: JudgeGate | None = None,
 ) -> VacuityReport:
     """Admit every fixture of a suite (a folder, fixture files, or several of both, as
     `run` takes them) and grade each admitted one against an empty run.
 
     `known_tools` are the tools a fixture's `tools` may name (None: any, as for an agent
     that runs its own tools); a file over `max_fixture_bytes` is rejected, as a run
-    rejects it. Raises `UsageError` (exit code 2) when a target does not exist.
+    rejects it; `judge_gate` says which judge checks decide a case (None: none, as with
+    no calibration). Raises `UsageError` (exit code 2) when a target does not exist.
     """
     targets = [suite] if isinstance(suite, Path) else list(suite)
     fixtures = load_fixtures(fixture_files(targets), known_tools, max_bytes=max_fixture_bytes)
     cases = [fixture for fixture in fixtures if isinstance(fixture, Case)]
     rejected = tuple(fixture for fixture in fixtures if isinstance(fixture, RejectedFixture))
-    vacuous = tuple(found for found in map(find_vacuous, cases) if found is not None)
+    vacuous = tuple(found for case in cases if (found := find_vacuous(case, judge_gate)) is not None)
     label = " ".join(display_path(target) for target in targets)
     return VacuityReport(label, len(cases), vacuous, rejected)

@@ -16,8 +16,10 @@ from typing import Any
 
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.families import observable
 from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.mutate.call_operators import call_mutants, swap_mutants
 from zeroclaw_eval.mutate.equivalence import unused_tool
 from zeroclaw_eval.mutate.mutant import Mutant
@@ -63,7 +65,8 @@ async def mutate_case(case: Case, options: RunOptions | None = None) -> FixtureM
     about = (case.name, case.path, trace.model_name, expects)
     try:
         async with case_run(case, options) as run:
-            grades = grade(trace.expects, run.record, run.workspace)
+            graded = grade(trace.expects, run.record, run.workspace)
+            grades = _deciding(graded, trace.expects, run.record, options)
             if run.error is not None:
                 return FixtureMutation(*about, problem=f"does not pass in replay: {run.error.message}")
             failed = [g.check_id for g in grades if not g.passed]
@@ -105,24 +108,35 @@ async def _outcome(case: Case, mutant: Mutant, run: CaseRun, options: RunOptions
         async with case_run(changed, options) as other:
             if other.error is not None or _alike(run, other):
                 return None
-            return _outcome_of(case, mutant, run, _graded(case, mutant, other.record, other.workspace))
+            verdict = _graded(case, mutant, other.record, other.workspace, options)
+            return _outcome_of(case, mutant, run, verdict)
     assert mutant.record is not None
     if mutant.files is None:
         if observable(mutant.record) == observable(run.record):
             return None
-        return _outcome_of(case, mutant, run, _graded(case, mutant, mutant.record, run.workspace))
+        return _outcome_of(case, mutant, run, _graded(case, mutant, mutant.record, run.workspace, options))
     assert run.workspace is not None
     # The edit is made in the run's own workspace: the real run is graded once it is undone.
     with edited(run.workspace, mutant.files):
-        verdict = _graded(case, mutant, mutant.record, run.workspace)
+        verdict = _graded(case, mutant, mutant.record, run.workspace, options)
     return _outcome_of(case, mutant, run, verdict)
 
 
+def _deciding(
+    grades: list[GradeResult], expects: Expects, record: RunRecord, options: RunOptions
+) -> list[GradeResult]:
+    """The grades of the checks that decide the case: a judge check the run's gate does
+    not let decide (`grading.judges.gate`) kills no mutant."""
+    marked = options.judge_gate.apply(grades, expects, record.final_response)
+    return [g for g in marked if not g.diagnostic]
+
+
 def _graded(
-    case: Case, mutant: Mutant, record: RunRecord, workspace: Workspace | None
+    case: Case, mutant: Mutant, record: RunRecord, workspace: Workspace | None, options: RunOptions
 ) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
     """The checks the mutant fails, and (for a survivor) the candidates it fails."""
-    failed = tuple(g.check_id for g in grade(case.trace.expects, record, workspace) if not g.passed)
+    grades = _deciding(grade(case.trace.expects, record, workspace), case.trace.expects, record, options)
+    failed = tuple(g.check_id for g in grades if not g.passed)
     return failed, ([] if failed else killers(mutant.candidates, (record, workspace)))
 
 

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from zeroclaw_eval._support.redaction import scrub
+from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.baseline import baseline_to_dict, history_to_list
 from zeroclaw_eval.report.compact import summary_of, written_compact
 from zeroclaw_eval.report.indented_json import plain
@@ -46,7 +47,10 @@ from zeroclaw_eval.report.model import (
 #      `cached_input_tokens` and `reasoning_tokens` (null: the reply did not say); case and
 #      suite `cost_usd` and `judge_cost_usd` (null: not priced); suite `trace_id`;
 #      case `fixture_sha256`; suite `settings_sha256`.
-FORMAT_VERSION = 10
+#  11: each grade's `diagnostic` (a check reported that decides nothing: a judge check
+#      without a calibration, `[eval].judge_gate`), also on a compact case's checks
+#      where true; suite `diagnostic_checks` (`total`, `failed`).
+FORMAT_VERSION = 11
 
 
 def report_to_dict(report: SuiteReport) -> dict[str, Any]:
@@ -80,6 +84,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "settings_sha256": report.settings_sha256,
         "cost_usd": report.cost_usd(),
         "judge_cost_usd": report.judge_cost_usd(),
+        "diagnostic_checks": report.diagnostic_checks(),
     }
 
 
@@ -131,14 +136,20 @@ def _compact_fields(case: CaseReport) -> dict[str, Any]:
     summary = summary_of(case)
     return {
         **_identity_fields(case),
-        "checks": [
-            {"check_id": g.check_id, "category": g.category, "pointer": g.field.pointer} for g in case.grades
-        ],
+        "checks": [_compact_check(g) for g in case.grades],
         "tool_calls": list(summary.tool_calls),
         "input_tokens": summary.input_tokens,
         "output_tokens": summary.output_tokens,
         "repeats": _repeats_to_dict(case.repeats),
     }
+
+
+def _compact_check(grade: GradeResult) -> dict[str, Any]:
+    pointer = grade.field.pointer
+    shape: dict[str, Any] = {"check_id": grade.check_id, "category": grade.category, "pointer": pointer}
+    if grade.diagnostic:  # rare: written only where set, as most reports have none
+        shape["diagnostic"] = True
+    return shape
 
 
 def _repeats_to_dict(stats: RepeatStats | None) -> dict[str, Any] | None:

@@ -25,18 +25,18 @@ from zeroclaw_eval.report.model import DETAILS_FAILING, PASSED, CaseReport, Case
 #: Passing checks without their words, one object each: a suite's cases mostly declare
 #: the same checks at the same fields, so a compact case holds references to shared
 #: grades. Bounded by the kinds of check times their indices, not by the suite's size.
-_GRADES: dict[tuple[str, str, str], GradeResult] = {}
+_GRADES: dict[tuple[str, str, str, bool], GradeResult] = {}
 
 
-def passing_check(check_id: str, category: str, pointer: str) -> GradeResult:
+def passing_check(check_id: str, category: str, pointer: str, diagnostic: bool = False) -> GradeResult:
     """The grade of a passing check as a compact case keeps it: no words, no values, its
     field by pointer alone (a passing check's position is never looked up)."""
-    key = (check_id, category, pointer)
+    key = (check_id, category, pointer, diagnostic)
     found = _GRADES.get(key)
     if found is None:
         check = sys.intern(check_id)
         found = _GRADES[key] = GradeResult(
-            check, sys.intern(category), True, "", FieldRef(sys.intern(pointer))
+            check, sys.intern(category), True, "", FieldRef(sys.intern(pointer)), diagnostic=diagnostic
         )
     return found
 
@@ -56,14 +56,20 @@ def written_compact(case: CaseReport, details: str) -> bool:
     """Whether a report of `details` (`--details`) shows `case` as a compact record: a case
     kept compact, and with `failing` every passing case. The JSON report and the HTML page
     both ask, so that the page is the one `render` draws from the JSON."""
-    return case.summary is not None or (details == DETAILS_FAILING and case.status == PASSED)
+    return case.summary is not None or (details == DETAILS_FAILING and settled(case))
+
+
+def settled(case: CaseReport) -> bool:
+    """Whether `case` passed with nothing to show: no check failed, a diagnostic one
+    included (whose words and fixture a report shows, though it decides nothing)."""
+    return case.status == PASSED and not case.diagnostic_failures
 
 
 def compact_case(case: CaseReport) -> CaseReport:
     """`case` kept compact if it passed (see the module); any other case as it is."""
-    if case.summary is not None or case.status != PASSED:
+    if case.summary is not None or not settled(case):
         return case
-    grades = [passing_check(g.check_id, g.category, g.field.pointer) for g in case.grades]
+    grades = [passing_check(g.check_id, g.category, g.field.pointer, g.diagnostic) for g in case.grades]
     # Every field named, rather than `dataclasses.replace` (which reads the fields' list and
     # builds keyword arguments for each case); tests/report/test_compact.py fails for a
     # field of CaseReport that this does not carry over.

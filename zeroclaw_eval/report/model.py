@@ -223,7 +223,7 @@ class CaseReport:
         if not self.grades:
             return FAILED
         for grade in self.grades:  # a loop, not all(): every reporter asks, for every case
-            if not grade.passed:
+            if not grade.passed and not grade.diagnostic:
                 return FAILED
         return PASSED
 
@@ -286,8 +286,13 @@ class CaseReport:
 
     @property
     def failed_grades(self) -> list[GradeResult]:
-        """The checks that did not pass."""
-        return [g for g in self.grades if not g.passed]
+        """The checks that did not pass and decide the case (a diagnostic one does not)."""
+        return [g for g in self.grades if not g.passed and not g.diagnostic]
+
+    @property
+    def diagnostic_failures(self) -> list[GradeResult]:
+        """The diagnostic checks that did not pass: reported, deciding nothing."""
+        return [g for g in self.grades if g.diagnostic and not g.passed]
 
     def failures(self) -> list[Failure]:
         """Every field this case fails at, in one order for every reporter: the
@@ -425,6 +430,17 @@ class SuiteReport:
         priced judge was asked."""
         costs = [case.judge_cost_usd for case in self.cases if case.judge_cost_usd is not None]
         return sum(costs) if costs else None
+
+    def diagnostic_checks(self) -> dict[str, int]:
+        """How many checks were diagnostic (reported, deciding nothing: `grading.judges.gate`)
+        and how many of them failed."""
+        total = failed = 0
+        for case in self.cases:
+            for grade in case.grades:
+                if grade.diagnostic:
+                    total += 1
+                    failed += not grade.passed
+        return {"total": total, "failed": failed}
 
     def repeat_rate(self) -> SuiteRate | None:
         """The suite's pass rate over its repeated cases' runs, with its interval (cases

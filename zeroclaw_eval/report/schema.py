@@ -75,6 +75,7 @@ class _Grade(_Strict):
     field: _Field
     expected: Any = None
     actual: Any = None
+    diagnostic: bool = False  # format 11
 
 
 class _Error(_Strict):
@@ -181,6 +182,7 @@ class _Check(_Strict):
     check_id: str
     category: Literal["response", "tool", "request", "side_effect", "budget"]
     pointer: str
+    diagnostic: bool = False  # format 11
 
 
 class _CompactCase(_Strict):
@@ -270,13 +272,15 @@ class _Report(_Strict):
     settings_sha256: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
     cost_usd: Dollars | None = None
     judge_cost_usd: Dollars | None = None
+    # Derived from the cases' grades (`SuiteReport.diagnostic_checks`), re-derived when read.
+    diagnostic_checks: dict[str, Count] | None = None
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
 
 #: The report shapes this version reads: from the first with `root` and `source` to the
 #: one `report.codec` writes (8 added `details` and compact records of passing cases).
-READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9, 10)
+READABLE_VERSIONS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 #: The first version with `xfail` marks, and their counts.
 _XFAIL_SINCE = 9
 #: The first version with `details` and compact records.
@@ -394,7 +398,7 @@ def _compact_case(shape: _CompactCase) -> CaseReport:
         name=shape.name,
         path=shape.path,
         model_name=shape.model_name,
-        grades=[passing_check(c.check_id, c.category, c.pointer) for c in shape.checks],
+        grades=[passing_check(c.check_id, c.category, c.pointer, c.diagnostic) for c in shape.checks],
         duration_ms=shape.duration_ms,
         id=shape.id,
         cluster=shape.cluster,
@@ -427,7 +431,9 @@ def _case(shape: _Case) -> CaseReport:
         path=shape.path,
         model_name=shape.model_name,
         grades=[
-            GradeResult(g.check_id, g.category, g.passed, g.detail, g.field.ref(), g.expected, g.actual)
+            GradeResult(
+                g.check_id, g.category, g.passed, g.detail, g.field.ref(), g.expected, g.actual, g.diagnostic
+            )
             for g in shape.grades
         ],
         error=CaseError(shape.error.message, shape.error.field.ref(), shape.error.traceback)

@@ -20,6 +20,15 @@ RUN_ERROR_MEANING = (
 )
 
 
+def diagnostic_words(total: int, failed: int) -> str:
+    """What a report's diagnostic checks are, said wherever they are counted: judge checks
+    reported that decide no case, since no person's labels calibrated their judge."""
+    return (
+        f"{plural(total, 'judge check')} diagnostic, {failed} of them failed: a judge no calibration"
+        " backs (zeroclaw eval calibrate) is reported but decides no case ([eval].judge_gate)"
+    )
+
+
 def percent(share: float) -> str:
     """A share as a whole percentage: `82%`."""
     return f"{share:.0%}"

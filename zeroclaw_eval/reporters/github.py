@@ -32,7 +32,7 @@ from zeroclaw_eval.report.model import (
     CaseReport,
     SuiteReport,
 )
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING, suite_rate_words
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, diagnostic_words, suite_rate_words
 from zeroclaw_eval.reporters.markdown import code, fenced, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import encodable, shorten, visible
@@ -114,6 +114,18 @@ def expected(report: SuiteReport) -> list[str]:
     return notes
 
 
+def diagnostic_notes(report: SuiteReport) -> list[str]:
+    """A notice at each diagnostic check that failed (`grading.judges.gate`): shown where
+    it points, never gating."""
+    notes = []
+    for case in report.cases:
+        for grade in case.diagnostic_failures:
+            title = f"{case.name}{f' [{case.id}]' if case.id else ''}: {grade.check_id} (diagnostic)"
+            path = annotation_path(report, case)
+            notes.append(annotation(path, grade.field, title, grade.detail, level="notice"))
+    return notes
+
+
 def annotation_path(report: SuiteReport, case: CaseReport) -> str | None:
     """The fixture path relative to the repository (see `repository_path`)."""
     return repository_path(Path(report.root or os.getcwd()) / case.path)
@@ -180,9 +192,10 @@ def render(report: SuiteReport, *, color: bool = False) -> str:
         annotation(annotation_path(report, f.case), f.field, f.title, f.message) for f in findings(report)
     ]
     text = capped(commands)
-    notes = expected(report)
+    notes = expected(report) + diagnostic_notes(report)
     if notes:  # GitHub keeps ten of each level: the notices' own cap, counted apart
-        text += capped(notes, what="expected failure(s)", level="notice or warning")
+        what = "expected failure(s) or diagnostic check(s)"
+        text += capped(notes, what=what, level="notice or warning")
     if not report.cases and not report.empty_shard:
         text += f"::error title=zeroclaw eval::no fixtures found in {escape_data(visible(report.suite))}\n"
     return encodable(text)
@@ -269,6 +282,9 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     if counts[ERROR]:
         head.append(f"{RUN_ERROR_MEANING}\n\n")
+    diagnostic = report.diagnostic_checks()
+    if diagnostic["total"]:
+        head.append(f"{diagnostic_words(diagnostic['total'], diagnostic['failed'])}\n\n")
     cost, judging = report.cost_usd(), report.judge_cost_usd()
     if cost is not None:
         head.append(f"Cost: {dollars(cost)} (the model requests of the run, at the provider's prices)\n\n")

@@ -27,6 +27,7 @@ from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.model import XFAILED, XPASSED, CaseReport, SuiteReport
+from zeroclaw_eval.report.words import diagnostic_words
 from zeroclaw_eval.reporters.registry import Reporter
 from zeroclaw_eval.reporters.safety import (
     XML_TEXT_LIMIT,
@@ -215,6 +216,10 @@ def pieces(report: SuiteReport) -> Iterator[str]:
     if report.baseline is not None:
         properties.append(("zeroclaw.baseline", report.baseline.path))
         properties.append(("zeroclaw.baseline_digest", report.baseline.digest))
+    diagnostic = report.diagnostic_checks()
+    if diagnostic["total"]:
+        said = diagnostic_words(diagnostic["total"], diagnostic["failed"])
+        properties.append(("zeroclaw.diagnostic_checks", said))
     tests = ("tests", str(len(cases)))
     # junit-xml sums the suites' times again, as floats.
     everything = _attributes([("disabled", "0"), *counts, tests, ("time", str(float(time)))])
@@ -244,7 +249,9 @@ def _classname(folder: str, report: SuiteReport) -> str:
 def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
     """Each testcase's `<properties>` (as pytest's record_property writes them): `id`
     for a fixture with an id, `zeroclaw.baseline_change` (`new_failure`, `fixed`, …)
-    in a run compared with a baseline, and `zeroclaw.cost_usd` for a priced live run."""
+    in a run compared with a baseline, `zeroclaw.cost_usd` for a priced live run, and a
+    `zeroclaw.diagnostic` for each diagnostic check that failed (reported, deciding
+    nothing: it is no `<failure>`)."""
     pairs = []
     if case.id:
         pairs.append(("id", case.id))
@@ -254,6 +261,9 @@ def _case_properties(case: CaseReport) -> list[tuple[str, str]]:
         pairs.append(("zeroclaw.cost_usd", f"{case.cost_usd:.6f}"))
     if case.judge_cost_usd is not None:
         pairs.append(("zeroclaw.judge_cost_usd", f"{case.judge_cost_usd:.6f}"))
+    for grade in case.diagnostic_failures:
+        said = f"{grade.check_id} failed at {_at(case, grade.field)}, deciding nothing: {grade.detail}"
+        pairs.append(("zeroclaw.diagnostic", said))
     return pairs
 
 

@@ -72,6 +72,8 @@ def _events(case: CaseReport, at: int) -> list[dict[str, Any]]:
             "gen_ai.evaluation.explanation": grade.detail or None,
             "zeroclaw.check.category": grade.category,
             "zeroclaw.check.pointer": grade.field.pointer,
+            # Reported, deciding nothing (`grading.judges.gate`); left out where false.
+            "zeroclaw.check.diagnostic": True if grade.diagnostic else None,
         }
         events.append({"timeUnixNano": str(at), "name": EVALUATION_EVENT, "attributes": _attributes(pairs)})
     return events

@@ -41,7 +41,7 @@ from zeroclaw_eval.report.model import (
     paired_against,
 )
 from zeroclaw_eval.report.statistics import DEFAULT_ALPHA
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING, interval_words, paired_words
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, diagnostic_words, interval_words, paired_words
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
 from zeroclaw_eval.reporters.registry import Reporter
@@ -134,6 +134,7 @@ def pull_request_comment(
     expected = [c for c in head.cases if c.outcome == XFAILED]
     body.extend(_list_section("Expected to fail (xfail)", expected))
     body.extend(_flaky_section(head))
+    body.extend(_diagnostic_section(head, links))
     body.extend(_tool_call_section(head, before))
     body.extend(_cost_section(head, before))
     return within(head_lines, body, limit, cut="Cut to stay under GitHub's limit for a comment")
@@ -206,6 +207,10 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
         lines.append(f"{words[:1].upper()}{words[1:]}.\n\n")
     if now[ERROR]:
         lines.append(f"{RUN_ERROR_MEANING}\n\n")
+    diagnostic = head.diagnostic_checks()
+    if diagnostic["total"]:
+        said = diagnostic_words(diagnostic["total"], diagnostic["failed"])
+        lines.append(f"{said[:1].upper()}{said[1:]}.\n\n")
     return lines
 
 
@@ -299,6 +304,24 @@ def _failures_section(
     lines.append("\n</details>\n\n" if folded else "\n")
     # Folded, the section is one part: cut whole or kept whole, never left open.
     return ["".join(lines)] if folded else lines
+
+
+def _diagnostic_section(head: SuiteReport, links: Links) -> list[str]:
+    """The diagnostic checks that failed, folded: shown, deciding nothing."""
+    cases = [case for case in head.cases if case.diagnostic_failures]
+    if not cases:
+        return []
+    lines = [
+        f"<details><summary>Diagnostic checks that failed, deciding nothing ({len(cases)})</summary>\n\n"
+    ]
+    for case in cases:
+        lines.append(f"- {code(case.path, cell=False)} ({case.outcome})\n")
+        for grade in case.diagnostic_failures:
+            where = _where(case, head, grade.field.line, links)
+            detail = code(shorten(grade.detail, DETAIL_LIMIT), cell=False)
+            lines.append(f"  - {code(grade.check_id, cell=False)} at {where}: {detail}\n")
+    lines.append("\n</details>\n\n")
+    return ["".join(lines)]  # one part: cut whole or kept whole
 
 
 def _list_section(title: str, cases: list[CaseReport]) -> list[str]:

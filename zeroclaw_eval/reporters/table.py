@@ -44,6 +44,7 @@ from zeroclaw_eval.report.model import (
 from zeroclaw_eval.report.words import (
     NOTHING_RAN,
     RUN_ERROR_MEANING,
+    diagnostic_words,
     interval_words,
     paired_words,
     plural,
@@ -90,7 +91,8 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
             lines.append(
                 "    it passed: the mark is strict, so the gate fails; remove the mark if it is fixed"
             )
-    if verdict in (PASSED, XPASSED, XFAILED) and not verbose and case.repeats is None:
+    settled = not case.diagnostic_failures  # a failed diagnostic check is shown, though it decides nothing
+    if verdict in (PASSED, XPASSED, XFAILED) and not verbose and case.repeats is None and settled:
         # A passing case is its one line (every check passed: none is listed); an expected
         # failure is its line and its mark's reason (-v lists why it failed).
         return lines
@@ -115,8 +117,12 @@ def case_lines(case: CaseReport, color: bool, verbose: bool) -> list[str]:
         if grade.passed and not verbose:
             continue
         sign = passed_mark(grade.passed, color)
+        category = grade.category
+        if grade.diagnostic:
+            sign = sign if grade.passed else paint("~", "yellow", color)
+            category += ", diagnostic"
         where = _line(grade.field.where(case.path))
-        lines.append(f"    {sign} {_line(grade.check_id)} [{grade.category}]  {where}")
+        lines.append(f"    {sign} {_line(grade.check_id)} [{category}]  {where}")
         if grade.detail and (not grade.passed or verbose):  # a compact case's checks keep no words
             lines.append(f"      {visible(grade.detail)}")
     if not case.passed and case.record is not None:
@@ -207,6 +213,9 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     lines.extend(["", verdict_line(_summary(report), passed, color)])
     if report.counts()[ERROR]:
         lines.append(paint(RUN_ERROR_MEANING, "dim", color))
+    diagnostic = report.diagnostic_checks()
+    if diagnostic["total"]:
+        lines.append(paint(diagnostic_words(diagnostic["total"], diagnostic["failed"]), "yellow", color))
     return "\n".join(lines) + "\n"
 
 

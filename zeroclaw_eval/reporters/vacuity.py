@@ -17,6 +17,7 @@ from zeroclaw_eval.cases.case import RejectedFixture
 from zeroclaw_eval.cases.location import FieldRef
 from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import ExitCode
+from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.grading.vacuity import VacuityReport, VacuousCase
 from zeroclaw_eval.report.words import NOTHING_RAN, plural
 from zeroclaw_eval.reporters.github import (
@@ -59,12 +60,7 @@ def vacuity_findings(report: VacuityReport) -> list[VacuityFinding]:
         for f in report.rejected
     ]
     groups += [
-        [
-            VacuityFinding(
-                case.path, case.name, c.check_id, c.field, f"passes against an empty run: {c.detail}"
-            )
-            for c in case.checks
-        ]
+        [VacuityFinding(case.path, case.name, c.check_id, c.field, _vacuously(c)) for c in case.checks]
         for case in report.vacuous
     ]
     return round_robin([group for group in groups if group])
@@ -109,14 +105,24 @@ _HINT = (
 )
 
 
+def _vacuously(check: GradeResult) -> str:
+    """How `check` lets an empty run through: it passes there, or it fails there but
+    decides nothing (a diagnostic judge check)."""
+    if check.passed:
+        return f"passes against an empty run: {check.detail}"
+    return f"fails against an empty run but decides nothing: {check.detail}"
+
+
 def _vacuous_lines(case: VacuousCase, color: bool) -> list[str]:
     path = display_path(case.path)
     checks = "its one check passes" if len(case.checks) == 1 else f"all {len(case.checks)} checks pass"
+    if any(not check.passed for check in case.checks):
+        checks = "no check that decides the case fails"
     mark = passed_mark(False, color)
     lines = [f"{mark} {_line(case.name)}  {_line(case.model_name)}  (vacuous: {checks} against an empty run)"]
     for check in case.checks:
         lines.append(f"    {_line(check.check_id)} [{check.category}]  {_line(check.field.where(path))}")
-        lines.append(f"      {visible(check.detail)}")
+        lines.append(f"      {visible(check.detail if check.passed else _vacuously(check))}")
     return lines
 
 

@@ -20,6 +20,7 @@ from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
+from zeroclaw_eval.report.compact import settled
 from zeroclaw_eval.report.cost import run_cost
 from zeroclaw_eval.report.model import CaseError, CaseReport, XfailMark
 from zeroclaw_eval.report.resume import fixture_digest
@@ -143,6 +144,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             # Passing checks in words only where something shows them (see `grade`).
             words = options.keep_passing
             grades = _unasked(grade(expects, record, workspace, words=words), unasked)
+            # A judge check no calibration backs is reported, and decides nothing.
+            grades = options.judge_gate.apply(grades, expects, record.final_response)
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
@@ -184,8 +187,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         except OSError as exc:  # this case's file only: the others are still written
             message = f"the judges' verdicts could not be written into the fixture: {exc.strerror or exc}"
             report.error = CaseError(message, case.locate("/expects/judge", at_key=True))
-    if not report.passed:
-        if not words:  # a case that does not pass keeps every detail
+    if not settled(report):  # a case with a failed check, a diagnostic one too, keeps every detail
+        if not words:  # (a judge check always has its words, and so keeps its mark)
             report.grades = [_located(case, g) for g in in_words(grades, expects, record)]
         report.source = case.text  # reporters show the fixture around its failing fields
     return report

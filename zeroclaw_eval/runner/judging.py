@@ -1,4 +1,4 @@
-"""Asking judge models for the `judge` checks of a finished run (`grading.judge`), in live
+"""Asking judge models for the `judge` checks of a finished run (`grading.judges.check`), in live
 mode and under `--rejudge`, and writing what they said into fixtures.
 
 A check names its judge (`judge`, a `[providers.models]` table) or takes
@@ -24,7 +24,7 @@ from zeroclaw_eval.cases.model import Expects, JudgeVerdict
 from zeroclaw_eval.cases.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import EvalError, UsageError
-from zeroclaw_eval.grading.judge import ask
+from zeroclaw_eval.grading.judges.check import ask
 from zeroclaw_eval.report.cost import run_cost
 
 
@@ -101,7 +101,7 @@ async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
     """`expects` with a verdict of `response` for each judge check that needs one (every
     check, with `judges.again`); the new verdicts, and why a judge could not be asked."""
     from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
-    from zeroclaw_eval.grading.judge import recorded
+    from zeroclaw_eval.grading.judges.check import recorded
 
     new: dict[int, JudgeVerdict] = {}
     failed: dict[int, str] = {}

@@ -13,6 +13,7 @@ from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.collection import Fixture
 from zeroclaw_eval.collect.sharding import Shard
 from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.grading.judges.gate import JudgeGate
 from zeroclaw_eval.report.model import DETAILS, DETAILS_ALL, DETAILS_FAILING, CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
 from zeroclaw_eval.runner.judging import Judges
@@ -74,6 +75,10 @@ class RunOptions(CaseSettings):
     #: The judge models `judge` checks are asked (live mode, `--rejudge`); None: replay
     #: grades them by their recorded verdicts alone.
     judges: Judges | None = None
+    #: Which judge checks decide a case (`[eval].judge_gate`, with the calibrations read);
+    #: the rest are reported as diagnostic. The default reads no calibration: every judge
+    #: check is diagnostic, as in a project that has calibrated none.
+    judge_gate: JudgeGate = field(default_factory=JudgeGate)
     #: What the JSON report and the HTML page keep of passing cases (`--details`):
     #: `failing` writes them compact (`report.compact`), `all` whole.
     details: str = DETAILS_FAILING

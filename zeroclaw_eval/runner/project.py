@@ -21,6 +21,7 @@ from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
+from zeroclaw_eval.grading.judges.gate import JudgeGate, load_gate
 from zeroclaw_eval.runner.imports import load_callable
 from zeroclaw_eval.runner.judging import Judges, judges_of
 from zeroclaw_eval.runner.options import RunOptions, refuse_live_agent_cmd
@@ -80,10 +81,19 @@ def run_options(
         recorded_as_doubles=frozenset(tool.name for tool in proxied),
         live=live_options(loaded, names) if live else None,
         judges=_judges(loaded, rejudge) if live or rejudge else None,
+        judge_gate=judge_gate(loaded),
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,
         **overrides,
     )
+
+
+def judge_gate(loaded: LoadedConfig) -> JudgeGate:
+    """Which judge checks decide a case, as `[eval].judge_gate` says, with the calibration
+    files of `[eval].calibration_dir` read (`ConfigError` for one that is not one)."""
+    settings = loaded.settings
+    folder = loaded.resolve(settings.calibration_dir)
+    return load_gate(settings.judge_gate, folder, settings.judge_min_agreement, shown=str(folder))
 
 
 def _judges(loaded: LoadedConfig, rejudge: bool) -> Judges:
@@ -278,5 +288,10 @@ def settings_digest(
         "live": live,
         "repeat": repeat,
         "min_pass_rate": min_pass_rate,
+        # A calibration written or removed changes which judge checks decide a case.
+        "calibrations": sorted(
+            (model, rubric, found.labels, found.agreement)
+            for (model, rubric), found in judge_gate(loaded).calibrations.items()
+        ),
     }
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()

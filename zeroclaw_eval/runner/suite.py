@@ -27,7 +27,7 @@ from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import SystemProblem
-from zeroclaw_eval.grading.judge import digest
+from zeroclaw_eval.grading.judges.check import digest
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.compact import compact_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport

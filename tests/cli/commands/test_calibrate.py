@@ -1,4 +1,4 @@
-"""`zeroclaw eval calibrate collect|label|finalize` (`grading.calibration`): a judge's
+"""`zeroclaw eval calibrate collect|label|finalize` (`grading.judges.calibration`): a judge's
 recorded verdicts measured against a person's labels, end to end through the installed
 command, the labels fed on stdin."""
 
@@ -14,8 +14,8 @@ import pytest
 
 from tests.support.builders import write_fixture
 from tests.support.invoke import console_script
-from zeroclaw_eval.grading.calibration import agreement
-from zeroclaw_eval.grading.judge import digest
+from zeroclaw_eval.grading.judges.calibration import agreement
+from zeroclaw_eval.grading.judges.check import digest
 
 RUBRIC = "Does the answer greet the user?"
 
@@ -43,10 +43,12 @@ def _suite(folder: Path, verdicts: list[str]) -> None:
         write_fixture(folder / "evals" / "live", f"greet_{number:03}.json", fixture)
 
 
-def _zeroclaw(folder: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def _zeroclaw(
+    folder: Path, *args: str, stdin: str = "", command: str = "calibrate"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "USER": "zeroclaw_user"}
     return subprocess.run(
-        [console_script(), "eval", "calibrate", *args],
+        [console_script(), "eval", command, *args],
         cwd=folder,
         input=stdin,
         capture_output=True,
@@ -69,8 +71,16 @@ def test_a_judge_that_agrees_with_the_person_is_calibrated_end_to_end(tmp_path: 
     assert "answer: Hello number 0!" in labelled.stdout
     assert "judge-m" not in labelled.stdout  # neither the judge nor its verdict is shown
     assert '"verdict"' not in labelled.stdout
-    finalized = _zeroclaw(tmp_path, "finalize", "cal/records.jsonl", "--out-dir", "evals/calibration")
+    # Until it is calibrated, the judge decides nothing: its five noes fail no case.
+    (tmp_path / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "evals/live"\n', encoding="utf-8")
+    before = _zeroclaw(tmp_path, command="run")
+    assert before.returncode == 0, before.stdout
+    assert "50 judge checks diagnostic, 5 of them failed" in before.stdout
+    finalized = _zeroclaw(tmp_path, "finalize", "cal/records.jsonl")  # into [eval].calibration_dir
     assert finalized.returncode == 0, finalized.stderr
+    after = _zeroclaw(tmp_path, command="run")  # calibrated: its five noes fail their cases
+    assert after.returncode == 1, after.stdout
+    assert "45 passed, 5 failed" in after.stdout
     (written,) = (tmp_path / "evals" / "calibration").iterdir()
     calibration: dict[str, Any] = json.loads(written.read_text(encoding="utf-8"))
     assert calibration["model"] == "judge-m"

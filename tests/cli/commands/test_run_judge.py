@@ -1,7 +1,9 @@
 """The `judge` check: graded live by a judge model (`ReplayServer` on loopback serving
 both the agent's model and the judge's), its verdict recorded by `--record` and
 `--rejudge`, and graded in replay from the recorded verdict alone: passing and failing
-as recorded, failing closed when no verdict matches the answer or the rubric."""
+as recorded, failing closed when no verdict matches the answer or the rubric. Every
+judge check here gates (`judge_gate = "always"`): which ones do by default is
+tests/cli/commands/test_judge_gate.py's."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from tests.cli.commands.test_run_live import API_KEY, KEY_ENV, text_case
 from tests.support.builders import write_fixture
 from tests.support.invoke import Result, invoke
 from zeroclaw_eval.collect.suite import discover
-from zeroclaw_eval.grading.judge import judge_prompt
+from zeroclaw_eval.grading.judges.check import judge_prompt
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -54,6 +56,7 @@ def configure(project: Path, url: str, judge: str = "judge") -> None:
     (project / "zeroclaw.toml").write_text(
         f"""[eval]
 suite_dir = "suite"
+judge_gate = "always"
 live_provider = "local"
 judge_provider = "{judge}"
 
@@ -144,12 +147,13 @@ def _recorded_fixture(project: Path, answer: str, verdict: str, rubric: str = RU
         "verdict": verdict,
     }
     case["expects"] = {"judge": [{"rubric": RUBRIC, "verdicts": [said]}]}
+    (project / "zeroclaw.toml").write_text('[eval]\njudge_gate = "always"\n', encoding="utf-8")
     return write_fixture(project / "replayed", "alpha.json", case)
 
 
 def test_replay_grades_by_the_recorded_verdict(tmp_path: Path) -> None:
-    assert invoke("eval", "run", str(_recorded_fixture(tmp_path, "apple", "yes"))).code == 0
-    assert invoke("eval", "run", str(_recorded_fixture(tmp_path, "apple", "no"))).code == 1
+    assert invoke("eval", "run", str(_recorded_fixture(tmp_path, "apple", "yes")), cwd=tmp_path).code == 0
+    assert invoke("eval", "run", str(_recorded_fixture(tmp_path, "apple", "no")), cwd=tmp_path).code == 1
 
 
 @pytest.mark.parametrize("changed", ["answer", "rubric"])
@@ -163,7 +167,7 @@ def test_an_answer_or_rubric_with_no_verdict_fails_closed_and_says_how_to_rejudg
         data = json.loads(path.read_text())
         data["turns"][0]["steps"][0]["response"]["content"] = "pear"
         path.write_text(json.dumps(data))
-    result = invoke("eval", "run", str(path), "--format", "json", "--details", "all")
+    result = invoke("eval", "run", str(path), "--format", "json", "--details", "all", cwd=tmp_path)
     assert result.code == 1
     grade = _grade(result)
     assert grade["passed"] is False
@@ -197,7 +201,7 @@ def test_a_judge_that_cannot_be_asked_fails_its_check(
 
 
 def test_rejudge_without_a_judge_model_is_a_usage_error(project: Path) -> None:
-    (project / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\n')
+    (project / "zeroclaw.toml").write_text('[eval]\nsuite_dir = "suite"\njudge_gate = "always"\n')
     result = run(project, "--rejudge")
     assert result.code == 2
     assert "set [eval].judge_provider" in result.stderr
@@ -206,9 +210,9 @@ def test_rejudge_without_a_judge_model_is_a_usage_error(project: Path) -> None:
 def test_vacuity_and_mutate_know_the_check(tmp_path: Path) -> None:
     path = _recorded_fixture(tmp_path, "apple", "yes")
     # An empty run has no verdict: the check fails there, so the case can fail.
-    assert invoke("eval", "vacuity", "--suite", str(path.parent)).code == 0
+    assert invoke("eval", "vacuity", "--suite", str(path.parent), cwd=tmp_path).code == 0
     # A mutated answer has no verdict either: every answer mutant is killed.
-    mutated = invoke("eval", "mutate", str(path), "--format", "json")
+    mutated = invoke("eval", "mutate", str(path), "--format", "json", cwd=tmp_path)
     data = json.loads(mutated.stdout)
     answers = [m for f in data["fixtures"] for m in f["mutants"] if m["operator"] == "alter_response"]
     assert answers

@@ -67,7 +67,8 @@ def vacuity_command(
     is vacuous: it passes whatever the agent does, so it cannot be part of a gate.
     Typical vacuous cases: a lone max_tool_calls: 0; only negative checks
     (tools_not_used, response_not_contains, workspace.file_absent); a lone
-    all_tools_succeeded: true; only budget caps.
+    all_tools_succeeded: true; only budget caps; only judge checks whose judge
+    is not calibrated ([eval].judge_gate), which decide nothing.
 
     PATH... are fixture files or suite folders, as `run` takes them (default: the
     suite, --suite or [eval].suite_dir).
@@ -91,13 +92,13 @@ def vacuity_command(
     # Without a file name, what the machine refused is the empty run's temporary folder.
     with exit_on_error(unnamed="a temporary folder"):
         loaded = load_config(config)
-        from zeroclaw_eval.runner.project import fixture_tools
+        from zeroclaw_eval.runner.project import fixture_tools, judge_gate
 
         limit = loaded.settings.max_fixture_bytes
         targets = resolve_targets(paths, suite, loaded)
         known = fixture_tools(loaded, agent_cmd)
         with hint_on_missing_suite(loaded, config):
-            report = check_vacuity(targets, known, max_fixture_bytes=limit)
+            report = check_vacuity(targets, known, max_fixture_bytes=limit, judge_gate=judge_gate(loaded))
         emit_vacuity(report, annotations, color)
     if report.total == 0 and not report.rejected:
         for line in first_fixture_hints(targets, loaded, config):

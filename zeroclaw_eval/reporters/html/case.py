@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from zeroclaw_eval._support.json.text import pretty_json
 from zeroclaw_eval.cases.location import FieldRef
+from zeroclaw_eval.grading.result import GradeResult
 from zeroclaw_eval.report.baseline import LABELS, SHOWN
 from zeroclaw_eval.report.model import PASSED, STABILITY_LABELS, XFAILED, XPASSED, CaseReport, RepeatStats
 from zeroclaw_eval.report.words import interval_words
@@ -97,39 +98,19 @@ def case_html(index: int, case: CaseReport) -> str:
         if case.grades:
             out.append('<div class="meta">The checks below were graded on the partial run.</div>')
         out.append("      </div>\n")
-    failing = case.failed_grades
-    if failing:
-        out.append("      <h3>Failing checks</h3>\n")
-    for grade in failing:
-        ref, diff = grade.field, diff_view(grade)
-        out.append(
-            '      <div class="check failing-check">\n'
-            f'        <div><span class="id">{text(grade.check_id)}</span>'
-            f' <span class="meta">[{text(grade.category)}]</span>\n'
-            f'          <span class="where">{_link(anchor, path, ref)}</span></div>\n'
-            f'        <div class="detail">{text(grade.detail)}</div>\n        <div class="side">\n'
-            '          <div><div class="label">expected</div>'
-            f'<pre class="expected">{text(diff.expected)}</pre></div>\n'
-            '          <div><div class="label">found</div>'
-            f'<pre class="found">{text(diff.found)}</pre></div>\n'
-            "        </div>\n"
-        )
-        if diff.segments:
-            out.append(
-                '        <div class="label">difference'
-                ' (<del>expected only</del> <ins>found only</ins>)</div>\n        <pre class="diff">'
-            )
-            out.extend(
-                f"<{op}>{text(part)}</{op}>" if op in ("del", "ins") else text(part)
-                for op, part in diff.segments
-            )
-            out.append("</pre>\n")
-        out.append("      </div>\n")
+    for heading, failing in (
+        ("Failing checks", case.failed_grades),
+        ("Diagnostic checks that failed (reported, deciding nothing)", case.diagnostic_failures),
+    ):
+        if failing:
+            out.append(f"      <h3>{heading}</h3>\n")
+        for grade in failing:
+            _failing_check(out, anchor, path, grade)
     if case.grades:
         out.append('      <h3>All checks</h3>\n      <ul class="plain">\n')
         out.extend(
-            f'        <li class="{"ok" if grade.passed else "bad"}">{"✓" if grade.passed else "✗"}'
-            f' <span class="name">{text(grade.check_id)}</span>'
+            f'        <li class="{_state(grade)}">{"✓" if grade.passed else "~" if grade.diagnostic else "✗"}'
+            f' <span class="name">{text(grade.check_id)}</span>{" (diagnostic)" if grade.diagnostic else ""}'
             f' <span class="meta">{text(grade.detail)}</span></li>\n'
             for grade in case.grades
         )
@@ -142,6 +123,38 @@ def case_html(index: int, case: CaseReport) -> str:
         _source(out, case, anchor, opened)
     out.append("    </div>\n  </details>\n")
     return "".join(out)
+
+
+def _failing_check(out: list[str], anchor: str, path: str, grade: GradeResult) -> None:
+    """A failed check: where, why, and what was expected beside what was found."""
+    ref, diff = grade.field, diff_view(grade)
+    out.append(
+        '      <div class="check failing-check">\n'
+        f'        <div><span class="id">{text(grade.check_id)}</span>'
+        f' <span class="meta">[{text(grade.category)}]</span>\n'
+        f'          <span class="where">{_link(anchor, path, ref)}</span></div>\n'
+        f'        <div class="detail">{text(grade.detail)}</div>\n        <div class="side">\n'
+        '          <div><div class="label">expected</div>'
+        f'<pre class="expected">{text(diff.expected)}</pre></div>\n'
+        '          <div><div class="label">found</div>'
+        f'<pre class="found">{text(diff.found)}</pre></div>\n'
+        "        </div>\n"
+    )
+    if diff.segments:
+        out.append(
+            '        <div class="label">difference'
+            ' (<del>expected only</del> <ins>found only</ins>)</div>\n        <pre class="diff">'
+        )
+        out.extend(
+            f"<{op}>{text(part)}</{op}>" if op in ("del", "ins") else text(part) for op, part in diff.segments
+        )
+        out.append("</pre>\n")
+    out.append("      </div>\n")
+
+
+def _state(grade: GradeResult) -> str:
+    """A check's class in the list of all checks: ok, bad, or diag (failed, deciding nothing)."""
+    return "ok" if grade.passed else "diag" if grade.diagnostic else "bad"
 
 
 def _link(anchor: str, path: str, ref: FieldRef) -> str:

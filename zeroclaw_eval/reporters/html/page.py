@@ -21,7 +21,7 @@ from zeroclaw_eval.report.baseline import LABELS, changed_cases, describe_change
 from zeroclaw_eval.report.compact import compact_case, written_compact
 from zeroclaw_eval.report.cost import dollars
 from zeroclaw_eval.report.model import SuiteReport
-from zeroclaw_eval.report.words import RUN_ERROR_MEANING, suite_rate_words
+from zeroclaw_eval.report.words import RUN_ERROR_MEANING, diagnostic_words, suite_rate_words
 from zeroclaw_eval.reporters.html.case import case_html
 from zeroclaw_eval.reporters.html.trend import trend
 from zeroclaw_eval.reporters.registry import Reporter
@@ -59,6 +59,11 @@ def _baseline_view(report: SuiteReport) -> dict[str, Any] | None:
     }
 
 
+def _diagnostic(report: SuiteReport) -> str | None:
+    counted = report.diagnostic_checks()
+    return diagnostic_words(counted["total"], counted["failed"]) if counted["total"] else None
+
+
 def _script() -> str:
     # Read as is, not rendered: the script is static and must match its CSP hash.
     return _template_source("report.js")
@@ -81,6 +86,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
             report=report,
             counts=report.counts(),
             run_error_meaning=RUN_ERROR_MEANING,
+            diagnostic=_diagnostic(report),
             repeat_rate=_repeat_rate(report),
             cost=dollars(cost) if (cost := report.cost_usd()) is not None else None,
             judge_cost=dollars(judging) if (judging := report.judge_cost_usd()) is not None else None,

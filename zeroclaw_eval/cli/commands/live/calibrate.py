@@ -1,5 +1,5 @@
 """`zeroclaw eval calibrate collect|label|finalize`: a judge measured against a person, as
-a workflow of an afternoon (`grading.calibration`).
+a workflow of an afternoon (`grading.judges.calibration`).
 
 Exit codes: 0 done; 1 `finalize` refused a judge (too few labels, too little agreement);
 2 usage error (a file that cannot be read or written, a malformed record or label).
@@ -54,7 +54,7 @@ def collect_command(paths: tuple[Path, ...], suite: Path | None, output: Path, c
     from zeroclaw_eval.cases.case import Case
     from zeroclaw_eval.collect.suite import fixture_files, load_fixtures
     from zeroclaw_eval.config.load import load_config
-    from zeroclaw_eval.grading.calibration import record_line, records_of
+    from zeroclaw_eval.grading.judges.calibration import record_line, records_of
 
     with exit_on_error():
         loaded = load_config(config)
@@ -115,9 +115,8 @@ def label_command(records: Path, labels: Path | None, labeler: str | None) -> No
 @click.option(
     "--out-dir",
     type=click.Path(path_type=Path, file_okay=False),
-    default=Path("evals/calibration"),
-    show_default=True,
-    help="Write each calibration file here.",
+    help="Write each calibration file here, where the gate reads them. [default: [eval].calibration_dir,"
+    " evals/calibration]",
 )
 @click.option(
     "--min-agreement",
@@ -126,13 +125,29 @@ def label_command(records: Path, labels: Path | None, labeler: str | None) -> No
     show_default=True,
     help="The least agreement a calibration is written for.",
 )
-def finalize_command(records: Path, labels: Path | None, out_dir: Path, min_agreement: float) -> None:
+@config_option
+def finalize_command(
+    records: Path, labels: Path | None, out_dir: Path | None, min_agreement: float, config: Path | None
+) -> None:
     """Compute, per judge model and rubric, the judge's agreement with your labels,
     Cohen's kappa and its true-positive and true-negative rates, and write a calibration
-    file for each that has 50 labels or more and reaches --min-agreement."""
-    from zeroclaw_eval.grading.calibration import MIN_LABELS, SCHEMA_VERSION, agreement, calibration_path
+    file for each that has 50 labels or more and reaches --min-agreement.
+
+    Under [eval].judge_gate = "calibrated" (the default), a judge check decides a case
+    only where such a file names its judge model and rubric and its agreement reaches
+    [eval].judge_min_agreement; until then it is reported as diagnostic."""
+    from zeroclaw_eval.config.load import load_config
+    from zeroclaw_eval.grading.judges.calibration import (
+        MIN_LABELS,
+        SCHEMA_VERSION,
+        agreement,
+        calibration_path,
+    )
 
     with exit_on_error():
+        if out_dir is None:
+            loaded = load_config(config)
+            out_dir = loaded.resolve(loaded.settings.calibration_dir)
         items = {item["id"]: item for item in _records(records)}
         target = labels or records.with_name(records.name.removesuffix(".jsonl") + ".labels.jsonl")
         given = {label["id"]: label for label in _lines(target)}

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.grading.judge import digest
+from zeroclaw_eval.grading.judges.check import digest
 
 #: The fewest labels a calibration is computed from.
 MIN_LABELS = 50

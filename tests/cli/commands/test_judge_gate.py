@@ -1,0 +1,276 @@
+"""`[eval].judge_gate` (`grading.judges.gate`): a judge check decides a case only where a
+calibration file backs its judge model on its rubric at the floor; elsewhere it is
+reported as diagnostic, in every output, and decides nothing: not the run, not
+vacuity, not a mutant."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.builders import write_fixture
+from tests.support.invoke import Result, invoke
+from zeroclaw_eval.grading.judges.check import digest
+
+RUBRIC = "Does the answer name a fruit?"
+JUDGE = "judge-m"
+
+
+def _fixture(
+    folder: Path,
+    verdict: str,
+    *,
+    answer: str = "apple",
+    extra: dict[str, Any] | None = None,
+    name: str = "alpha",
+) -> Path:
+    said = {
+        "text_sha256": digest("apple"),
+        "rubric_sha256": digest(RUBRIC),
+        "model": JUDGE,
+        "verdict": verdict,
+    }
+    fixture = {
+        "model_name": name,
+        "turns": [
+            {"user_input": "Name a fruit", "steps": [{"response": {"type": "text", "content": answer}}]}
+        ],
+        "expects": {"judge": [{"rubric": RUBRIC, "verdicts": [said]}], **(extra or {})},
+    }
+    return write_fixture(folder / "evals" / "regression", f"{name}.json", fixture)
+
+
+def _calibration(folder: Path, agreement: float = 0.96, *, model: str = JUDGE, rubric: str = RUBRIC) -> Path:
+    """A calibration file as `calibrate finalize` writes one (its own test makes one)."""
+    path = folder / "evals" / "calibration" / f"{model}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    calibration = {
+        "schema_version": 1,
+        "model": model,
+        "rubric_sha256": digest(rubric),
+        "rubric": rubric,
+        "labelers": ["zeroclaw_user"],
+        "date": "2026-12-07",
+        "labels": 50,
+        "agreement": agreement,
+        "kappa": 0.8,
+        "true_positive_rate": 1.0,
+        "true_negative_rate": 0.9,
+        "labels_sha256": "0" * 64,
+    }
+    path.write_text(json.dumps(calibration), encoding="utf-8")
+    return path
+
+
+def _config(folder: Path, text: str = "") -> None:
+    (folder / "zeroclaw.toml").write_text(f"[eval]\n{text}", encoding="utf-8")
+
+
+def _run(folder: Path, *args: str) -> Result:
+    return invoke("eval", "run", *args, cwd=folder)
+
+
+def _judge_grade(result: Result) -> dict[str, Any]:
+    (case,) = result.json()["cases"]
+    (grade,) = [g for g in case["grades"] if g["check_id"] == "judge[0]"]
+    return dict(grade)
+
+
+def test_an_uncalibrated_judge_that_says_no_decides_nothing_and_says_so(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _fixture(tmp_path, "no")
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0, result.stdout
+    grade = _judge_grade(result)
+    assert grade["passed"] is False
+    assert grade["diagnostic"] is True
+    assert f"[diagnostic: the judge {JUDGE} has no calibration on this rubric in" in grade["detail"]
+    assert "zeroclaw eval calibrate" in grade["detail"]
+    assert result.json()["diagnostic_checks"] == {"total": 1, "failed": 1}
+    assert result.json()["cases"][0]["status"] == "passed"
+    table = _run(tmp_path)
+    assert table.code == 0
+    assert "~ judge[0] [response, diagnostic]" in table.stdout
+    assert "1 judge check diagnostic, 1 of them failed" in table.stdout
+
+
+def test_a_calibrated_judge_gates_and_a_saying_yes_passes(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _calibration(tmp_path)
+    _fixture(tmp_path, "no")
+    failing = _run(tmp_path, "--format", "json")
+    assert failing.code == 1
+    grade = _judge_grade(failing)
+    assert grade["diagnostic"] is False
+    assert "diagnostic" not in grade["detail"]
+    _fixture(tmp_path, "yes")
+    assert _run(tmp_path).code == 0
+
+
+def test_a_calibration_of_another_model_or_rubric_does_not_back_the_check(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _calibration(tmp_path, model="another-judge")
+    _calibration(tmp_path, rubric="Is the answer polite?")
+    _fixture(tmp_path, "no")
+    assert _run(tmp_path).code == 0
+
+
+def test_a_calibration_below_the_floor_is_diagnostic_and_the_floor_is_configurable(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _calibration(tmp_path, agreement=0.8)
+    _fixture(tmp_path, "no")
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0
+    assert "agrees with a person on 80% of 50 labels" in _judge_grade(result)["detail"]
+    assert "below [eval].judge_min_agreement 0.85" in _judge_grade(result)["detail"]
+    _config(tmp_path, "judge_min_agreement = 0.75\n")
+    assert _run(tmp_path).code == 1
+
+
+@pytest.mark.parametrize(("gate", "code"), [("always", 1), ("never", 0)])
+def test_always_and_never(tmp_path: Path, gate: str, code: int) -> None:
+    _config(tmp_path, f'judge_gate = "{gate}"\n')
+    _calibration(tmp_path)  # `never` ignores it; `always` needs none
+    _fixture(tmp_path, "no")
+    assert _run(tmp_path).code == code
+
+
+def test_an_answer_no_verdict_covers_gates_where_the_rubric_is_calibrated(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _fixture(tmp_path, "yes", answer="pear")  # the recorded verdict judged "apple"
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0
+    assert "no judge is calibrated on this rubric" in _judge_grade(result)["detail"]
+    _calibration(tmp_path)
+    again = _run(tmp_path, "--format", "json")
+    assert again.code == 1
+    assert "no verdict is recorded for this final response" in _judge_grade(again)["detail"]
+
+
+def test_the_calibration_folder_is_configurable(tmp_path: Path) -> None:
+    moved = _calibration(tmp_path)
+    (tmp_path / "judges").mkdir()
+    moved.rename(tmp_path / "judges" / moved.name)
+    _fixture(tmp_path, "no")
+    _config(tmp_path)
+    assert _run(tmp_path).code == 0
+    _config(tmp_path, 'calibration_dir = "judges"\n')
+    assert _run(tmp_path).code == 1
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"rubric_sha256": "0" * 64}, "`rubric_sha256` is not the SHA-256 of its `rubric`"),
+        ({"labels": 49}, "`labels` must be a count of 50 or more, not 49"),
+        ({"agreement": 1.5}, "`agreement` must be a share from 0 to 1, not 1.5"),
+        ({"schema_version": 2}, "schema_version 2, where this version of zeroclaw-eval reads 1"),
+        ({"model": None}, "`model` is missing or not a string"),
+    ],
+)
+def test_a_calibration_file_that_is_not_one_stops_the_run(
+    tmp_path: Path, change: dict[str, Any], said: str
+) -> None:
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**data, **change}), encoding="utf-8")
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert str(path) in result.stderr
+    assert said in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_calibration_file_that_is_not_json_stops_the_run(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    path.write_text("{not json", encoding="utf-8")
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert f"{path}: not JSON" in result.stderr
+
+
+def test_two_calibrations_of_one_judge_and_rubric_stop_the_run(tmp_path: Path) -> None:
+    _config(tmp_path)
+    first = _calibration(tmp_path)
+    (first.parent / "copy.json").write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert "keep one of them" in result.stderr
+
+
+def test_a_case_whose_only_failing_check_is_diagnostic_is_vacuous(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _fixture(tmp_path, "yes")
+    vacuous = invoke("eval", "vacuity", cwd=tmp_path)
+    assert vacuous.code == 1
+    assert "no check that decides the case fails" in vacuous.stdout
+    assert "fails against an empty run but decides nothing" in vacuous.stdout
+    _calibration(tmp_path)
+    assert invoke("eval", "vacuity", cwd=tmp_path).code == 0
+    _fixture(tmp_path, "yes", extra={"response_contains": ["apple"]})  # a check of its own
+    (tmp_path / "evals" / "calibration" / f"{JUDGE}.json").unlink()
+    assert invoke("eval", "vacuity", cwd=tmp_path).code == 0
+
+
+def test_a_diagnostic_judge_kills_no_mutant(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _fixture(tmp_path, "yes", extra={"response_not_contains": ["banana"]})
+
+    def killers() -> list[list[str]]:
+        result = invoke("eval", "mutate", str(path), "--format", "json", cwd=tmp_path)
+        data = json.loads(result.stdout)
+        return [
+            m["killed_by"]
+            for f in data["fixtures"]
+            for m in f["mutants"]
+            if m["operator"] == "alter_response"
+        ]
+
+    uncalibrated = killers()
+    assert uncalibrated
+    assert not any(uncalibrated), "an uncalibrated judge killed a mutant"
+    _calibration(tmp_path)
+    assert all("judge[0]" in killed for killed in killers())
+
+
+def test_every_output_shows_a_failed_diagnostic_check(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _fixture(tmp_path, "no")
+    reports = tmp_path / "reports"
+    result = _run(
+        tmp_path,
+        "--format",
+        "github",
+        "--report",
+        f"junit={reports / 'eval.xml'}",
+        "--report",
+        f"html={reports / 'eval.html'}",
+        "--report",
+        f"json={reports / 'eval.json'}",
+    )
+    assert result.code == 0
+    assert "::notice file=evals/regression/alpha.json,line=" in result.stdout
+    assert "title=alpha.json%3A judge[0] (diagnostic)::" in result.stdout
+    assert "::error" not in result.stdout
+    tree = ET.parse(reports / "eval.xml")
+    properties = {p.get("name"): p.get("value") for p in tree.iter("property")}
+    assert "judge[0] failed at" in (properties.get("zeroclaw.diagnostic") or "")
+    assert "1 judge check diagnostic" in (properties.get("zeroclaw.diagnostic_checks") or "")
+    assert not list(tree.iter("failure"))
+    page = (reports / "eval.html").read_text(encoding="utf-8")
+    assert "Diagnostic checks that failed (reported, deciding nothing)" in page
+    assert 'id="diagnostic-checks"' in page
+    # The saved report keeps the mark: a comment made from it says so too.
+    comment = invoke("eval", "compare", str(reports / "eval.json"), str(reports / "eval.json"), cwd=tmp_path)
+    assert comment.code == 0, comment.stderr
+    assert "1 judge check diagnostic, 1 of them failed" in comment.stdout
+    assert "Diagnostic checks that failed, deciding nothing (1)" in comment.stdout
