@@ -141,6 +141,38 @@ def test_a_cost_grown_past_max_cost_increase_fails_the_gate_and_says_by_how_much
         assert "cost $7.0000, against $3.5000 at the baseline (the cases both runs have)" in over.stdout
         assert "FAILED: cost +100% against the baseline, above --max-cost-increase 50%" in over.stdout
         assert cli("eval", "run", *bounded, "150", cwd=tmp_path, env=env).code == 0
+        # The same bound spelt as one more thing to fail on, beside the gate's mode.
+        spelt = ("--baseline", "base.json", "--fail-on", "new-failures", "--fail-on")
+        assert cli("eval", "run", *spelt, "cost-regression=50", cwd=tmp_path, env=env).code == 1
+        assert cli("eval", "run", *spelt, "cost-regression=150%", cwd=tmp_path, env=env).code == 0
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (("cost-regression=lots",), "cost-regression takes a percentage"),
+        (("cost-regression=-5",), "'cost-regression=-5': cost-regression takes a percentage, 0 or more"),
+        (("cost-regression=nan",), "cost-regression takes a percentage, 0 or more"),
+        (("any", "new-failures"), "give one of any, new-failures, significant-regression"),
+        (
+            ("sometimes",),
+            "'sometimes' is none of any, new-failures, significant-regression, cost-regression=PCT",
+        ),
+    ],
+)
+def test_a_fail_on_that_says_nothing_usable_is_a_usage_error(
+    cli: Runner, tmp_path: Path, given: tuple[str, ...], said: str
+) -> None:
+    write_fixture(tmp_path / "suite", "hi.json", {**PASSING_REPLAY})
+    assert cli("eval", "run", "--suite", "suite", "--report", "json=base.json", cwd=tmp_path).code == 0
+    args = [arg for value in given for arg in ("--fail-on", value)]
+    result = cli("eval", "run", "--suite", "suite", "--baseline", "base.json", *args, cwd=tmp_path)
+    assert result.code == 2
+    assert said in result.stderr
+    both = ("--fail-on", "cost-regression=10", "--max-cost-increase", "20")
+    twice = cli("eval", "run", "--suite", "suite", "--baseline", "base.json", *both, cwd=tmp_path)
+    assert twice.code == 2
+    assert "say two bounds: give one" in twice.stderr
 
 
 def test_max_cost_increase_fails_closed_without_a_cost_and_needs_a_baseline(

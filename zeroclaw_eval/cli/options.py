@@ -324,6 +324,38 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
 #: `report.baseline.FAIL_ON`, spelt out: importing that module (its dataclasses) would
 #: slow every `zeroclaw --help`. A test holds the two equal.
 FAIL_ON = ("any", "new-failures", "significant-regression")
+#: `--fail-on cost-regression=PCT`: the cost bound, spelt as one more thing to fail on.
+COST_REGRESSION = "cost-regression="
+
+
+def _fail_on(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, float | None]:
+    """`--fail-on`, repeatable: at most one of `FAIL_ON` (default `any`), and
+    `cost-regression=PCT` (the cost bound `--max-cost-increase PCT` sets)."""
+    mode: str | None = None
+    percent: float | None = None
+    for value in values:
+        if value.startswith(COST_REGRESSION):
+            text = value.removeprefix(COST_REGRESSION).strip().removesuffix("%")
+            try:
+                percent = float(text)
+            except ValueError:
+                percent = -1.0
+            if not 0 <= percent < 1e9:  # NaN too
+                raise click.BadParameter(
+                    f"{value!r}: cost-regression takes a percentage, 0 or more, e.g. cost-regression=20",
+                    ctx,
+                    param,
+                )
+        elif value in FAIL_ON:
+            if mode is not None and mode != value:
+                raise click.BadParameter(
+                    f"{mode!r} and {value!r}: give one of {', '.join(FAIL_ON)}", ctx, param
+                )
+            mode = value
+        else:
+            choices = ", ".join([*FAIL_ON, "cost-regression=PCT"])
+            raise click.BadParameter(f"{value!r} is none of {choices}", ctx, param)
+    return mode or FAIL_ON[0], percent
 
 
 def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -336,7 +368,7 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
     def read(
         *args: Any,
         baseline: Path | None,
-        fail_on: str,
+        fail_on: tuple[str, float | None],
         alpha: float,
         max_cost_increase: float | None,
         history: Path | None,
@@ -344,8 +376,15 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
     ) -> Any:
         from zeroclaw_eval.report.saved import plan_comparison
 
+        mode, percent = fail_on
+        if percent is not None and max_cost_increase is not None and percent != max_cost_increase:
+            raise click.UsageError(
+                f"--fail-on cost-regression={percent:g} and --max-cost-increase {max_cost_increase:g}"
+                " say two bounds: give one"
+            )
+        bound = max_cost_increase if percent is None else percent
         with exit_on_error():
-            comparison = plan_comparison(baseline, fail_on, history, alpha, max_cost_increase)
+            comparison = plan_comparison(baseline, mode, history, alpha, bound)
         return command(*args, comparison=comparison, **kwargs)
 
     options = [
@@ -358,15 +397,17 @@ def baseline_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--fail-on",
-            type=click.Choice(FAIL_ON),
-            default=FAIL_ON[0],
-            show_default=True,
-            help="any: exit 1 when a case does not pass. new-failures: only on a new failure (a case"
-            " that passed in the --baseline does not pass now, or a case not in it does not pass)"
-            " or a rejected fixture: a ratchet, for suites not at 100%. significant-regression (live"
-            " suites, whose cases pass by chance): only when the cases the baseline shares fell more"
-            " than noise explains (a one-sided paired sign test at --alpha), a case not in it does"
-            " not pass, or a fixture is rejected.",
+            multiple=True,
+            callback=_fail_on,
+            metavar="WHEN",
+            help="any (the default): exit 1 when a case does not pass. new-failures: only on a new"
+            " failure (a case that passed in the --baseline does not pass now, or a case not in it"
+            " does not pass) or a rejected fixture: a ratchet, for suites not at 100%."
+            " significant-regression (live suites, whose cases pass by chance): only when the cases"
+            " the baseline shares fell more than noise explains (a one-sided paired sign test at"
+            " --alpha), a case not in it does not pass, or a fixture is rejected."
+            " cost-regression=PCT, given besides one of those: also when the run cost more than PCT"
+            " percent above the baseline's (as --max-cost-increase PCT).",
         ),
         click.option(
             "--alpha",
