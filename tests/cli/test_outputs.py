@@ -225,6 +225,7 @@ def test_json_report_has_the_documented_top_level_shape(repo: Path) -> None:
         "cost_usd",
         "judge_cost_usd",
         "diagnostic_checks",
+        "max_cost_usd",
         "cases",
     }
     assert data["details"] == "failing"

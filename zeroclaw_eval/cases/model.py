@@ -258,6 +258,13 @@ class BudgetExpects(Strict):
         "At most this wall time of the run; keep it generous: it is the one nondeterministic check."
     )
     max_llm_calls: Count | None = _optional("At most this many provider requests.")
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        description="At most this many US dollars for the agent's model requests, at the live provider's"
+        " prices; graded in a live run with a priced provider only (a replay bills nothing).",
+    )
 
 
 class Expects(Strict):

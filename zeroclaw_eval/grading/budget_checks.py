@@ -1,5 +1,6 @@
 """The budget family: what a run spent (tokens, LLM calls, wall time) against the
-inclusive upper bounds of `budget`."""
+inclusive upper bounds of `budget`; and what it cost (`cost_check`), which only a priced
+live run knows."""
 
 from __future__ import annotations
 
@@ -46,3 +47,21 @@ def _budget_checks(expects: Expects, record: RunRecord, words: bool) -> Iterator
                 else ""
             )
             yield make_grade(f"budget.{key}", BUDGET, f"/expects/budget/{key}", ok, detail, bound, value)
+
+
+def cost_check(expects: Expects, cost: float | None, priced: bool) -> list[GradeResult]:
+    """`budget.max_cost_usd` against what the run's model requests cost (`report.cost`),
+    in a run whose provider is `priced`; nothing in any other run: a replay bills nothing,
+    and a bound no bill measured is not certified either way. A priced run whose cost
+    is unknown (a reply said no usage) fails the bound: a cost nobody measured is no
+    cost within it."""
+    bound = expects.budget.max_cost_usd if expects.budget is not None else None
+    if bound is None or not priced:
+        return []
+    pointer = "/expects/budget/max_cost_usd"
+    if cost is None:
+        detail = f"expected at most ${bound:g}; the cost is unknown: a reply of the provider said no usage"
+        return [make_grade("budget.max_cost_usd", BUDGET, pointer, False, detail, bound, None)]
+    ok = cost <= bound
+    detail = f"expected at most ${bound:g}; cost ${cost:.6f}"
+    return [make_grade("budget.max_cost_usd", BUDGET, pointer, ok, detail, bound, cost)]

@@ -24,7 +24,7 @@ from zeroclaw_eval.cases.model import LlmTrace
 from zeroclaw_eval.collect.suite import display_path, fixture_files, load_fixtures
 from zeroclaw_eval.errors import ExitCode
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.grading.judges.gate import JudgeGate
+from zeroclaw_eval.grading.judges.gate import ALWAYS, JudgeGate
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.tools.builtin import BUILTIN_TOOLS
 from zeroclaw_eval.tools.sandbox import case_workspace
@@ -73,13 +73,13 @@ class VacuityReport:
 
 def empty_run_grades(trace: LlmTrace, gate: JudgeGate | None = None) -> list[GradeResult]:
     """Grade `trace.expects` against an empty run: setup applied, nothing else happened;
-    the judge checks `gate` does not let decide marked diagnostic (None: the default
-    gate, which reads no calibration)."""
+    the judge checks `gate` does not let decide marked diagnostic (None: every judge
+    check decides, as with `always`)."""
     # Nothing runs, so only workspace checks read the workspace: a case without them
     # needs none (and a setup that cannot be seeded is no concern of the empty run).
     with case_workspace(trace, needed=trace.expects.workspace is not None) as workspace:
         grades = grade(trace.expects, RunRecord(), workspace)
-    return (gate or JudgeGate()).apply(grades, trace.expects, "")
+    return (gate or JudgeGate(ALWAYS)).apply(grades, trace.expects, "")
 
 
 def find_vacuous(case: Case, gate: JudgeGate | None = None) -> VacuousCase | None:
@@ -103,8 +103,9 @@ def check_vacuity(
 
     `known_tools` are the tools a fixture's `tools` may name (None: any, as for an agent
     that runs its own tools); a file over `max_fixture_bytes` is rejected, as a run
-    rejects it; `judge_gate` says which judge checks decide a case (None: none, as with
-    no calibration). Raises `UsageError` (exit code 2) when a target does not exist.
+    rejects it; `judge_gate` says which judge checks decide a case (None: all of them,
+    as `always`; the command line builds it from the configuration). Raises `UsageError`
+    (exit code 2) when a target does not exist.
     """
     targets = [suite] if isinstance(suite, Path) else list(suite)
     fixtures = load_fixtures(fixture_files(targets), known_tools, max_bytes=max_fixture_bytes)

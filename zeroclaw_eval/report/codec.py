@@ -49,7 +49,8 @@ from zeroclaw_eval.report.model import (
 #      case `fixture_sha256`; suite `settings_sha256`.
 #  11: each grade's `diagnostic` (a check reported that decides nothing: a judge check
 #      without a calibration, `[eval].judge_gate`), also on a compact case's checks
-#      where true; suite `diagnostic_checks` (`total`, `failed`).
+#      where true; suite `diagnostic_checks` (`total`, `failed`); suite `max_cost_usd`
+#      (`--max-cost`, or null); `expects.budget.max_cost_usd` grades as `budget.max_cost_usd`.
 FORMAT_VERSION = 11
 
 
@@ -85,6 +86,7 @@ def report_summary(report: SuiteReport) -> dict[str, Any]:
         "cost_usd": report.cost_usd(),
         "judge_cost_usd": report.judge_cost_usd(),
         "diagnostic_checks": report.diagnostic_checks(),
+        "max_cost_usd": report.max_cost_usd,
     }
 
 

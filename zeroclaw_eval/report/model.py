@@ -6,7 +6,6 @@ exit status; nothing here prints, and nothing re-runs or re-grades.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from zeroclaw_eval._support.frozen import quick_init
@@ -22,13 +21,10 @@ from zeroclaw_eval.report.baseline import (
     Baseline,
     HistoryPoint,
     is_new_failure,
-    matched,
 )
 from zeroclaw_eval.report.statistics import (
-    PairedChange,
     SuiteRate,
     check_flips,
-    paired_change,
     suite_rate,
     suspect_note,
     wilson_interval,
@@ -370,14 +366,36 @@ class SuiteReport:
     #: A digest of what the run was run with (mode, agent, provider, repeats: the
     #: settings `run --resume` must find unchanged to keep its verdicts); None: unknown.
     settings_sha256: str | None = None
+    #: The most the run could spend (`--max-cost`, US dollars, agents' and judges' requests
+    #: together); None: no bound.
+    max_cost_usd: float | None = None
 
     def exit_code(self) -> ExitCode:
-        """The gate's verdict by its policy (`_policy_exit_code`), and then, with
-        `--max-cost-increase`, `FAILED` for a run whose cost grew past the bound."""
+        """The gate's verdict by its policy (`_policy_exit_code`), and then `FAILED` for a
+        run whose cost grew past `--max-cost-increase`, or spent past `--max-cost`."""
         code = self._policy_exit_code()
         if code == ExitCode.OK and self.baseline is not None and self.baseline.cost_exceeded():
             return ExitCode.FAILED
+        if code == ExitCode.OK and self.over_budget() is not None:
+            return ExitCode.FAILED
         return code
+
+    def over_budget(self) -> str | None:
+        """Why the run fails `--max-cost`, or None when it does not (or has no bound): it
+        spent more, or a case's cost is unknown (a cost nobody measured is within no bound)."""
+        bound = self.max_cost_usd
+        if bound is None:
+            return None
+        unknown = [case.path for case in self.cases if case.status != REJECTED and case.cost_usd is None]
+        if unknown:
+            return f"--max-cost ${bound:g}: the cost of {unknown[0]} is unknown (a reply said no usage)"
+        spent = (self.cost_usd() or 0.0) + (self.judge_cost_usd() or 0.0)
+        if spent > bound:
+            stopped = f"; {self.not_run} case(s) not started" if self.not_run else ""
+            return f"spent ${spent:.4f}, above --max-cost ${bound:g}{stopped}"
+        if self.not_run and not self.interrupted:
+            return f"spent ${spent:.4f}, reaching --max-cost ${bound:g}: {self.not_run} case(s) not started"
+        return None
 
     def _policy_exit_code(self) -> ExitCode:
         """`OK` iff no case blocks the gate (`CaseReport.blocks_gate`: every case passed or
@@ -464,27 +482,3 @@ class SuiteReport:
                 into["passed"] += numbers["passed"]
                 into["total"] += numbers["total"]
         return {c: totals[c] for c in CATEGORIES if c in totals}
-
-
-def paired_against(
-    cases: Sequence[CaseReport], base: Sequence[CaseReport], pairs: Mapping[int, int] | None = None
-) -> PairedChange:
-    """The paired sign test of `cases` against the `base` run's cases they match
-    (`pairs`, as `baseline.matched` gives them; matched here when not given): each
-    pair's measured rates, rejected fixtures left out."""
-    pairs = matched(cases, base) if pairs is None else pairs
-    rates = ((base[j].measured_rate, cases[i].measured_rate) for i, j in pairs.items())
-    return paired_change(
-        (before, after) for before, after in rates if before is not None and after is not None
-    )
-
-
-def paired_cost(cases: Sequence[CaseReport], indexes: Iterable[int]) -> float | None:
-    """What the cases at `indexes` cost together; None when one of them has no cost."""
-    total = 0.0
-    for index in indexes:
-        cost = cases[index].cost_usd
-        if cost is None:
-            return None
-        total += cost
-    return total

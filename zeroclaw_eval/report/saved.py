@@ -82,7 +82,7 @@ class Comparison:
     def apply(self, report: SuiteReport) -> None:
         """Mark each case of `report` with its change, and attach the baseline and history."""
         from zeroclaw_eval.report.baseline import Baseline, compare, matched
-        from zeroclaw_eval.report.model import paired_against, paired_cost
+        from zeroclaw_eval.report.pairing import paired_against, paired_cost
 
         if self.fail_on == "significant-regression" and report.mode != "live":
             raise UsageError(

@@ -266,14 +266,14 @@ class _Report(_Strict):
     history: list[_Point] | None = None
     category_totals: dict[str, dict[str, Count]] = {}
     details: Literal["failing", "all"] = "all"
-    # Derived from the repeated cases (`SuiteReport.repeat_rate`), re-derived when read.
+    # Derived from the cases (`SuiteReport.repeat_rate`, `diagnostic_checks`), re-derived when read.
     repeat_rate: dict[str, Any] | None = None
     trace_id: str | None = Field(default=None, pattern="^[0-9a-f]{32}$")
     settings_sha256: str | None = Field(default=None, pattern="^[0-9a-f]{64}$")
     cost_usd: Dollars | None = None
     judge_cost_usd: Dollars | None = None
-    # Derived from the cases' grades (`SuiteReport.diagnostic_checks`), re-derived when read.
     diagnostic_checks: dict[str, Count] | None = None
+    max_cost_usd: Dollars | None = None
     # Read one by one (`_cases`): full or compact, each by its own model.
     cases: list[dict[str, Any]]
 
@@ -365,6 +365,7 @@ def _report(shape: _Report, cases: list[_Case | _CompactCase]) -> SuiteReport:
         details=shape.details,
         trace_id=shape.trace_id,
         settings_sha256=shape.settings_sha256,
+        max_cost_usd=shape.max_cost_usd,
     )
 
 

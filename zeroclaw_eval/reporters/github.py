@@ -285,6 +285,9 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     diagnostic = report.diagnostic_checks()
     if diagnostic["total"]:
         head.append(f"{diagnostic_words(diagnostic['total'], diagnostic['failed'])}\n\n")
+    over = report.over_budget()
+    if over is not None:
+        head.append(f"**FAILED**: {code(over)}\n\n")
     cost, judging = report.cost_usd(), report.judge_cost_usd()
     if cost is not None:
         head.append(f"Cost: {dollars(cost)} (the model requests of the run, at the provider's prices)\n\n")

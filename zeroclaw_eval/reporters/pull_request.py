@@ -38,8 +38,8 @@ from zeroclaw_eval.report.model import (
     XPASSED,
     CaseReport,
     SuiteReport,
-    paired_against,
 )
+from zeroclaw_eval.report.pairing import paired_against
 from zeroclaw_eval.report.statistics import DEFAULT_ALPHA
 from zeroclaw_eval.report.words import RUN_ERROR_MEANING, diagnostic_words, interval_words, paired_words
 from zeroclaw_eval.reporters.github import annotation_path
@@ -119,7 +119,15 @@ def pull_request_comment(
         )
     body: list[str] = []
     body.extend(_failures_section("New failures", new_failures, head, links))
-    body.extend(_list_section("Fixed", [c for c, change in changed if change == FIXED]))
+    fixed = [c for c, change in changed if change == FIXED]
+    # A case that passes now only because a failing judge check no longer decides (its
+    # calibration removed, say) is no fix of the agent: said beside its name.
+    loosened = " (a judge check that fails is now diagnostic)"
+    body.extend(
+        _names_section(
+            "Fixed", [c.path for c in fixed], notes=[loosened if c.diagnostic_failures else "" for c in fixed]
+        )
+    )
     added = [c for c, change in changed if change == NEW and base is not None and c.passed]
     body.extend(_list_section("New cases", added))
     body.extend(
@@ -328,10 +336,13 @@ def _list_section(title: str, cases: list[CaseReport]) -> list[str]:
     return _names_section(title, [case.path for case in cases])
 
 
-def _names_section(title: str, names: list[str], was: list[str] | None = None) -> list[str]:
+def _names_section(
+    title: str, names: list[str], was: list[str] | None = None, notes: list[str] | None = None
+) -> list[str]:
     if not names:
         return []
-    notes = [f" (was {status})" for status in was] if was is not None else [""] * len(names)
+    if notes is None:
+        notes = [f" (was {status})" for status in was] if was is not None else [""] * len(names)
     items = (f"- {code(name, cell=False)}{note}\n" for name, note in zip(names, notes, strict=True))
     return [f"### {title} ({len(names)})\n\n", *items, "\n"]
 

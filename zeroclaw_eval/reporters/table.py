@@ -199,7 +199,7 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     `verbose` adds every passing check and where the agent raised."""
     lines = [f"zeroclaw eval: {_line(report.suite)} ({report.mode}, {plural(len(report.cases), 'case')})", ""]
     for case in report.cases:
-        if quiet and case.outcome == PASSED:
+        if quiet and case.outcome == PASSED and not case.diagnostic_failures:
             continue
         lines.extend(case_lines(case, color, verbose))
     recap = _recap(report)
@@ -211,6 +211,9 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
     if rate is not None:
         lines.extend(["", suite_rate_words(rate.mean, rate.low, rate.high, rate.clusters, rate.cases)])
     lines.extend(["", verdict_line(_summary(report), passed, color)])
+    over = report.over_budget()
+    if over is not None:
+        lines.append(f"{paint('FAILED', 'red', color)}: {_line(over)}")
     if report.counts()[ERROR]:
         lines.append(paint(RUN_ERROR_MEANING, "dim", color))
     diagnostic = report.diagnostic_checks()
@@ -257,6 +260,8 @@ def _summary(report: SuiteReport) -> str:
         extra.append(f"{report.deselected} deselected")
     if report.not_run:
         why = f"interrupted by {report.interrupted}" if report.interrupted else "--maxfail reached"
+        if not report.interrupted and report.over_budget() is not None:
+            why = "--max-cost reached"
         extra.append(f"{report.not_run} not run ({why})")
     if report.empty_shard and report.shard is not None:
         return f"PASSED: shard {report.shard.index}/{report.shard.count} drew none of the suite's fixtures"

@@ -18,6 +18,7 @@ from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.grading.budget_checks import cost_check
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
 from zeroclaw_eval.report.compact import settled
@@ -115,6 +116,11 @@ def rejected(fixture: RejectedFixture) -> CaseReport:
     )
 
 
+def _priced(options: RunOptions) -> bool:
+    """Whether the run's model requests have a price: live mode with a priced provider."""
+    return options.live is not None and options.live.provider.prices is not None
+
+
 def _cost(record: RunRecord, options: RunOptions) -> float | None:
     """What the run's model requests cost at the live provider's prices (`report.cost`);
     None in replay or without prices."""
@@ -146,6 +152,8 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             grades = _unasked(grade(expects, record, workspace, words=words), unasked)
             # A judge check no calibration backs is reported, and decides nothing.
             grades = options.judge_gate.apply(grades, expects, record.final_response)
+            cost = _cost(record, options)
+            grades += cost_check(expects, cost, _priced(options))
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can
         message = f"cannot seed the case workspace: {exc.strerror or exc}"
         seeding = CaseError(message, case.locate("/setup/workspace_files", at_key=True))
@@ -177,7 +185,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         duration_ms=record.duration_ms,
         record=record,
         judged=judged,
-        cost_usd=_cost(record, options),
+        cost_usd=cost,
         judge_cost_usd=judge_cost,
         fixture_sha256=fixture_digest(case.text),
     )

@@ -12,8 +12,9 @@ from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.collection import Fixture
 from zeroclaw_eval.collect.sharding import Shard
+from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import UsageError
-from zeroclaw_eval.grading.judges.gate import JudgeGate
+from zeroclaw_eval.grading.judges.gate import ALWAYS, JudgeGate
 from zeroclaw_eval.report.model import DETAILS, DETAILS_ALL, DETAILS_FAILING, CaseReport
 from zeroclaw_eval.report.repeats import check_repeat
 from zeroclaw_eval.runner.judging import Judges
@@ -75,10 +76,14 @@ class RunOptions(CaseSettings):
     #: The judge models `judge` checks are asked (live mode, `--rejudge`); None: replay
     #: grades them by their recorded verdicts alone.
     judges: Judges | None = None
-    #: Which judge checks decide a case (`[eval].judge_gate`, with the calibrations read);
-    #: the rest are reported as diagnostic. The default reads no calibration: every judge
-    #: check is diagnostic, as in a project that has calibrated none.
-    judge_gate: JudgeGate = field(default_factory=JudgeGate)
+    #: Which judge checks decide a case (`[eval].judge_gate`, with the calibrations read:
+    #: `runner.project.run_options` builds it from the configuration); the rest are
+    #: reported as diagnostic. Options built by hand, which read no configuration, let
+    #: every judge check decide (`always`): a library default fails closed.
+    judge_gate: JudgeGate = field(default_factory=lambda: JudgeGate(ALWAYS))
+    #: Live mode: the most the run may spend, its agents' and judges' requests together, in
+    #: US dollars (`--max-cost`); once reached no case starts, and the gate fails.
+    max_cost_usd: float | None = None
     #: What the JSON report and the HTML page keep of passing cases (`--details`):
     #: `failing` writes them compact (`report.compact`), `all` whole.
     details: str = DETAILS_FAILING
@@ -92,10 +97,27 @@ class RunOptions(CaseSettings):
         refuse_record_without_live(self.live is not None, self.record_dir)
         super().__post_init__()
         check_repeat(self.repeat, self.min_pass_rate, live=self.live is not None)
+        check_max_cost(self.max_cost_usd, self.live)
         if self.details not in DETAILS:
             raise UsageError(f"details must be one of {', '.join(DETAILS)}, not {self.details!r}")
         if self.details == DETAILS_ALL and not self.keep_passing:
             raise UsageError("a report with every case's details must keep passing cases whole")
+
+
+def check_max_cost(bound: float | None, live: LiveOptions | None) -> None:
+    """`UsageError` for a cost bound a run cannot keep: one not 0 or more, or on a run
+    that bills nothing (a replay) or has no prices to count with."""
+    if bound is None:
+        return
+    if not 0 <= bound < 1e12:  # NaN too
+        raise UsageError(f"--max-cost {bound:g}: an amount in US dollars, 0 or more")
+    if live is None:
+        raise UsageError("--max-cost bounds what a live run spends; a replay spends nothing (--mode live)")
+    if live.provider.prices is None:
+        raise UsageError(
+            "--max-cost needs the live provider's prices to count with: add a"
+            " [providers.models.NAME.prices] table (input and output, US dollars per million tokens)"
+        )
 
 
 #: From this many selected cases on, a replayed suite with the project's own agent runs in
@@ -162,8 +184,11 @@ class Run:
         failures, in a worker), or, in a worker, the parent asked that none start."""
         maxfail = self.maxfail
         board = self.stop.board
-        return (maxfail is not None and self.stop.failures >= maxfail) or (
-            board is not None and board.stopping
+        bound = self.options.max_cost_usd
+        return (
+            (maxfail is not None and self.stop.failures >= maxfail)
+            or (board is not None and board.stopping)
+            or (bound is not None and self.stop.spent_usd >= bound)
         )
 
 
@@ -171,6 +196,8 @@ class Run:
 class Stop:
     failed: int = 0
     not_run: int = 0
+    #: What the cases settled so far cost, agents' and judges' requests together (`--max-cost`).
+    spent_usd: float = 0.0
     #: The signal that stopped the run, if one did.
     interrupted: str | None = None
 
@@ -182,7 +209,9 @@ class Stop:
         """Count a settled case: None is one left out past `maxfail`."""
         if report is None:
             self.not_run += 1
-        elif report.blocks_gate:  # an expected failure (`xfail`) is no failure to stop at
+            return
+        self.spent_usd += (report.cost_usd or 0.0) + (report.judge_cost_usd or 0.0)
+        if report.blocks_gate:  # an expected failure (`xfail`) is no failure to stop at
             self.failed += 1
             if self.board is not None:
                 self.board.add()

@@ -93,7 +93,9 @@ def judge_gate(loaded: LoadedConfig) -> JudgeGate:
     files of `[eval].calibration_dir` read (`ConfigError` for one that is not one)."""
     settings = loaded.settings
     folder = loaded.resolve(settings.calibration_dir)
-    return load_gate(settings.judge_gate, folder, settings.judge_min_agreement, shown=str(folder))
+    return load_gate(
+        settings.judge_gate, folder, settings.judge_min_agreement, shown=settings.calibration_dir
+    )
 
 
 def _judges(loaded: LoadedConfig, rejudge: bool) -> Judges:

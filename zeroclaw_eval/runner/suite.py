@@ -100,6 +100,7 @@ def run_collected(collection: Collection, options: RunOptions) -> SuiteReport:
         details=options.details,
         trace_id=options.trace_id,
         settings_sha256=options.settings_sha256,
+        max_cost_usd=options.max_cost_usd,
     )
 
 

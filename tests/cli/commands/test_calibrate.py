@@ -38,7 +38,8 @@ def _suite(folder: Path, verdicts: list[str]) -> None:
                     "steps": [{"response": {"type": "text", "content": answer}}],
                 }
             ],
-            "expects": {"judge": [{"rubric": RUBRIC, "verdicts": [judged]}]},
+            # A check that needs no judge beside it: a case no check decides would fail.
+            "expects": {"judge": [{"rubric": RUBRIC, "verdicts": [judged]}], "response_contains": ["Hello"]},
         }
         write_fixture(folder / "evals" / "live", f"greet_{number:03}.json", fixture)
 

@@ -39,7 +39,12 @@ def _fixture(
         "turns": [
             {"user_input": "Name a fruit", "steps": [{"response": {"type": "text", "content": answer}}]}
         ],
-        "expects": {"judge": [{"rubric": RUBRIC, "verdicts": [said]}], **(extra or {})},
+        # A check that needs no judge, which passes whatever the answer: the judge's check
+        # alone decides whether the case can fail.
+        "expects": {
+            "judge": [{"rubric": RUBRIC, "verdicts": [said]}],
+            **({"response_not_contains": ["banana"]} if extra is None else extra),
+        },
     }
     return write_fixture(folder / "evals" / "regression", f"{name}.json", fixture)
 
@@ -88,7 +93,10 @@ def test_an_uncalibrated_judge_that_says_no_decides_nothing_and_says_so(tmp_path
     grade = _judge_grade(result)
     assert grade["passed"] is False
     assert grade["diagnostic"] is True
-    assert f"[diagnostic: the judge {JUDGE} has no calibration on this rubric in" in grade["detail"]
+    assert (
+        f'[diagnostic: the judge "{JUDGE}" has no calibration on this rubric in "evals/calibration"'
+        in grade["detail"]
+    )
     assert "zeroclaw eval calibrate" in grade["detail"]
     assert result.json()["diagnostic_checks"] == {"total": 1, "failed": 1}
     assert result.json()["cases"][0]["status"] == "passed"
@@ -209,7 +217,7 @@ def test_two_calibrations_of_one_judge_and_rubric_stop_the_run(tmp_path: Path) -
 
 def test_a_case_whose_only_failing_check_is_diagnostic_is_vacuous(tmp_path: Path) -> None:
     _config(tmp_path)
-    _fixture(tmp_path, "yes")
+    _fixture(tmp_path, "yes")  # and response_not_contains, which an empty run passes
     vacuous = invoke("eval", "vacuity", cwd=tmp_path)
     assert vacuous.code == 1
     assert "no check that decides the case fails" in vacuous.stdout
@@ -219,6 +227,69 @@ def test_a_case_whose_only_failing_check_is_diagnostic_is_vacuous(tmp_path: Path
     _fixture(tmp_path, "yes", extra={"response_contains": ["apple"]})  # a check of its own
     (tmp_path / "evals" / "calibration" / f"{JUDGE}.json").unlink()
     assert invoke("eval", "vacuity", cwd=tmp_path).code == 0
+
+
+def test_a_case_no_check_decides_fails_whatever_the_judge_said(tmp_path: Path) -> None:
+    # Judge checks alone, none calibrated: nothing could fail the case, so it fails, saying why.
+    _config(tmp_path)
+    _fixture(tmp_path, "yes", extra={})
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 1
+    (case,) = result.json()["cases"]
+    (undecided,) = [g for g in case["grades"] if g["check_id"] == "judge_gate"]
+    assert undecided["passed"] is False
+    assert (
+        "no check decides this case: its one check is judge checks no calibration backs"
+        in undecided["detail"]
+    )
+    assert undecided["field"]["pointer"] == "/expects/judge"
+    _calibration(tmp_path)  # calibrated, the judge decides: it said yes
+    assert _run(tmp_path).code == 0
+    _config(tmp_path, 'judge_gate = "never"\n')  # never: nothing decides again
+    assert _run(tmp_path).code == 1
+    # Such a case fails an empty run too: it is not vacuous, it is undecided.
+    assert invoke("eval", "vacuity", cwd=tmp_path).code == 0
+
+
+def test_a_library_run_lets_every_judge_decide(tmp_path: Path) -> None:
+    # Options built by hand read no configuration: the judge decides, failing closed.
+    from zeroclaw_eval import run_suite
+
+    _fixture(tmp_path, "no")
+    assert run_suite(tmp_path / "evals" / "regression").exit_code() == 1
+
+
+def test_a_calibration_folder_that_is_mistyped_says_so_and_one_that_is_a_file_stops_the_run(
+    tmp_path: Path,
+) -> None:
+    _calibration(tmp_path)
+    _fixture(tmp_path, "no")
+    _config(tmp_path, 'calibration_dir = "evals/calibrations"\n')
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0
+    assert 'in "evals/calibrations", which does not exist' in _judge_grade(result)["detail"]
+    _config(tmp_path, 'calibration_dir = "evals/regression/alpha.json"\n')
+    stopped = _run(tmp_path)
+    assert stopped.code == 2
+    assert "[eval].calibration_dir names a file, not a folder" in stopped.stderr
+
+
+def test_a_pipe_or_a_key_twice_in_the_calibration_folder_stops_the_run(tmp_path: Path) -> None:
+    import os
+
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    _fixture(tmp_path, "yes")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[:-1] + ', "agreement": 0.99}', encoding="utf-8")  # the last one would win
+    twice = _run(tmp_path)
+    assert twice.code == 2
+    assert "a key twice" in twice.stderr
+    path.unlink()
+    os.mkfifo(path)  # read, it would wait for a writer for ever
+    piped = _run(tmp_path)
+    assert piped.code == 2
+    assert "not a file" in piped.stderr
 
 
 def test_a_diagnostic_judge_kills_no_mutant(tmp_path: Path) -> None:
@@ -274,3 +345,15 @@ def test_every_output_shows_a_failed_diagnostic_check(tmp_path: Path) -> None:
     assert comment.code == 0, comment.stderr
     assert "1 judge check diagnostic, 1 of them failed" in comment.stdout
     assert "Diagnostic checks that failed, deciding nothing (1)" in comment.stdout
+
+
+def test_a_case_that_passes_only_as_its_judge_stopped_deciding_is_no_plain_fix(tmp_path: Path) -> None:
+    _config(tmp_path)
+    calibration = _calibration(tmp_path)
+    _fixture(tmp_path, "no")
+    assert _run(tmp_path, "--report", "json=base.json").code == 1
+    calibration.unlink()  # the judge no longer decides: the case passes, nothing was fixed
+    assert _run(tmp_path, "--report", "json=head.json").code == 0
+    comment = invoke("eval", "compare", "base.json", "head.json", cwd=tmp_path)
+    assert comment.code == 0, comment.stderr
+    assert "`evals/regression/alpha.json` (a judge check that fails is now diagnostic)" in comment.stdout

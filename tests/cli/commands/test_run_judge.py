@@ -122,8 +122,10 @@ def test_a_live_run_is_judged_and_record_keeps_the_verdict(
         "reason": "apple is a fruit",
     }
     # Replayed, offline: the recorded verdict grades it.
-    (project / "zeroclaw.toml").unlink()
-    replayed = invoke("eval", "run", str(project / "recorded"), "--format", "json", "--details", "all")
+    (project / "zeroclaw.toml").write_text('[eval]\njudge_gate = "always"\n')  # no provider: offline
+    replayed = invoke(
+        "eval", "run", str(project / "recorded"), "--format", "json", "--details", "all", cwd=project
+    )
     assert replayed.code == 0, replayed.stdout
     assert _grade(replayed)["passed"] is True
 
@@ -185,7 +187,7 @@ def test_rejudge_writes_the_verdicts_into_the_fixture(
     assert rejudged.code == 0, rejudged.stdout + rejudged.stderr
     data = json.loads((project / "suite" / "alpha.json").read_text())
     assert [v["verdict"] for v in data["expects"]["judge"][0]["verdicts"]] == ["yes"]
-    after = invoke("eval", "run", "--suite", str(project / "suite"))  # no judge asked now
+    after = invoke("eval", "run", "--suite", str(project / "suite"), cwd=project)  # no judge asked now
     assert after.code == 0, after.stdout
 
 
@@ -243,9 +245,9 @@ def test_a_recorded_answer_that_held_a_secret_replays_with_its_verdict(
     assert run(project, "--mode", "live", "--record", "recorded").code == 0
     recorded = (project / "recorded" / "alpha.json").read_text()
     assert API_KEY not in recorded
-    (project / "zeroclaw.toml").unlink()
+    (project / "zeroclaw.toml").write_text('[eval]\njudge_gate = "always"\n')  # no provider: offline
     # The fixture holds the answer scrubbed: the verdict is recorded for that text.
-    assert invoke("eval", "run", str(project / "recorded")).code == 0
+    assert invoke("eval", "run", str(project / "recorded"), cwd=project).code == 0
 
 
 def test_a_fixture_rejudge_cannot_write_is_that_cases_error(
@@ -277,7 +279,9 @@ def test_a_judges_reason_with_a_lone_surrogate_is_recorded_as_a_fixture_admissio
     assert result.code == 0, result.stdout + result.stderr
     recorded = json.loads((project / "recorded" / "alpha.json").read_text(encoding="utf-8"))
     assert recorded["expects"]["judge"][0]["verdicts"][0]["reason"] == "apple \ufffd is a fruit"
-    (project / "zeroclaw.toml").unlink()
-    replayed = invoke("eval", "run", str(project / "recorded"), "--format", "json", "--details", "all")
+    (project / "zeroclaw.toml").write_text('[eval]\njudge_gate = "always"\n')  # no provider: offline
+    replayed = invoke(
+        "eval", "run", str(project / "recorded"), "--format", "json", "--details", "all", cwd=project
+    )
     assert replayed.code == 0, replayed.stdout
     assert _grade(replayed)["passed"] is True

@@ -75,6 +75,13 @@ if TYPE_CHECKING:  # imported when the command runs, to keep `zeroclaw --help` q
     help="With --repeat: a case passes when this share of its runs passed (e.g. 0.8).",
 )
 @click.option(
+    "--max-cost",
+    type=float,
+    metavar="USD",
+    help="Live mode: the most the run may spend, its agents' and judges' requests together, at"
+    " the providers' prices; once reached no case starts (they count as not run) and the gate fails.",
+)
+@click.option(
     "--shard",
     metavar="K/N",
     help="Run only part K of N of the suite (deterministic, balanced by size), for a CI matrix;"
@@ -142,6 +149,7 @@ def run_command(
     jobs: int | None,
     repeat: int,
     min_pass_rate: float | None,
+    max_cost: float | None,
     shard: str | None,
     balance: Path | None,
     resume: Path | None,
@@ -175,6 +183,7 @@ def run_command(
       zeroclaw eval run --mode live --resume reports/partial.json --report json=reports/eval.json
       zeroclaw eval run --rerun-failed reports/eval.json --report json=reports/eval.json
       zeroclaw eval run --mode live --suite evals/live --repeat 5 --min-pass-rate 0.8
+      zeroclaw eval run --mode live --suite evals/live --max-cost 5
       zeroclaw eval run --suite evals/live --rejudge
       zeroclaw eval run --report json=reports/eval.json --details all
     \b
@@ -226,6 +235,7 @@ def run_command(
             settings_sha256=settings,
             repeat=repeat,
             min_pass_rate=min_pass_rate,
+            max_cost_usd=max_cost,
             record_dir=record_dir,
             on_recorded=recorded if record_dir is not None else None,
             on_case_done=shown,

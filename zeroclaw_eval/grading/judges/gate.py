@@ -14,25 +14,32 @@ A check with no recorded verdict for the answer (the agent now says something el
 has no model that answered: it gates when any calibration of its rubric meets the
 floor, since that judge would have to be asked again to pass it.
 
-A calibration file that cannot be read, or is not one `finalize` writes (a digest that
-is not its rubric's, a schema of a later version), is a configuration error that stops
-the run: read as absent, it would quietly turn a gating check into a diagnostic one.
+A case whose every check is diagnostic has nothing that can fail it: it would pass
+whatever the agent did. So it fails, by one more check, `judge_gate`, that says why and
+how to give the case a check that decides (as admission refuses a case with no check).
+
+A calibration folder or file that cannot be read, or a file that is not one `finalize`
+writes (a digest that is not its rubric's, a key twice, a schema of a later version),
+is a configuration error that stops the run: read as absent, it would quietly turn a
+gating check into a diagnostic one.
 """
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from zeroclaw_eval._support.files import read_bounded
+from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.judges.calibration import MIN_AGREEMENT, MIN_LABELS, SCHEMA_VERSION
 from zeroclaw_eval.grading.judges.check import digest, recorded
-from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 CALIBRATED, ALWAYS, NEVER = "calibrated", "always", "never"
 GATES = (CALIBRATED, ALWAYS, NEVER)
@@ -61,6 +68,8 @@ class JudgeGate:
     calibrations: Mapping[tuple[str, str], Calibration] = field(default_factory=lambda: MappingProxyType({}))
     #: Where calibrations are looked for, as messages name it.
     folder: str = "evals/calibration"
+    #: Whether that folder exists (a mistyped `calibration_dir` says so in every reason).
+    found: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in GATES:
@@ -77,21 +86,26 @@ class JudgeGate:
             found = [c for (_, rubric), c in self.calibrations.items() if rubric == rubric_sha256]
             if any(c.agreement >= self.min_agreement for c in found):
                 return None
-            return f"no judge is calibrated on this rubric in {self.folder} ({_how()})"
+            return f"no judge is calibrated on this rubric in {self._where()} ({_how()})"
         calibration = self.calibrations.get((model, rubric_sha256))
         if calibration is None:
-            return f"the judge {model} has no calibration on this rubric in {self.folder} ({_how()})"
+            return f"the judge {quote(model)} has no calibration on this rubric in {self._where()} ({_how()})"
         if calibration.agreement < self.min_agreement:
             return (
-                f"the judge {model} agrees with a person on {calibration.agreement:.0%} of"
-                f" {calibration.labels} labels ({calibration.path}), below [eval].judge_min_agreement"
-                f" {self.min_agreement:g}"
+                f"the judge {quote(model)} agrees with a person on {calibration.agreement:.0%} of"
+                f" {calibration.labels} labels ({quote(calibration.path.name)}), below"
+                f" [eval].judge_min_agreement {self.min_agreement:g}"
             )
         return None
 
+    def _where(self) -> str:
+        shown = quote(self.folder)
+        return shown if self.found else f"{shown}, which does not exist"
+
     def apply(self, grades: Iterable[GradeResult], expects: Expects, response: str) -> list[GradeResult]:
         """`grades`, each judge check that does not gate marked diagnostic, its detail
-        saying why."""
+        saying why; and, when that leaves no check that decides the case, a failing
+        `judge_gate` check that says so (see the module)."""
         found = list(grades)
         if self.mode == ALWAYS or not expects.judge:
             return found
@@ -105,7 +119,23 @@ class JudgeGate:
                 if reason is not None:
                     grade = replace(grade, diagnostic=True, detail=f"{grade.detail} [diagnostic: {reason}]")
             marked.append(grade)
+        if marked and all(grade.diagnostic for grade in marked):
+            marked.append(_undecided(len(marked)))
         return marked
+
+
+#: The check id of the failure of a case that no check decides.
+UNDECIDED = "judge_gate"
+
+
+def _undecided(count: int) -> GradeResult:
+    detail = (
+        f"no check decides this case: its {'one check is' if count == 1 else f'{count} checks are'} judge"
+        " checks no calibration backs (see each), so it would pass whatever the agent did; calibrate the"
+        " judge (zeroclaw eval calibrate), add a check that needs no judge (response_contains, a tool"
+        ' check, ...), or set [eval].judge_gate = "always"'
+    )
+    return make_grade(UNDECIDED, RESPONSE, "/expects/judge", False, detail)
 
 
 def _how() -> str:
@@ -125,10 +155,19 @@ def load_gate(
     `calibrated`; a folder that does not exist holds none). `ConfigError` naming the file
     for one that is not a calibration `finalize` writes."""
     name = shown or str(folder)
-    if mode != CALIBRATED or not folder.is_dir():
+    if mode != CALIBRATED:
         return JudgeGate(mode, min_agreement, folder=name)
+    try:
+        with os.scandir(folder) as entries:  # not glob, which reads an unreadable folder as empty
+            names = sorted(entry.name for entry in entries if entry.name.endswith(".json"))
+    except FileNotFoundError:
+        return JudgeGate(mode, min_agreement, folder=name, found=False)
+    except NotADirectoryError:
+        raise ConfigError(f"{folder}: [eval].calibration_dir names a file, not a folder") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the calibration folder {folder}: {exc.strerror or exc}") from None
     found: dict[tuple[str, str], Calibration] = {}
-    for path in sorted(folder.glob("*.json")):
+    for path in (folder / entry for entry in names):
         calibration = read_calibration(path)
         key = (calibration.model, calibration.rubric_sha256)
         if key in found:
@@ -142,16 +181,16 @@ def load_gate(
 
 def read_calibration(path: Path) -> Calibration:
     """The calibration file at `path`; `ConfigError` saying what is wrong with it."""
+    limit = ("a calibration file", "write it again with `zeroclaw eval calibrate finalize`")
+    raw = read_bounded(path, MAX_CALIBRATION_BYTES, limit=limit, regular_only=True)  # a pipe never blocks
+    if isinstance(raw, str):
+        raise ConfigError(f"calibration file {path}: {raw}")
     try:
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_CALIBRATION_BYTES + 1)
-        if len(raw) > MAX_CALIBRATION_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_CALIBRATION_BYTES} bytes: not a calibration file")
-        data: Any = json.loads(raw.decode("utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read the calibration file {path}: {exc.strerror or exc}") from None
+        data: Any = loads_untrusted(raw.decode("utf-8"), unique_keys=True)
     except (UnicodeDecodeError, ValueError):
-        raise ConfigError(f"{path}: not JSON, so not a calibration file `finalize` writes") from None
+        raise ConfigError(
+            f"{path}: not JSON (or a key twice), so not a calibration file `finalize` writes"
+        ) from None
     problem = _problem(data)
     if problem is not None:
         raise ConfigError(
