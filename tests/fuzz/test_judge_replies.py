@@ -21,7 +21,7 @@ from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolCh
 from zeroclaw_eval.cases.model import JudgeCheck
 from zeroclaw_eval.cases.verdicts import add_verdicts
 from zeroclaw_eval.errors import JudgeError
-from zeroclaw_eval.grading.judges.check import ask, judge_checks
+from zeroclaw_eval.grading.judges.check import ask, judge_checks, questions
 
 TEXT = hostile_text(long=False, max_pieces=3)
 #: JSON values a judge may put in its object: NaN, infinities and huge numbers among them.
@@ -66,7 +66,7 @@ def test_any_judge_reply_is_a_verdict_a_fixture_holds_or_an_error(reply: str, an
     check = JudgeCheck(rubric="Is the answer polite?")
     refused: JudgeError | None = None
     try:
-        verdict = asyncio.run(ask(_Judge(reply), "judge", check, answer))
+        verdict = asyncio.run(ask(_Judge(reply), "judge", questions(0, check)[0], answer))
     except JudgeError as exc:
         refused = exc
     if refused is not None:
@@ -75,7 +75,7 @@ def test_any_judge_reply_is_a_verdict_a_fixture_holds_or_an_error(reply: str, an
         return
     assert verdict.verdict in ("yes", "no")
     fixture = echo_fixture({"judge": [{"rubric": check.rubric}]})
-    add_verdicts(fixture, {0: verdict})
+    add_verdicts(fixture, {0: [verdict]})
     with tempfile.TemporaryDirectory() as name:
         case = admit_case(Path(name), fixture)
     (grade,) = judge_checks(case.trace.expects.judge, answer)
@@ -88,7 +88,7 @@ def test_a_reply_that_names_the_verdict_twice_is_no_verdict() -> None:
     for reply in ('{"verdict": "no", "verdict": "yes"}', '{"verdict": "yes", "reason": "a", "reason": "b"}'):
         refused: JudgeError | None = None
         try:
-            asyncio.run(ask(_Judge(reply), "judge", check, "hello"))
+            asyncio.run(ask(_Judge(reply), "judge", questions(0, check)[0], "hello"))
         except JudgeError as exc:
             refused = exc
         assert refused is not None, reply

@@ -21,7 +21,38 @@ from zeroclaw_eval.grading.judges.check import _read, digest, judge_prompt
     ],
 )
 def test_a_reply_is_read_as_a_verdict(reply: str, verdict: str, reason: str) -> None:
-    assert _read(reply) == (verdict, reason)
+    assert _read(reply) == (verdict, None, reason)
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict", "score"),
+    [
+        ('{"score": 0.75, "reason": "mostly"}', "yes", 0.75),
+        ('{"score": 0}', "yes", 0.0),
+        ('{"score": 1, "reason": "fully"}', "yes", 1.0),
+        ('{"verdict": "unknown", "reason": "cut off"}', "unknown", None),
+    ],
+)
+def test_a_scored_reply_is_read_as_a_score(reply: str, verdict: str, score: float | None) -> None:
+    assert _read(reply, scored=True)[:2] == (verdict, score)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"score": 1.5}',  # out of range
+        '{"score": -0.1}',
+        '{"score": "0.5"}',  # a string is no score
+        '{"score": true}',
+        '{"score": NaN}',
+        '{"verdict": "yes"}',  # a yes is no score
+        '{"reason": "no score"}',
+        '{"score": 0.4, "score": 0.9}',  # a key twice
+    ],
+)
+def test_a_scored_reply_without_one_score_is_an_error(reply: str) -> None:
+    with pytest.raises(JudgeError, match="a number from 0 to 1"):
+        _read(reply, scored=True)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +119,63 @@ def test_no_verdict_for_the_answer_or_the_rubric_fails() -> None:
     assert "no verdict is recorded" in result.detail
     (result,) = grade(_expects([]), _record(""))
     assert not result.passed  # an empty run: the check can fail
+
+
+def _scored(
+    verdicts: list[dict[str, object]], threshold: float = 0.7, dimensions: list[str] | None = None
+) -> Expects:
+    check: dict[str, object] = {"rubric": "Fruit?", "threshold": threshold, "verdicts": verdicts}
+    if dimensions is not None:
+        check["dimensions"] = dimensions
+    return Expects.model_validate({"judge": [check]})
+
+
+def _question_digest(expects: Expects, dimension: str | None = None) -> str:
+    from zeroclaw_eval.grading.judges.check import questions
+
+    (question,) = [q for q in questions(0, expects.judge[0]) if q.dimension == dimension]
+    return question.sha256
+
+
+def test_a_scored_check_passes_from_its_threshold_on() -> None:
+    shape = _scored([])
+    said = {"text_sha256": digest("apple"), "rubric_sha256": _question_digest(shape), "model": "j"}
+    for score, passed in ((0.69, False), (0.7, True), (0.95, True)):
+        expects = _scored([{**said, "verdict": "yes", "score": score}])
+        (result,) = grade(expects, _record("apple"))
+        assert result.passed is passed, score
+        assert f"scored {score:g}, and the check passes from 0.7" in result.detail
+        assert (result.expected, result.actual) == (0.7, score)
+    unknown = _scored([{**said, "verdict": "unknown"}])
+    (result,) = grade(unknown, _record("apple"))
+    assert result.passed is False
+    assert "which never passes" in result.detail
+
+
+def test_a_verdict_of_the_yes_or_no_question_does_not_grade_a_scored_check() -> None:
+    # The scored question is another question: its digest is not the rubric's.
+    said = {"text_sha256": digest("apple"), "rubric_sha256": digest("Fruit?"), "model": "j", "verdict": "yes"}
+    (result,) = grade(_scored([said]), _record("apple"))
+    assert result.passed is False
+    assert "no verdict is recorded" in result.detail
+
+
+def test_each_dimension_is_graded_on_its_own() -> None:
+    shape = _scored([], dimensions=["accuracy", "tone"])
+    verdicts = [
+        {
+            "text_sha256": digest("apple"),
+            "rubric_sha256": _question_digest(shape, name),
+            "model": "j",
+            "verdict": "yes",
+            "score": score,
+            "dimension": name,
+        }
+        for name, score in (("accuracy", 0.9), ("tone", 0.2))
+    ]
+    grades = grade(_scored(verdicts, dimensions=["accuracy", "tone"]), _record("apple"))
+    assert [(g.check_id, g.passed, g.field.pointer) for g in grades] == [
+        ("judge[0].accuracy", True, "/expects/judge/0/dimensions/0"),
+        ("judge[0].tone", False, "/expects/judge/0/dimensions/1"),
+    ]
+    assert 'scored 0.2 on "tone"' in grades[1].detail

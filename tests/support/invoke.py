@@ -39,16 +39,18 @@ Runner = Callable[..., Result]
 _AMBIENT = ("NO_COLOR", "FORCE_COLOR", "GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
 
 
-def invoke(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Result:
+def invoke(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None
+) -> Result:
     """Run the command in this process (`CliRunner`), in `cwd`, with `env` set on top of
-    this process's environment (`_AMBIENT` variables unset unless given)."""
+    this process's environment (`_AMBIENT` variables unset unless given), `stdin` its input."""
     environment: dict[str, str | None] = {name: None for name in _AMBIENT}
     environment.update(env or {})
     previous = Path.cwd()
     if cwd is not None:
         os.chdir(cwd)
     try:
-        result = CliRunner().invoke(main, list(args), env=environment, catch_exceptions=False)
+        result = CliRunner().invoke(main, list(args), input=stdin, env=environment, catch_exceptions=False)
     finally:
         os.chdir(previous)
     return Result(result.exit_code, result.stdout, result.stderr)

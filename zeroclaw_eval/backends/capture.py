@@ -49,7 +49,7 @@ def fixture_from_run(
     secrets: Iterable[str] = (),
     allowed: Iterable[str] | None = None,
     as_doubles: Iterable[str] = (),
-    verdicts: Mapping[int, JudgeVerdict] | None = None,
+    verdicts: Mapping[int, list[JudgeVerdict]] | None = None,
 ) -> dict[str, Any]:
     """The replay fixture of one live run of `case` (`allowed`: the live allowlist); the
     calls of the tools `as_doubles` names become doubles answering them (see `_doubled`),
@@ -105,7 +105,7 @@ def write_captured_fixture(
     allowed: Iterable[str] | None = None,
     *,
     as_doubles: Iterable[str] = (),
-    verdicts: Mapping[int, JudgeVerdict] | None = None,
+    verdicts: Mapping[int, list[JudgeVerdict]] | None = None,
     builtin_tools: BuiltinOffer = "named",
 ) -> Path | None:
     """Write the captured fixture as `folder/<case file name>` and return its path.

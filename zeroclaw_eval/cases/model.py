@@ -219,19 +219,41 @@ class JudgeVerdict(Strict):
     rubric_sha256: Digest = Field(description="SHA-256 of the rubric it was judged under (UTF-8).")
     model: NonEmpty = Field(description="The judge model that said it ([providers.models] table: its model).")
     verdict: Literal["yes", "no", "unknown"] = Field(
-        description="The judge's answer to the rubric; unknown (it could not tell) never passes."
+        description="The judge's answer to the rubric (for a scored check: unknown, or yes when it gave a"
+        " score); unknown (it could not tell) never passes."
     )
+    score: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="For a check with a threshold: the judge's score of the answer, from 0 to 1.",
+    )
+    dimension: NonEmpty | None = _optional("For a check with dimensions: the dimension this verdict judged.")
     reason: str = Field("", description="Why, in the judge's words.")
 
 
 class JudgeCheck(Strict):
     """A model-graded check of the final response: a rubric a judge model answers yes or
-    no, graded from the recorded verdict of this very answer and rubric."""
+    no (or scores from 0 to 1, with a `threshold`), graded from the recorded verdict of
+    this very answer and rubric; with `dimensions`, once per dimension."""
 
     rubric: Substring = Field(
-        description="The yes-or-no question the judge answers about the final response."
+        description="The yes-or-no question the judge answers about the final response (with a threshold:"
+        " what it scores)."
     )
     pass_if: Literal["yes", "no"] = Field("yes", description="The verdict that passes the check.")
+    threshold: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Ask the judge for a score from 0 to 1 rather than yes or no; the check passes from"
+        " this score on.",
+    )
+    dimensions: list[NonEmpty] = _listed(
+        "Named dimensions of the rubric, each judged and graded on its own (judge[N].NAME)."
+    )
     judge: NonEmpty | None = _optional(
         "The [providers.models] table of the judge model (default: [eval].judge_provider)."
     )

@@ -294,6 +294,24 @@ def response_rules(expects: Expects, later: Later, turns: int | None) -> Iterato
             yield f"/expects/response_matches/{index}", False, message
 
 
+def judge_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
+    """The judge family's checks that say two things: a scored check (`threshold`) that
+    passes on a `no`, a dimension named twice (its two grades would share one id)."""
+    for index, check in enumerate(expects.judge):
+        if check.threshold is not None and check.pass_if == "no":
+            message = "a check with a threshold passes on a score, not on a verdict: leave pass_if out"
+            yield f"/expects/judge/{index}/pass_if", False, message
+        seen: set[str] = set()
+        for number, name in enumerate(check.dimensions):
+            if name in seen:
+                yield (
+                    f"/expects/judge/{index}/dimensions/{number}",
+                    False,
+                    f"the dimension {name!r} is named twice",
+                )
+            seen.add(name)
+
+
 def workspace_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The workspace family's paths no run can satisfy, or that leave the workspace."""
     if expects.workspace is not None:
@@ -317,7 +335,7 @@ def turn_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[Ra
 #: The admission rules of each check family that has some (the table of check families,
 #: `grading.families`, names each family's), and those of pairs across families
 #: (`cases.contradictions`): every fixture's `expects` is held to them.
-EXPECTS_RULES = (tool_rules, response_rules, turn_rules, workspace_rules, contradiction_rules)
+EXPECTS_RULES = (tool_rules, response_rules, turn_rules, judge_rules, workspace_rules, contradiction_rules)
 
 
 def _trajectory_problems(expects: Expects) -> Iterator[RawProblem]:

@@ -16,10 +16,14 @@ def with_verdict(verdicts: list[JudgeVerdict], verdict: JudgeVerdict) -> list[Ju
     return [v for v in verdicts if (v.text_sha256, v.rubric_sha256, v.model) != same] + [verdict]
 
 
-def add_verdicts(fixture: dict[str, Any], verdicts: Mapping[int, JudgeVerdict]) -> None:
-    """Write `verdicts` (by check index) into the fixture data's judge checks."""
+def add_verdicts(fixture: dict[str, Any], verdicts: Mapping[int, list[JudgeVerdict]]) -> None:
+    """Write `verdicts` (by check index: one per question it asked) into the fixture
+    data's judge checks. A verdict is written as given, its unset fields left out (a
+    yes-or-no verdict has no score)."""
     checks = fixture.get("expects", {}).get("judge", [])
-    for index, verdict in verdicts.items():
+    for index, said in verdicts.items():
         check = checks[index]
         kept = [JudgeVerdict.model_validate(v) for v in check.get("verdicts", [])]
-        check["verdicts"] = [v.model_dump() for v in with_verdict(kept, verdict)]
+        for verdict in said:
+            kept = with_verdict(kept, verdict)
+        check["verdicts"] = [v.model_dump(exclude_none=True) for v in kept]

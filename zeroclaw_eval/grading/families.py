@@ -19,7 +19,7 @@ from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.contradictions import Later
 from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import Expects
-from zeroclaw_eval.cases.rules import response_rules, tool_rules, turn_rules, workspace_rules
+from zeroclaw_eval.cases.rules import judge_rules, response_rules, tool_rules, turn_rules, workspace_rules
 from zeroclaw_eval.grading.budget_checks import budget_checks, reads_spending
 from zeroclaw_eval.grading.judges.check import judge_checks
 from zeroclaw_eval.grading.request_checks import reads_requests, request_checks
@@ -91,7 +91,13 @@ FAMILIES: tuple[CheckFamily, ...] = (
         turn_rules,
     ),
     CheckFamily(
-        "judge", ("judge",), RESPONSE, _judge_checks, reads_response, ("alter_response", "alter_turn_order")
+        "judge",
+        ("judge",),
+        RESPONSE,
+        _judge_checks,
+        reads_response,
+        ("alter_response", "alter_turn_order"),
+        judge_rules,
     ),
     CheckFamily(
         "tool",

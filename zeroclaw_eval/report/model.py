@@ -188,7 +188,7 @@ class CaseReport:
     change: str | None = None
     #: The verdicts judge models gave this run, by judge check (live mode, `--rejudge`):
     #: written into fixtures by `--record` and `--rejudge`, never into a report.
-    judged: dict[int, JudgeVerdict] = field(default_factory=dict)
+    judged: dict[int, list[JudgeVerdict]] = field(default_factory=dict)
     #: For a passing case kept compact (`report.compact`): what its record said in sum; its
     #: `record` is None and its grades carry no words.
     summary: CaseSummary | None = None

@@ -140,7 +140,7 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
         async with case_run(case, options, run.live, alone=run.jobs <= 1, traceparent=parent) as done:
             record, workspace, error = done.record, done.workspace, done.error
             expects = trace.expects
-            judged: dict[int, JudgeVerdict] = {}
+            judged: dict[int, list[JudgeVerdict]] = {}
             unasked: dict[int, str] = {}
             judge_cost: float | None = None
             if options.judges is not None and expects.judge:
@@ -207,9 +207,11 @@ def _unasked(grades: list[GradeResult], unasked: dict[int, str]) -> list[GradeRe
     if not unasked:
         return grades
     failing = {f"judge[{index}]": reason for index, reason in unasked.items()}
+    # A check with dimensions grades each as `judge[N].NAME`: all fail with their check.
+    check = {g.check_id: g.check_id.split(".", 1)[0] for g in grades if g.check_id.startswith("judge[")}
     return [
-        replace(g, passed=False, detail=f"the judge could not be asked: {failing[g.check_id]}")
-        if g.check_id in failing
+        replace(g, passed=False, detail=f"the judge could not be asked: {failing[check[g.check_id]]}")
+        if check.get(g.check_id) in failing
         else g
         for g in grades
     ]

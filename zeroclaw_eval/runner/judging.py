@@ -92,7 +92,8 @@ class Judged:
     asked was priced)."""
 
     expects: Expects
-    verdicts: dict[int, JudgeVerdict]
+    #: The new verdicts, by judge check: one per question (a dimension each, or one).
+    verdicts: dict[int, list[JudgeVerdict]]
     unasked: dict[int, str]
     cost_usd: float | None = None
 
@@ -101,38 +102,40 @@ async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
     """`expects` with a verdict of `response` for each judge check that needs one (every
     check, with `judges.again`); the new verdicts, and why a judge could not be asked."""
     from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
-    from zeroclaw_eval.grading.judges.check import recorded
+    from zeroclaw_eval.grading.judges.check import questions, recorded
 
-    new: dict[int, JudgeVerdict] = {}
+    new: dict[int, list[JudgeVerdict]] = {}
     failed: dict[int, str] = {}
     costs: list[float] = []
     checks = list(expects.judge)
     for index, check in enumerate(checks):
-        if not judges.again and recorded(check, response) is not None:
-            continue
-        metered: _Metered | None = None
-        try:
-            options = judges.options(check.judge)
-            async with live_provider(options) as provider:
-                metered = _Metered(provider)
-                verdict = await ask(metered, options.provider.model, check, response)
-        except EvalError as exc:
-            failed[index] = scrub(str(exc), judges.secrets())
-            continue
-        finally:  # a reply that was no verdict was still billed
-            prices = options.provider.prices if metered is not None else None
-            if metered is not None and prices is not None:
-                spent = run_cost(metered.steps, prices.input, prices.output, prices.cached_input)
-                costs.append(spent if spent is not None else math.inf)  # unknown: no sum holds
-        # A judge may quote its own key back (a reply of the model or a proxy's error).
-        verdict = verdict.model_copy(update={"reason": scrub(verdict.reason, judges.secrets())})
-        new[index] = verdict
-        checks[index] = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
+        for question in questions(index, check):
+            if not judges.again and recorded(check, response, question) is not None:
+                continue
+            metered: _Metered | None = None
+            try:
+                options = judges.options(check.judge)
+                async with live_provider(options) as provider:
+                    metered = _Metered(provider)
+                    verdict = await ask(metered, options.provider.model, question, response)
+            except EvalError as exc:
+                failed[index] = scrub(str(exc), judges.secrets())  # the check fails, every dimension
+                break
+            finally:  # a reply that was no verdict was still billed
+                prices = options.provider.prices if metered is not None else None
+                if metered is not None and prices is not None:
+                    spent = run_cost(metered.steps, prices.input, prices.output, prices.cached_input)
+                    costs.append(spent if spent is not None else math.inf)  # unknown: no sum holds
+            # A judge may quote its own key back (a reply of the model or a proxy's error).
+            verdict = verdict.model_copy(update={"reason": scrub(verdict.reason, judges.secrets())})
+            new.setdefault(index, []).append(verdict)
+            check = check.model_copy(update={"verdicts": with_verdict(check.verdicts, verdict)})
+        checks[index] = check
     cost = sum(costs) if costs and math.isfinite(sum(costs)) else None
     return Judged(expects.model_copy(update={"judge": checks}), new, failed, cost)
 
 
-def rewrite_fixture(path: Path, text: str, verdicts: Mapping[int, JudgeVerdict]) -> None:
+def rewrite_fixture(path: Path, text: str, verdicts: Mapping[int, list[JudgeVerdict]]) -> None:
     """`--rejudge`: the fixture at `path` (whose text is `text`) written again with the new
     verdicts, in the form `zeroclaw eval new` writes (two-space JSON)."""
     from zeroclaw_eval._support.files import write_atomic

@@ -297,7 +297,9 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
     # The verdicts judged the answer as the model gave it; the fixture holds it scrubbed,
     # and a replay grades the scrubbed one: that is the text they are recorded for.
     said = digest(report.record.final_response)
-    verdicts = {i: v.model_copy(update={"text_sha256": said}) for i, v in report.judged.items()}
+    verdicts = {
+        i: [v.model_copy(update={"text_sha256": said}) for v in vs] for i, vs in report.judged.items()
+    }
     path = write_captured_fixture(
         options.record_dir,
         case,

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.grading.judges.check import digest
+from zeroclaw_eval.grading.judges.check import digest, passes, questions
 
 #: The fewest labels a calibration is computed from.
 MIN_LABELS = 50
@@ -48,8 +48,11 @@ class Record:
     model: str
     user_inputs: list[str]
     answer: str
-    #: The judge's verdict: kept for `finalize`, never shown by `label`.
+    #: The judge's verdict: kept for `finalize`, never shown by `label`. For a scored
+    #: check, its score read at the check's threshold: yes from the threshold on.
     verdict: str
+    #: A scored check's threshold (None: a yes-or-no judge): a calibration holds for it alone.
+    threshold: float | None = None
 
 
 def records_of(cases: Iterable[Case]) -> Iterator[Record]:
@@ -64,22 +67,30 @@ def records_of(cases: Iterable[Case]) -> Iterator[Record]:
         }
         inputs = [turn.user_input for turn in trace.turns]
         for index, check in enumerate(trace.expects.judge):
+            # Each question of the check (a dimension each) is a rubric of its own: the
+            # person labels what the judge was asked, under its digest.
+            asked = {question.sha256: question for question in questions(index, check)}
             for verdict in check.verdicts:
                 answer = answers.get(verdict.text_sha256)
-                if answer is None or verdict.rubric_sha256 != digest(check.rubric):
+                question = asked.get(verdict.rubric_sha256)
+                if answer is None or question is None:
                     continue
                 said = (verdict.model, verdict.rubric_sha256, verdict.text_sha256)
                 key = "\0".join((case.path.name, str(index), *said))
+                judged = verdict.verdict
+                if check.threshold is not None and judged != "unknown":
+                    judged = "yes" if passes(check, verdict) else "no"
                 yield Record(
                     hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16],
                     str(case.path),
                     index,
-                    check.rubric,
+                    question.text,
                     verdict.rubric_sha256,
                     verdict.model,
                     inputs,
                     answer,
-                    verdict.verdict,
+                    judged,
+                    check.threshold,
                 )
 
 

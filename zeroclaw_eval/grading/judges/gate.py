@@ -38,7 +38,7 @@ from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.judges.calibration import MIN_AGREEMENT, MIN_LABELS, SCHEMA_VERSION
-from zeroclaw_eval.grading.judges.check import digest, recorded
+from zeroclaw_eval.grading.judges.check import digest, question_of, recorded
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 CALIBRATED, ALWAYS, NEVER = "calibrated", "always", "never"
@@ -56,6 +56,9 @@ class Calibration:
     rubric_sha256: str
     labels: int
     agreement: float
+    #: For a scored check: the threshold its scores were read at against the labels
+    #: (None: a yes-or-no judge). Another threshold is another judge of pass and fail.
+    threshold: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,21 +78,29 @@ class JudgeGate:
         if self.mode not in GATES:
             raise ValueError(f"judge_gate must be one of {', '.join(GATES)}, not {self.mode!r}")
 
-    def diagnostic_reason(self, model: str | None, rubric_sha256: str) -> str | None:
+    def diagnostic_reason(
+        self, model: str | None, rubric_sha256: str, threshold: float | None = None
+    ) -> str | None:
         """None when a judge check answered by `model` (None: no verdict) under the
-        rubric gates; else why it does not."""
+        rubric (the question's digest) gates, read at `threshold` (a scored check's);
+        else why it does not."""
         if self.mode == ALWAYS:
             return None
         if self.mode == NEVER:
             return "[eval].judge_gate is never"
         if model is None:
             found = [c for (_, rubric), c in self.calibrations.items() if rubric == rubric_sha256]
-            if any(c.agreement >= self.min_agreement for c in found):
+            if any(c.agreement >= self.min_agreement and c.threshold == threshold for c in found):
                 return None
             return f"no judge is calibrated on this rubric in {self._where()} ({_how()})"
         calibration = self.calibrations.get((model, rubric_sha256))
         if calibration is None:
             return f"the judge {quote(model)} has no calibration on this rubric in {self._where()} ({_how()})"
+        if calibration.threshold != threshold:
+            return (
+                f"the judge {quote(model)} was calibrated at the threshold {calibration.threshold}"
+                f" ({quote(calibration.path.name)}), and the check asks {threshold}: calibrate it again"
+            )
         if calibration.agreement < self.min_agreement:
             return (
                 f"the judge {quote(model)} agrees with a person on {calibration.agreement:.0%} of"
@@ -111,11 +122,12 @@ class JudgeGate:
             return found
         marked = []
         for grade in found:
-            index = _judge_index(grade.check_id)
-            if index is not None and index < len(expects.judge) and not grade.diagnostic:
-                check = expects.judge[index]
-                verdict = recorded(check, response)
-                reason = self.diagnostic_reason(verdict.model if verdict else None, digest(check.rubric))
+            asked = question_of(grade.check_id, expects.judge) if not grade.diagnostic else None
+            if asked is not None:
+                check, question = asked
+                verdict = recorded(check, response, question)
+                model = verdict.model if verdict else None
+                reason = self.diagnostic_reason(model, question.sha256, check.threshold)
                 if reason is not None:
                     grade = replace(grade, diagnostic=True, detail=f"{grade.detail} [diagnostic: {reason}]")
             marked.append(grade)
@@ -140,12 +152,6 @@ def _undecided(count: int) -> GradeResult:
 
 def _how() -> str:
     return "calibrate it with `zeroclaw eval calibrate`, or set [eval].judge_gate"
-
-
-def _judge_index(check_id: str) -> int | None:
-    if check_id.startswith("judge[") and check_id.endswith("]") and check_id[6:-1].isdigit():
-        return int(check_id[6:-1])
-    return None
 
 
 def load_gate(
@@ -197,7 +203,10 @@ def read_calibration(path: Path) -> Calibration:
             f"{path}: {problem}; write it again with `zeroclaw eval calibrate finalize` (or move it out of"
             " the calibration folder)"
         )
-    return Calibration(path, data["model"], data["rubric_sha256"], data["labels"], float(data["agreement"]))
+    threshold = data.get("threshold")
+    return Calibration(
+        path, data["model"], data["rubric_sha256"], data["labels"], float(data["agreement"]), threshold
+    )
 
 
 def _problem(data: Any) -> str | None:
@@ -218,4 +227,9 @@ def _problem(data: Any) -> str | None:
     agreement = data.get("agreement")
     if not isinstance(agreement, (int, float)) or isinstance(agreement, bool) or not 0 <= agreement <= 1:
         return f"`agreement` must be a share from 0 to 1, not {agreement!r}"
+    threshold = data.get("threshold")
+    if threshold is not None and (
+        not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1
+    ):
+        return f"`threshold` must be null or a score from 0 to 1, not {threshold!r}"
     return None

@@ -80,6 +80,8 @@ def label_command(records: Path, labels: Path | None, labeler: str | None) -> No
     """Show each record not labelled yet (the conversation, the answer, the rubric, never
     the judge's verdict) and take your yes or no; s skips, q stops. Each label is saved as
     it is given, so labelling stops and resumes where it left off."""
+    from zeroclaw_eval.grading.judges.check import SCORE_TAIL
+
     with exit_on_error():
         items = _records(records)
         target = labels or records.with_name(records.name.removesuffix(".jsonl") + ".labels.jsonl")
@@ -92,7 +94,7 @@ def label_command(records: Path, labels: Path | None, labeler: str | None) -> No
         for turn, said in enumerate(item["user_inputs"], 1):
             click.echo(f"user, turn {turn}: {said}")
         click.echo(f"answer: {item['answer']}")
-        click.echo(f"rubric: {item['rubric']}")
+        click.echo(f"rubric: {item['rubric'].removesuffix(SCORE_TAIL)}")
         choice = click.prompt(
             "Does the answer meet the rubric? [y]es, [n]o, [s]kip, [q]uit",
             type=click.Choice(["y", "n", "s", "q"]),
@@ -151,16 +153,22 @@ def finalize_command(
         items = {item["id"]: item for item in _records(records)}
         target = labels or records.with_name(records.name.removesuffix(".jsonl") + ".labels.jsonl")
         given = {label["id"]: label for label in _lines(target)}
-    groups: dict[tuple[str, str], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
+    # Per judge model, rubric (a question's digest) and, for a scored check, threshold:
+    # scores read at another threshold are another judge of pass and fail.
+    groups: dict[tuple[str, str, Any], list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for key, label in given.items():
         item = items.get(key)
         if item is not None:
-            groups.setdefault((item["model"], item["rubric_sha256"]), []).append((item, label))
+            groups.setdefault((item["model"], item["rubric_sha256"], item.get("threshold")), []).append(
+                (item, label)
+            )
     refused = not groups
     if not groups:
         say(f"no labels of these records in {target}: label them first (zeroclaw eval calibrate label)")
-    for (model, rubric), pairs in sorted(groups.items()):
-        named = f"{model} on rubric {rubric[:12]}"
+    for (model, rubric, threshold), pairs in sorted(groups.items(), key=lambda group: str(group[0])):
+        named = f"{model} on rubric {rubric[:12]}" + (
+            f" at threshold {threshold:g}" if threshold is not None else ""
+        )
         if len(pairs) < MIN_LABELS:
             say(f"{named}: {len(pairs)} label(s), fewer than {MIN_LABELS}: label more before it is measured")
             refused = True
@@ -179,6 +187,7 @@ def finalize_command(
             "model": model,
             "rubric_sha256": rubric,
             "rubric": pairs[0][0]["rubric"],
+            "threshold": threshold,
             "labelers": sorted({str(label.get("labeler", "")) for _, label in pairs}),
             "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat(),
             "labels": measured.labels,
