@@ -23,6 +23,7 @@ import httpx
 from zeroclaw_eval._support.json.scan import SURROGATE_ESCAPE, encodes, well_formed, well_formed_json
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval._support.redaction import scrub
+from zeroclaw_eval.backends.concurrency import AdaptiveLimit, nearly_spent
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError, ReplyValueError, exception_words
@@ -69,8 +70,10 @@ class LiveProvider:
         *,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         backoff_secs: float = 0.5,
+        limit: AdaptiveLimit | None = None,
     ) -> None:
         self._settings = settings
+        self._limit = limit
         self._key = api_key
         self._client = client
         self._sleep = sleep
@@ -99,7 +102,7 @@ class LiveProvider:
         for attempt in range(attempts):
             last = attempt == attempts - 1
             try:
-                response = await self._post(body, headers)
+                response = await self._limited(body, headers)
             except httpx.TransportError as exc:
                 if last:
                     raise self._fail(
@@ -118,6 +121,22 @@ class LiveProvider:
                 raise self._fail(self._explain(response, attempts if status == 429 or status >= 500 else 1))
             return self._parse(response)
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    async def _limited(self, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        """`_post` within the provider's adaptive limit (`backends.concurrency`), which the
+        reply tells whether to grow or halve. A backoff between attempts holds no room."""
+        if self._limit is None:
+            return await self._post(body, headers)
+        generation = await self._limit.acquire()
+        throttled = succeeded = False
+        try:
+            response = await self._post(body, headers)
+            status = response.status_code
+            throttled = status == 429 or nearly_spent(response.headers)
+            succeeded = status < 400
+            return response
+        finally:
+            await self._limit.release(generation, throttled=throttled, succeeded=succeeded)
 
     def _explain(self, response: httpx.Response, attempts: int) -> str:
         status = response.status_code
@@ -226,8 +245,11 @@ def _error_message(response: httpx.Response, key: str) -> str:
 
 
 @asynccontextmanager
-async def live_provider(options: LiveOptions, *, connections: int = 2) -> AsyncIterator[LiveProvider]:
+async def live_provider(
+    options: LiveOptions, *, connections: int = 2, limit: AdaptiveLimit | None = None
+) -> AsyncIterator[LiveProvider]:
     """The configured provider over one HTTP client, closed on exit; `connections` bounds
-    the requests open at once (two per case running at once)."""
+    the connections open at once (two per case running at once), `limit` (the run's, for
+    this provider) the requests."""
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
-        yield LiveProvider(options.provider, options.api_key, client)
+        yield LiveProvider(options.provider, options.api_key, client, limit=limit)

@@ -129,6 +129,9 @@ class ProviderSettings(BaseModel):
     request_timeout_secs: float = Field(default=60.0, gt=0)
     #: Retries after a 429, a 5xx or a dropped connection, with backoff.
     max_retries: int = Field(default=3, ge=0)
+    #: The most requests sent to it at once: a run starts at two and adapts, growing while
+    #: requests succeed and halving when the provider throttles (`backends.concurrency`).
+    max_concurrency: int = Field(default=16, ge=1)
     #: What it bills (None: unpriced, and the runs it answers have no cost).
     prices: TokenPrices | None = None
 

@@ -8,6 +8,7 @@ start a workflow command in a GitHub Actions log nor drive the terminal.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from zeroclaw_eval.report.model import CaseReport
@@ -30,6 +31,11 @@ class Progress:
         self._done = 0
         self._failed = 0
         self._started = time.monotonic()
+        self._status: Callable[[], str] | None = None
+
+    def watch(self, status: Callable[[], str]) -> None:
+        """Show `status` (a live provider's concurrency and waits, say) on each line."""
+        self._status = status
 
     def expect(self, total: int) -> None:
         """How many cases will finish, once the selection is known."""
@@ -41,13 +47,15 @@ class Progress:
         self._failed += report.blocks_gate
         elapsed = time.monotonic() - self._started
         counter = f"[{self._done}/{self._total}]"
+        status = self._status() if self._status is not None else ""
+        status = f" · {status}" if status else ""
         if self._tty:
             end = "\n" if self._done == self._total else ""
-            self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{end}")
+            self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{status}{end}")
         else:
             mark = MARKS[report.outcome][0]
             seconds = report.duration_ms / 1000
             self._stream.write(
-                f"{counter} {mark} {log_line(report.path)} ({report.outcome}, {seconds:.2f}s)\n"
+                f"{counter} {mark} {log_line(report.path)} ({report.outcome}, {seconds:.2f}s){status}\n"
             )
         self._stream.flush()

@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from zeroclaw_eval._support.redaction import scrub
+from zeroclaw_eval.backends.concurrency import AdaptiveLimit
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.record import ModelStep
 from zeroclaw_eval.cases.model import Expects, JudgeVerdict
@@ -36,6 +37,17 @@ class Judges:
     providers: Mapping[str, ProviderSettings]
     #: Ask again even where a verdict of this answer and rubric is recorded (`--rejudge`).
     again: bool = False
+    #: The run's adaptive limits on open requests (`RunOptions.limits`), a judge's by
+    #: `judge TABLE`: judges of many cases share their provider's quota too.
+    limits: dict[str, AdaptiveLimit] = field(default_factory=dict, compare=False)
+
+    def limit(self, name: str | None) -> AdaptiveLimit:
+        """The adaptive limit of judge table `name` (None: the default), made as first asked."""
+        key = f"judge {name or self.default}"
+        found = self.limits.get(key)
+        if found is None:
+            found = self.limits[key] = AdaptiveLimit(self.options(name).provider.max_concurrency)
+        return found
 
     def options(self, name: str | None) -> LiveOptions:
         """The provider table `name` (None: the default) with its key; `EvalError` for a
@@ -57,7 +69,14 @@ class Judges:
         return [os.environ[name] for name in sorted(names) if os.environ.get(name)]
 
 
-def judges_of(providers: Mapping[str, ProviderSettings], judge: str, live: str, *, again: bool) -> Judges:
+def judges_of(
+    providers: Mapping[str, ProviderSettings],
+    judge: str,
+    live: str,
+    *,
+    again: bool,
+    limits: dict[str, AdaptiveLimit] | None = None,
+) -> Judges:
     """The run's judges (`judge`: `[eval].judge_provider`, `live`: `[eval].live_provider`);
     `UsageError` when `--rejudge` is asked with no judge model configured."""
     default = judge or live
@@ -66,7 +85,7 @@ def judges_of(providers: Mapping[str, ProviderSettings], judge: str, live: str, 
             "--rejudge asks a judge model, and none is configured: set [eval].judge_provider to a"
             " [providers.models.NAME] table (an OpenAI-compatible or Anthropic endpoint)"
         )
-    return Judges(default, providers, again)
+    return Judges(default, providers, again, {} if limits is None else limits)
 
 
 class _Metered:
@@ -115,7 +134,7 @@ async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
             metered: _Metered | None = None
             try:
                 options = judges.options(check.judge)
-                async with live_provider(options) as provider:
+                async with live_provider(options, limit=judges.limit(check.judge)) as provider:
                     metered = _Metered(provider)
                     verdict = await ask(metered, options.provider.model, question, response)
             except EvalError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zeroclaw_eval.agent.settings import CaseSettings, ExternalAgent
+from zeroclaw_eval.backends.concurrency import AdaptiveLimit
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.cases.limits import DEFAULT_MAX_FIXTURE_BYTES
 from zeroclaw_eval.collect.collection import Fixture
@@ -84,6 +85,10 @@ class RunOptions(CaseSettings):
     #: Live mode: the most the run may spend, its agents' and judges' requests together, in
     #: US dollars (`--max-cost`); once reached no case starts, and the gate fails.
     max_cost_usd: float | None = None
+    #: Live mode: the adaptive limit on each provider's open requests, by provider (`live`
+    #: for the agent's, a judge's by its table), made as first used and shared by every
+    #: case of the run; progress reads it (`backends.concurrency`).
+    limits: dict[str, AdaptiveLimit] = field(default_factory=dict, compare=False)
     #: What the JSON report and the HTML page keep of passing cases (`--details`):
     #: `failing` writes them compact (`report.compact`), `all` whole.
     details: str = DETAILS_FAILING
@@ -102,6 +107,14 @@ class RunOptions(CaseSettings):
             raise UsageError(f"details must be one of {', '.join(DETAILS)}, not {self.details!r}")
         if self.details == DETAILS_ALL and not self.keep_passing:
             raise UsageError("a report with every case's details must keep passing cases whole")
+
+
+def concurrency_words(options: RunOptions) -> str:
+    """The run's adaptive limits as progress shows them (`concurrency 4/16, 2 waiting`);
+    "" before any live request."""
+    from zeroclaw_eval.backends.concurrency import describe
+
+    return describe(options.limits)
 
 
 def check_max_cost(bound: float | None, live: LiveOptions | None) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from zeroclaw_eval.agent.call import raised
 from zeroclaw_eval.agent.loop import AgentFactory, reference_agent
+from zeroclaw_eval.backends.concurrency import AdaptiveLimit
 from zeroclaw_eval.config.load import LoadedConfig
 from zeroclaw_eval.config.settings import LiveOptions
 from zeroclaw_eval.errors import AgentLoadError, ConfigError, UsageError
@@ -68,6 +69,7 @@ def run_options(
             tools = (*tools, *proxied)
             names = tool_names(tools)
     refuse_live_agent_cmd(live, command)  # before live mode asks for a provider and its key
+    limits: dict[str, AdaptiveLimit] = {}  # the agent's provider's and the judges', shared
     return RunOptions(
         agent_factory=factory,
         agent_cmd=command,
@@ -80,7 +82,8 @@ def run_options(
         mcp=mcp,
         recorded_as_doubles=frozenset(tool.name for tool in proxied),
         live=live_options(loaded, names) if live else None,
-        judges=_judges(loaded, rejudge) if live or rejudge else None,
+        judges=_judges(loaded, rejudge, limits) if live or rejudge else None,
+        limits=limits,
         judge_gate=judge_gate(loaded),
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,
@@ -98,9 +101,11 @@ def judge_gate(loaded: LoadedConfig) -> JudgeGate:
     )
 
 
-def _judges(loaded: LoadedConfig, rejudge: bool) -> Judges:
+def _judges(loaded: LoadedConfig, rejudge: bool, limits: dict[str, AdaptiveLimit]) -> Judges:
     settings = loaded.settings
-    return judges_of(loaded.providers, settings.judge_provider, settings.live_provider, again=rejudge)
+    return judges_of(
+        loaded.providers, settings.judge_provider, settings.live_provider, again=rejudge, limits=limits
+    )
 
 
 def fixture_tools(loaded: LoadedConfig, agent_cmd: str | None = None) -> frozenset[str] | None:

@@ -132,9 +132,13 @@ async def _run_mode(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
     options = run.options
     if options.live is None:
         return await _run_each(fixtures, run)
+    from zeroclaw_eval.backends.concurrency import AdaptiveLimit
     from zeroclaw_eval.backends.live import live_provider  # only live mode pays for httpx
 
-    async with live_provider(options.live, connections=max(run.jobs, 1) * 2) as provider:
+    limit = options.limits.get("live")
+    if limit is None:
+        limit = options.limits["live"] = AdaptiveLimit(options.live.provider.max_concurrency)
+    async with live_provider(options.live, connections=max(run.jobs, 1) * 2, limit=limit) as provider:
         return await _run_each(fixtures, replace(run, live=provider))
 
 

@@ -200,7 +200,7 @@ def run_command(
     from zeroclaw_eval.config.load import load_config
     from zeroclaw_eval.report.resume import check_same_suite, resumed
     from zeroclaw_eval.report.words import plural
-    from zeroclaw_eval.runner.options import default_jobs, refuse_record_without_live
+    from zeroclaw_eval.runner.options import concurrency_words, default_jobs, refuse_record_without_live
     from zeroclaw_eval.runner.project import run_options, settings_digest
     from zeroclaw_eval.runner.suite import collect, run_collected
 
@@ -244,6 +244,8 @@ def run_command(
             # Nothing shows a passing case's details: each is kept compact once graded.
             keep_passing=details == "all" or outputs.show_passing_details(),
         )
+        if shown is not None and live:
+            shown.watch(lambda: concurrency_words(options))  # each provider's limit, as it adapts
         targets = resolve_targets(paths, suite, loaded)
         with hint_on_missing_suite(loaded, config):
             collection = collect(targets, options)  # a path that names nothing fails here, before any case
