@@ -187,3 +187,34 @@ def test_too_few_paired_cases_certify_nothing_at_the_level() -> None:
     assert four.too_few(0.05)
     assert not paired_change([(1.0, 0.0)] * 5 + [(1.0, 1.0)] * 35).too_few(0.05)
     assert paired_change([(1.0, 1.0)] * 20).too_few(1e-9)  # 2**-20 is above it
+
+
+def test_fishers_test_is_the_tea_tastings() -> None:
+    # Fisher's lady tasting tea: 3 of 4 right against 1 of 4, one-sided p = 17/70.
+    from zeroclaw_eval.report.statistics import fisher_worse
+
+    assert fisher_worse(3, 4, 1, 4) == pytest.approx(17 / 70)
+    assert fisher_worse(1, 4, 3, 4) == pytest.approx(1 - 1 / 70)  # a rise is no fall
+    assert fisher_worse(5, 5, 5, 5) == 1.0
+    assert fisher_worse(0, 0, 3, 4) == 1.0  # a side with no run says nothing
+
+
+def test_the_comment_tests_each_repeated_case_whose_rate_moved() -> None:
+    from zeroclaw_eval.report.model import CaseReport, RepeatStats, SuiteReport
+    from zeroclaw_eval.reporters.pull_request import pull_request_comment
+
+    def suite(rates: dict[str, tuple[int, int]]) -> SuiteReport:
+        cases = [
+            CaseReport(name, f"evals/{name}.json", repeats=RepeatStats(runs, passed, {}, 0.5))
+            for name, (passed, runs) in rates.items()
+        ]
+        return SuiteReport("evals", "live", cases)
+
+    base = suite({"fell": (9, 10), "slipped": (9, 10), "rose": (3, 10), "same": (5, 10)})
+    head = suite({"fell": (3, 10), "slipped": (8, 10), "rose": (9, 10), "same": (5, 10)})
+    comment = pull_request_comment(base, head)
+    assert "### Pass rates that moved (3)" in comment
+    assert "`evals/fell.json`: 9/10 to 3/10 runs passing, significant (one-sided p = 0.0099)" in comment
+    assert "`evals/slipped.json`: 9/10 to 8/10 runs passing, within noise (p = 0.5)" in comment
+    assert "`evals/rose.json`: 3/10 to 9/10 runs passing, better" in comment
+    assert "same.json`: 5/10" not in comment

@@ -217,3 +217,20 @@ def paired_change(pairs: Iterable[tuple[float, float]]) -> PairedChange:
         elif after > before:
             better += 1
     return PairedChange(worse, better, sign_test(worse, better), cases)
+
+
+def fisher_worse(before_passed: int, before_runs: int, after_passed: int, after_runs: int) -> float:
+    """One case's runs before and after a change (`--repeat` on both sides), as two
+    samples of one pass rate: the one-sided p of Fisher's exact test that the rate fell.
+    The runs of the two sides are not paired (run 3 before has nothing to do with run 3
+    after), so it is the hypergeometric chance, with the passes of both sides fixed, that
+    the after side holds this few of them or fewer."""
+    total, passes = before_runs + after_runs, before_passed + after_passed
+    if after_runs == 0 or before_runs == 0:
+        return 1.0
+    ways = math.comb(total, after_runs)
+    low = max(0, after_runs - (total - passes))
+    tail = sum(
+        math.comb(passes, k) * math.comb(total - passes, after_runs - k) for k in range(low, after_passed + 1)
+    )
+    return min(1.0, tail / ways)

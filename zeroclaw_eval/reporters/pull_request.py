@@ -40,7 +40,7 @@ from zeroclaw_eval.report.model import (
     SuiteReport,
 )
 from zeroclaw_eval.report.pairing import paired_against
-from zeroclaw_eval.report.statistics import DEFAULT_ALPHA
+from zeroclaw_eval.report.statistics import DEFAULT_ALPHA, fisher_worse
 from zeroclaw_eval.report.words import RUN_ERROR_MEANING, diagnostic_words, interval_words, paired_words
 from zeroclaw_eval.reporters.github import annotation_path
 from zeroclaw_eval.reporters.markdown import code, html_text, within
@@ -142,6 +142,7 @@ def pull_request_comment(
     expected = [c for c in head.cases if c.outcome == XFAILED]
     body.extend(_list_section("Expected to fail (xfail)", expected))
     body.extend(_flaky_section(head))
+    body.extend(_moved_section(head, before))
     body.extend(_diagnostic_section(head, links))
     body.extend(_tool_call_section(head, before))
     body.extend(_cost_section(head, before))
@@ -361,6 +362,30 @@ def _flaky_section(head: SuiteReport) -> list[str]:
         )
     lines.append("\n")
     return lines
+
+
+def _moved_section(head: SuiteReport, before: dict[int, CaseReport]) -> list[str]:
+    """Each case repeated on both sides whose pass rate moved, with its own test (Fisher's
+    exact, one-sided, at the gate's default level): a fall of 9/10 to 3/10 is no noise,
+    one of 9/10 to 8/10 may well be."""
+    lines = []
+    for index, case in enumerate(head.cases):
+        base = before.get(index)
+        now, then = case.repeats, base.repeats if base is not None else None
+        if now is None or then is None or now.pass_rate == then.pass_rate:
+            continue
+        moved = f"{then.passed}/{then.runs} to {now.passed}/{now.runs} runs passing"
+        if now.pass_rate < then.pass_rate:
+            p = fisher_worse(then.passed, then.runs, now.passed, now.runs)
+            verdict = (
+                f"significant (one-sided p = {p:.2g})" if p < DEFAULT_ALPHA else f"within noise (p = {p:.2g})"
+            )
+        else:
+            verdict = "better"
+        lines.append(f"- {code(case.path, cell=False)}: {moved}, {verdict}\n")
+    if not lines:
+        return []
+    return [f"### Pass rates that moved ({len(lines)})\n\n", *lines, "\n"]
 
 
 def _calls(case: CaseReport | None) -> list[str] | None:
