@@ -20,6 +20,7 @@ from zeroclaw_eval.agent.loop import Agent, AgentContext, AgentFactory, SyncAgen
 from zeroclaw_eval.agent.replay import OWN_TOOLS_HINT, ReplayProvider
 from zeroclaw_eval.agent.results import ResultsChecked
 from zeroclaw_eval.agent.settings import CaseSettings
+from zeroclaw_eval.agent.simulated_user import UserModel
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RecordingProvider, RunRecord, TurnRecord
 from zeroclaw_eval.boundary.sent import SentHistory
@@ -45,9 +46,11 @@ async def drive(
     *,
     alone: bool = False,
     traceparent: str | None = None,
+    user: UserModel | None = None,
 ) -> RunError | None:
     """Run every turn of `case` into `record`, as `settings` say; the run error that
-    stopped it, if any.
+    stopped it, if any. In live mode `user` (the case's simulated user) goes on with
+    more turns once the scripted ones are played.
 
     Without `live` the case's scripted steps are replayed; with it, the case runs against
     that provider inside the live sandbox (the settings' live allowlist, supervised). A
@@ -123,7 +126,7 @@ async def drive(
         allowed = alone and allows_inline(made[0]) and script is not None and not external and mcp is None
         inline = loop if allowed and toolbox.instant else None
         error = await _turns(
-            case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs, inline
+            case, made[0], record, recording, toolbox, watched, settings.case_timeout_secs, inline, user
         )
     finally:
         # The boundaries close first: what the agent does while it winds down (an agent
@@ -178,20 +181,41 @@ async def _turns(
     watched: _Watched,
     case_timeout_secs: float,
     inline: asyncio.AbstractEventLoop | None = None,
+    user: UserModel | None = None,
 ) -> RunError | None:
-    """Run each turn in order; the run error that stopped them, if any. With `inline` (the
-    running loop), a synchronous agent that allows it runs each turn on the loop's thread
-    when the turn's time limit can end it there."""
+    """Run each turn in order, then (live, with a simulated `user`) each the user model
+    writes; the run error that stopped them, if any. With `inline` (the running loop), a
+    synchronous agent that allows it runs each turn on the loop's thread when the turn's
+    time limit can end it there."""
     script = watched.script
-    for index, turn in enumerate(case.trace.turns):
+    index = 0
+    while True:
+        if index < len(case.trace.turns):
+            user_input = case.trace.turns[index].user_input
+        elif user is None:
+            return None
+        else:
+            try:
+                said = await within(user.next_input(record), case_timeout_secs)
+            except asyncio.TimeoutError:
+                return RunError(
+                    f"the simulated user's model wrote no turn {index + 1} in {case_timeout_secs:g}s"
+                    " (case_timeout_secs)",
+                    "/simulated_user",
+                )
+            except EvalError as exc:  # its provider failed: a run error of the case, as the agent's
+                return RunError(f"the simulated user's model failed: {exc}", "/simulated_user")
+            if said is None:
+                return None
+            user_input = said
         if script is not None:
             script.begin_turn(index)
         recording.turn = toolbox.turn = index
-        turn_record = TurnRecord(index, turn.user_input)
+        turn_record = TurnRecord(index, user_input)
         record.turns.append(turn_record)
         try:
             on_loop = inline if inline is not None and steps_bounded() else None
-            answer = await within(run_turn(agent, turn.user_input, inline=on_loop), case_timeout_secs)
+            answer = await within(run_turn(agent, user_input, inline=on_loop), case_timeout_secs)
         except asyncio.TimeoutError:
             said, pointer = _timed_out_doing(index, record, toolbox, scripted=script is not None)
             timed_out = RunError(
@@ -226,7 +250,7 @@ async def _turns(
         leftover = script.finish_turn() if script is not None else None
         if leftover is not None:
             return _noting_refusal(leftover, agent)
-    return None
+        index += 1
 
 
 def _timed_out_doing(index: int, record: RunRecord, toolbox: ToolBox, *, scripted: bool) -> tuple[str, str]:

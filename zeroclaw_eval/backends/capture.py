@@ -56,9 +56,12 @@ def fixture_from_run(
     and the judges' `verdicts` of the run join its judge checks."""
     original: dict[str, Any] = json.loads(case.text)
     turns = []
-    for index, turn in enumerate(case.trace.turns):
+    # The scripted turns, then those a simulated user wrote: scripted turns all.
+    said = [turn.user_input for turn in case.trace.turns]
+    said += [turn.user_input for turn in record.turns[len(said) :]]
+    for index, user_input in enumerate(said):
         steps = [_step(step) for step in record.steps if step.turn == index]
-        turns.append({"user_input": turn.user_input, "steps": steps})
+        turns.append({"user_input": user_input, "steps": steps})
     fixture = {**original, "turns": turns}
     if allowed is not None and "tools" in original:
         fixture["tools"] = offered_tools(case.trace.tools, allowed)

@@ -368,6 +368,22 @@ class Xfail(Strict):
     )
 
 
+class SimulatedUser(Strict):
+    """A user model that carries a live conversation on past the scripted turns."""
+
+    persona: NonEmpty = Field(description="Who the user is, as the user model plays them.")
+    goal: NonEmpty = Field(description="What the user wants from the conversation.")
+    max_turns: int = Field(
+        ge=1, le=50, description="The most turns of the conversation, the scripted ones included."
+    )
+    stop_when: NonEmpty | None = _optional(
+        "End the conversation once an answer of the agent contains this text (case-insensitive)."
+    )
+    model: NonEmpty | None = _optional(
+        "The [providers.models] table of the user model (default: [eval].live_provider's)."
+    )
+
+
 class Provenance(Strict):
     """Where an imported case came from (`zeroclaw eval import`): kept so that a failure
     can be traced back to the production run it replays. Grading never reads it."""
@@ -422,4 +438,9 @@ class LlmTrace(Strict):
     )
     provenance: Provenance | None = _optional(
         "Where an imported case came from: the trace format, file, trace id and span ids."
+    )
+    simulated_user: SimulatedUser | None = _optional(
+        "Live mode: after the scripted turns, a user model playing this persona goes on talking"
+        " to the agent toward the goal; --record writes the conversation as scripted turns, and a"
+        " replay never calls it."
     )

@@ -93,6 +93,13 @@ def rule_problems(
         yield from _turn_problems(index, turn)
     if trace.setup is not None:
         yield from _setup_problems(trace.setup)
+    user = trace.simulated_user
+    if user is not None and user.max_turns < len(trace.turns):
+        message = (
+            f"max_turns {user.max_turns} is fewer than the {len(trace.turns)} scripted turns: the"
+            " simulated user could never speak (max_turns counts the scripted turns too)"
+        )
+        yield "/simulated_user/max_turns", False, message
     yield from _expects_problems(trace.expects, data["expects"], len(trace.turns))
     # Each rule family is asked only where the fixture has something for it: every
     # fixture of a suite comes here, and most list no tools and double none.

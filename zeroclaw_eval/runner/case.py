@@ -4,7 +4,7 @@ graded, reported."""
 from __future__ import annotations
 
 import sys
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, AsyncExitStack
 from dataclasses import dataclass, replace
 from types import TracebackType
 
@@ -12,12 +12,13 @@ from zeroclaw_eval._support.frozen import quick_init
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.agent.drive import drive
 from zeroclaw_eval.agent.settings import CaseSettings
-from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.agent.simulated_user import UserModel
+from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.cases.model import JudgeVerdict
 from zeroclaw_eval.collect.suite import shown_path
-from zeroclaw_eval.errors import RunError
+from zeroclaw_eval.errors import EvalError, RunError
 from zeroclaw_eval.grading.budget_checks import cost_check
 from zeroclaw_eval.grading.grader import grade, in_words
 from zeroclaw_eval.grading.result import GradeResult, located
@@ -49,13 +50,14 @@ def case_run(
     *,
     alone: bool = False,
     traceparent: str | None = None,
+    user: UserModel | None = None,
 ) -> AbstractAsyncContextManager[CaseRun]:
     """Run `case` as `settings` say (against `live` in live mode) in a fresh workspace,
     which stays until the block ends and is then removed (what could not be removed is
     `workspace.leftover`): the runner's cases and mutation testing's replays alike.
     `alone`: no other case runs in this event loop meanwhile (see `drive`). Raises
     `OSError` when the workspace cannot be made or seeded."""
-    return _CaseRun(case, settings, live, alone, traceparent)
+    return _CaseRun(case, settings, live, alone, traceparent, user)
 
 
 class _CaseRun:
@@ -64,10 +66,16 @@ class _CaseRun:
     need no workspace either)."""
 
     def __init__(
-        self, case: Case, settings: CaseSettings, live: Provider | None, alone: bool, traceparent: str | None
+        self,
+        case: Case,
+        settings: CaseSettings,
+        live: Provider | None,
+        alone: bool,
+        traceparent: str | None,
+        user: UserModel | None = None,
     ) -> None:
         self._case, self._settings, self._live, self._alone = case, settings, live, alone
-        self._traceparent = traceparent
+        self._traceparent, self._user = traceparent, user
         self._workspace: AbstractContextManager[Workspace | None] | None = None
 
     async def __aenter__(self) -> CaseRun:
@@ -88,6 +96,7 @@ class _CaseRun:
                     self._live,
                     alone=self._alone,
                     traceparent=self._traceparent,
+                    user=self._user,
                 )
         except BaseException:
             if self._workspace is not None:  # removed, as the block's end would have
@@ -116,6 +125,42 @@ def rejected(fixture: RejectedFixture) -> CaseReport:
     )
 
 
+async def _simulated_user(case: Case, options: RunOptions, stack: AsyncExitStack) -> UserModel | None:
+    """The case's simulated user, in live mode, played by the model of its `model` table
+    (else the live provider's), over a client `stack` closes; None where it has none. A
+    table that is missing or has no key makes a user whose first turn fails, saying so: a
+    run error of this case, not of the run."""
+    spec = case.trace.simulated_user
+    if spec is None or options.live is None:
+        return None
+    from zeroclaw_eval.backends.concurrency import AdaptiveLimit
+    from zeroclaw_eval.backends.live import live_provider
+
+    name = spec.model
+    try:
+        chosen = options.live if name is None or options.judges is None else options.judges.options(name)
+    except EvalError as exc:
+        return UserModel(spec, _Unreachable(str(exc)))
+    key = "live" if name is None else f"user {name}"
+    limit = options.limits.get(key)
+    if limit is None:
+        limit = options.limits[key] = AdaptiveLimit(chosen.provider.max_concurrency)
+    provider = await stack.enter_async_context(live_provider(chosen, limit=limit))
+    return UserModel(spec, provider)
+
+
+class _Unreachable:
+    """The provider of a simulated user whose model cannot be asked: each request fails."""
+
+    def __init__(self, why: str) -> None:
+        self._why = why
+
+    async def complete(
+        self, messages: list[Message], tools: list[ToolSpec], choice: ToolChoice = AUTO
+    ) -> ModelResponse:
+        raise EvalError(self._why)
+
+
 def _priced(options: RunOptions) -> bool:
     """Whether the run's model requests have a price: live mode with a priced provider."""
     return options.live is not None and options.live.provider.prices is not None
@@ -137,7 +182,11 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
     try:
         # Cases of one process run one at a time unless `--jobs` overlaps them in it.
         parent = case_traceparent(options.trace_id, shown) if options.trace_id else None
-        async with case_run(case, options, run.live, alone=run.jobs <= 1, traceparent=parent) as done:
+        async with AsyncExitStack() as stack:
+            user = await _simulated_user(case, options, stack)
+            done = await stack.enter_async_context(
+                case_run(case, options, run.live, alone=run.jobs <= 1, traceparent=parent, user=user)
+            )
             record, workspace, error = done.record, done.workspace, done.error
             expects = trace.expects
             judged: dict[int, list[JudgeVerdict]] = {}

@@ -89,6 +89,9 @@ class RunOptions(CaseSettings):
     #: for the agent's, a judge's by its table), made as first used and shared by every
     #: case of the run; progress reads it (`backends.concurrency`).
     limits: dict[str, AdaptiveLimit] = field(default_factory=dict, compare=False)
+    #: Whether a model could play a fixture's simulated user (`[eval].live_provider` names
+    #: a table): where none could, admission refuses a case that has one.
+    user_models: bool = False
     #: What the JSON report and the HTML page keep of passing cases (`--details`):
     #: `failing` writes them compact (`report.compact`), `all` whole.
     details: str = DETAILS_FAILING

@@ -84,6 +84,7 @@ def run_options(
         live=live_options(loaded, names) if live else None,
         judges=_judges(loaded, rejudge, limits) if live or rejudge else None,
         limits=limits,
+        user_models=settings.live_provider in loaded.providers,
         judge_gate=judge_gate(loaded),
         mode="live" if live else "replay",
         max_fixture_bytes=settings.max_fixture_bytes,

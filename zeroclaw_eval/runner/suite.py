@@ -24,6 +24,7 @@ from zeroclaw_eval._version import __version__
 from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.cases.admission import load_fixture
 from zeroclaw_eval.cases.case import Case, RejectedFixture
+from zeroclaw_eval.cases.location import FixtureProblem
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import SystemProblem
@@ -286,9 +287,19 @@ async def _chunk(
 def admitted(fixture: Fixture, options: RunOptions) -> Case | RejectedFixture:
     """A fixture of a collection as admission makes it, read now if it is still a path
     (with the tools `options` let a fixture name, no file over their size limit)."""
-    if not isinstance(fixture, Path):
-        return fixture
-    return load_fixture(fixture, options.nameable_tools, max_bytes=options.max_fixture_bytes)
+    if isinstance(fixture, Path):
+        fixture = load_fixture(fixture, options.nameable_tools, max_bytes=options.max_fixture_bytes)
+    playable = options.user_models or options.live is not None
+    if isinstance(fixture, Case) and fixture.trace.simulated_user is not None and not playable:
+        # Refused in replay too, where it is never called: a suite whose simulated users
+        # no model could play is one whose live runs cannot run.
+        message = (
+            "a simulated user is played by a model in live mode, and none is configured: set"
+            " [eval].live_provider (or simulated_user.model) to a [providers.models.NAME] table"
+        )
+        problem = FixtureProblem(fixture.locate("/simulated_user", at_key=True), message)
+        return RejectedFixture(fixture.name, fixture.path, [problem], fixture.text, fixture.trace.model_name)
+    return fixture
 
 
 def _record(case: Case, report: CaseReport, options: RunOptions) -> None:

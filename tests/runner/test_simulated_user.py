@@ -1,0 +1,148 @@
+"""A simulated user (`simulated_user`): in live mode a user model carries the
+conversation on past the scripted turns, until its goal is met, `stop_when` or
+`max_turns`; `--record` writes the whole conversation as scripted turns that replay; a
+case whose simulated user no model could play is refused. The agent's model and the user
+model are one loopback endpoint that answers each as a test decides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.support.builders import write_fixture
+from tests.support.chat_model import chat_model
+from tests.support.invoke import Runner
+
+ENV = {"SIM_KEY": "sk-test"}
+OPENING = "Hi, my order 1234 arrived broken."
+
+
+def _last_user(request: dict[str, Any]) -> str:
+    return next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
+
+
+def _shop(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The agent's model and the user model, told apart by the user model's instruction."""
+    usage = {"prompt_tokens": 1, "completion_tokens": 1}
+    system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+    if system.startswith("You play the user"):
+        transcript = _last_user(request)
+        return ("GOAL_DONE" if "issued a refund" in transcript else "I want a refund, please."), usage
+    if "refund" in _last_user(request):
+        return "I have issued a refund for order 1234.", usage
+    return "Sorry to hear that. What would you like me to do?", usage
+
+
+def _project(folder: Path, url: str, user: dict[str, Any], *, live_provider: bool = True) -> Path:
+    fixture = {
+        "model_name": "refund",
+        "turns": [{"user_input": OPENING}],
+        "simulated_user": user,
+        "expects": {"response_contains": ["refund"]},
+    }
+    path = write_fixture(folder / "suite", "refund.json", fixture)
+    provider = 'live_provider = "main"\n' if live_provider else ""
+    (folder / "zeroclaw.toml").write_text(
+        f'[eval]\nsuite_dir = "suite"\n{provider}'
+        f'[providers.models.main]\nbase_url = "{url}"\nmodel = "m"\napi_key_env = "SIM_KEY"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+USER = {"persona": "A customer whose order arrived broken", "goal": "A refund for order 1234", "max_turns": 4}
+
+
+def _inputs(result: Any) -> list[str]:
+    (case,) = result.json()["cases"]
+    return [turn["user_input"] for turn in case["record"]["turns"]]
+
+
+def test_the_user_model_talks_until_its_goal_is_met_and_record_writes_the_turns(
+    cli: Runner, tmp_path: Path
+) -> None:
+    with chat_model(_shop) as url:
+        _project(tmp_path, url, USER)
+        live = cli(
+            "eval",
+            "run",
+            "--mode",
+            "live",
+            "--record",
+            "recorded",
+            "--format",
+            "json",
+            "--details",
+            "all",
+            cwd=tmp_path,
+            env=ENV,
+        )
+    assert live.code == 0, live.stdout + live.stderr
+    assert _inputs(live) == [OPENING, "I want a refund, please."]  # then GOAL_DONE: no third turn
+    recorded = json.loads((tmp_path / "recorded" / "refund.json").read_text(encoding="utf-8"))
+    assert [turn["user_input"] for turn in recorded["turns"]] == [OPENING, "I want a refund, please."]
+    assert recorded["turns"][1]["steps"][0]["response"]["content"] == "I have issued a refund for order 1234."
+    # Replayed, the recorded conversation is scripted turns: no model is asked.
+    replayed = cli("eval", "run", "recorded", "--mode", "replay", cwd=tmp_path)
+    assert replayed.code == 0, replayed.stdout
+
+
+def test_max_turns_and_stop_when_end_the_conversation(cli: Runner, tmp_path: Path) -> None:
+    def stubborn(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+        usage = {"prompt_tokens": 1, "completion_tokens": 1}
+        return (
+            "And what about a refund?" if system.startswith("You play the user") else "We do not do refunds."
+        ), usage
+
+    with chat_model(stubborn) as url:
+        _project(tmp_path, url, {**USER, "max_turns": 3})
+        capped = cli(
+            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
+        )
+        assert len(_inputs(capped)) == 3  # the scripted one and two of the user model's
+        _project(tmp_path, url, {**USER, "stop_when": "DO NOT DO REFUNDS"})  # case-insensitive
+        stopped = cli(
+            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
+        )
+        assert _inputs(stopped) == [OPENING]  # the first answer holds it: the user model is never asked
+
+
+def test_a_simulated_user_no_model_could_play_is_refused(cli: Runner, tmp_path: Path) -> None:
+    with chat_model(_shop) as url:
+        _project(tmp_path, url, USER, live_provider=False)
+        result = cli("eval", "run", "--format", "json", cwd=tmp_path)
+    assert result.code == 1
+    (case,) = result.json()["cases"]
+    assert case["status"] == "rejected"
+    (problem,) = case["problems"]
+    assert problem["field"]["pointer"] == "/simulated_user"
+    assert "none is configured: set [eval].live_provider" in problem["message"]
+
+
+def test_max_turns_under_the_scripted_turns_is_refused(cli: Runner, tmp_path: Path) -> None:
+    with chat_model(_shop) as url:
+        path = _project(tmp_path, url, USER)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["turns"].append({"user_input": "Are you there?"})
+    data["simulated_user"]["max_turns"] = 1
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = cli("eval", "check", str(path), cwd=tmp_path)
+    assert result.code == 1
+    assert "max_turns 1 is fewer than the 2 scripted turns" in result.stdout
+
+
+def test_a_user_model_that_cannot_be_asked_is_that_cases_run_error(cli: Runner, tmp_path: Path) -> None:
+    with chat_model(_shop) as url:
+        _project(tmp_path, url, {**USER, "model": "missing"})
+        result = cli(
+            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
+        )
+    assert result.code == 1
+    (case,) = result.json()["cases"]
+    assert case["status"] == "error"
+    assert case["error"]["field"]["pointer"] == "/simulated_user"
+    assert (
+        "the simulated user's model failed: no [providers.models.missing] table" in case["error"]["message"]
+    )
