@@ -146,3 +146,23 @@ def test_a_user_model_that_cannot_be_asked_is_that_cases_run_error(cli: Runner, 
     assert (
         "the simulated user's model failed: no [providers.models.missing] table" in case["error"]["message"]
     )
+
+
+def test_a_broken_agent_fails_the_simulated_conversation(cli: Runner, tmp_path: Path) -> None:
+    def unhelpful(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+        usage = {"prompt_tokens": 1, "completion_tokens": 1}
+        if system.startswith("You play the user"):
+            return "Please, I need my money back.", usage
+        return "I cannot help with that.", usage  # the agent never gets to the refund
+
+    with chat_model(unhelpful) as url:
+        _project(tmp_path, url, USER)
+        result = cli(
+            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
+        )
+    assert result.code == 1
+    assert len(_inputs(result)) == USER["max_turns"]  # the user model kept at it to the last turn
+    (case,) = result.json()["cases"]
+    (failed,) = [g for g in case["grades"] if not g["passed"]]
+    assert failed["check_id"] == "response_contains[0]"
