@@ -18,6 +18,7 @@ from tests.fuzz.budget import share
 from tests.fuzz.hostile import hostile_text
 from tests.support.builders import admit_case, echo_fixture
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
+from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import JudgeCheck
 from zeroclaw_eval.cases.verdicts import add_verdicts
 from zeroclaw_eval.errors import JudgeError
@@ -78,7 +79,7 @@ def test_any_judge_reply_is_a_verdict_a_fixture_holds_or_an_error(reply: str, an
     add_verdicts(fixture, {0: [verdict]})
     with tempfile.TemporaryDirectory() as name:
         case = admit_case(Path(name), fixture)
-    (grade,) = judge_checks(case.trace.expects.judge, answer)
+    (grade,) = judge_checks(case.trace.expects.judge, RunRecord(turns=[TurnRecord(0, "hi", answer)]))
     assert grade.passed is (verdict.verdict == "yes")
 
 

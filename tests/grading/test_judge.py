@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
@@ -179,3 +181,33 @@ def test_each_dimension_is_graded_on_its_own() -> None:
         ("judge[0].tone", False, "/expects/judge/0/dimensions/1"),
     ]
     assert 'scored 0.2 on "tone"' in grades[1].detail
+
+
+def test_a_conversation_judge_is_calibrated_on_the_scripted_conversation(tmp_path: Path) -> None:
+    from tests.support.builders import admit_case
+    from zeroclaw_eval.grading.judges.calibration import records_of
+    from zeroclaw_eval.grading.judges.check import conversation_text, questions
+
+    turns = [("Hi", "Hello, how can I help?"), ("A refund, please", "Refund issued.")]
+    fixture: dict[str, object] = {
+        "model_name": "talk",
+        "turns": [
+            {"user_input": said, "steps": [{"response": {"type": "text", "content": answer}}]}
+            for said, answer in turns
+        ],
+        "expects": {"judge": [{"rubric": "Was the customer helped?", "scope": "conversation"}]},
+    }
+    case = admit_case(tmp_path, fixture)
+    (question,) = questions(0, case.trace.expects.judge[0])
+    whole = conversation_text(turns)
+    said = {"text_sha256": digest(whole), "rubric_sha256": question.sha256, "model": "j", "verdict": "yes"}
+    fixture["expects"] = {
+        "judge": [{"rubric": "Was the customer helped?", "scope": "conversation", "verdicts": [said]}]
+    }
+    (record,) = records_of([admit_case(tmp_path, fixture)])
+    assert record.answer == whole  # the person labels what the judge read: every turn
+    assert "Judge the whole conversation" in record.rubric
+    # Graded in replay, the verdict is found for the run's conversation.
+    run = RunRecord(turns=[TurnRecord(i, said, answer) for i, (said, answer) in enumerate(turns)])
+    (result,) = grade(admit_case(tmp_path, fixture).trace.expects, run)
+    assert result.passed

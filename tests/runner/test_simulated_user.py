@@ -166,3 +166,51 @@ def test_a_broken_agent_fails_the_simulated_conversation(cli: Runner, tmp_path: 
     (case,) = result.json()["cases"]
     (failed,) = [g for g in case["grades"] if not g["passed"]]
     assert failed["check_id"] == "response_contains[0]"
+
+
+def test_a_judge_of_the_whole_conversation_reads_every_turn_and_replays(cli: Runner, tmp_path: Path) -> None:
+    def with_judge(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+        if system.startswith("You are a strict evaluator"):
+            text = _last_user(request)
+            # Only the whole conversation holds the user model's turn.
+            verdict = "yes" if "User: I want a refund, please." in text else "no"
+            return json.dumps({"verdict": verdict, "reason": "asked and got"}), {
+                "prompt_tokens": 1,
+                "completion_tokens": 1,
+            }
+        return _shop(request)
+
+    with chat_model(with_judge) as url:
+        path = _project(tmp_path, url, USER)
+        data = json.loads(path.read_text(encoding="utf-8"))
+        rubric = "Did the customer ask for a refund and get one?"
+        data["expects"]["judge"] = [{"rubric": rubric, "scope": "conversation"}]
+        path.write_text(json.dumps(data), encoding="utf-8")
+        config = (tmp_path / "zeroclaw.toml").read_text(encoding="utf-8")
+        (tmp_path / "zeroclaw.toml").write_text(
+            config.replace("[eval]\n", '[eval]\njudge_gate = "always"\n'), encoding="utf-8"
+        )
+        live = cli(
+            "eval",
+            "run",
+            "--mode",
+            "live",
+            "--record",
+            "recorded",
+            "--format",
+            "json",
+            "--details",
+            "all",
+            cwd=tmp_path,
+            env=ENV,
+        )
+    assert live.code == 0, live.stdout + live.stderr
+    (case,) = live.json()["cases"]
+    (judged,) = [g for g in case["grades"] if g["check_id"] == "judge[0]"]
+    assert judged["passed"] is True
+    # The recorded verdict names the recorded conversation: a replay grades by it, offline.
+    replayed = cli(
+        "eval", "run", "recorded", "--mode", "replay", "--format", "json", "--details", "all", cwd=tmp_path
+    )
+    assert replayed.code == 0, replayed.stdout

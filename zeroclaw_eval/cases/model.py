@@ -254,6 +254,11 @@ class JudgeCheck(Strict):
     dimensions: list[NonEmpty] = _listed(
         "Named dimensions of the rubric, each judged and graded on its own (judge[N].NAME)."
     )
+    scope: Literal["response", "conversation"] = Field(
+        "response",
+        description="What the judge reads: the final response, or the whole conversation (every turn's"
+        " user message and answer: a simulated user's too).",
+    )
     judge: NonEmpty | None = _optional(
         "The [providers.models] table of the judge model (default: [eval].judge_provider)."
     )

@@ -56,7 +56,12 @@ class CheckFamily:
 def _judge_checks(
     expects: Expects, record: RunRecord, workspace: Workspace | None, words: bool
 ) -> Iterable[GradeResult]:
-    return judge_checks(expects.judge, record.final_response) if expects.judge else ()
+    return judge_checks(expects.judge, record) if expects.judge else ()
+
+
+def _reads_judged(record: RunRecord) -> Hashable:
+    """The judge family reads the final response, and (a conversation's judge) every turn."""
+    return reads_response(record), reads_turns(record)
 
 
 def _workspace_checks(
@@ -95,7 +100,7 @@ FAMILIES: tuple[CheckFamily, ...] = (
         ("judge",),
         RESPONSE,
         _judge_checks,
-        reads_response,
+        _reads_judged,
         ("alter_response", "alter_turn_order"),
         judge_rules,
     ),

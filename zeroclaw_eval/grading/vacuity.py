@@ -79,7 +79,7 @@ def empty_run_grades(trace: LlmTrace, gate: JudgeGate | None = None) -> list[Gra
     # needs none (and a setup that cannot be seeded is no concern of the empty run).
     with case_workspace(trace, needed=trace.expects.workspace is not None) as workspace:
         grades = grade(trace.expects, RunRecord(), workspace)
-    return (gate or JudgeGate(ALWAYS)).apply(grades, trace.expects, "")
+    return (gate or JudgeGate(ALWAYS)).apply(grades, trace.expects, RunRecord())
 
 
 def find_vacuous(case: Case, gate: JudgeGate | None = None) -> VacuousCase | None:

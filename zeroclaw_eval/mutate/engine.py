@@ -127,7 +127,7 @@ def _deciding(
 ) -> list[GradeResult]:
     """The grades of the checks that decide the case: a judge check the run's gate does
     not let decide (`grading.judges.gate`) kills no mutant."""
-    marked = options.judge_gate.apply(grades, expects, record.final_response)
+    marked = options.judge_gate.apply(grades, expects, record)
     return [g for g in marked if not g.diagnostic]
 
 

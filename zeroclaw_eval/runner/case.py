@@ -193,14 +193,14 @@ async def run_one(case: Case, run: Run, shown: str) -> CaseReport:
             unasked: dict[int, str] = {}
             judge_cost: float | None = None
             if options.judges is not None and expects.judge:
-                asked = await judged_expects(expects, record.final_response, options.judges)
+                asked = await judged_expects(expects, record, options.judges)
                 expects, judged, unasked = asked.expects, asked.verdicts, asked.unasked
                 judge_cost = asked.cost_usd
             # Passing checks in words only where something shows them (see `grade`).
             words = options.keep_passing
             grades = _unasked(grade(expects, record, workspace, words=words), unasked)
             # A judge check no calibration backs is reported, and decides nothing.
-            grades = options.judge_gate.apply(grades, expects, record.final_response)
+            grades = options.judge_gate.apply(grades, expects, record)
             cost = _cost(record, options)
             grades += cost_check(expects, cost, _priced(options))
     except OSError as exc:  # a full disk, say: this case cannot run, the others still can

@@ -20,7 +20,7 @@ from pathlib import Path
 from zeroclaw_eval._support.redaction import scrub
 from zeroclaw_eval.backends.concurrency import AdaptiveLimit
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, Provider, ToolChoice, ToolSpec
-from zeroclaw_eval.boundary.record import ModelStep
+from zeroclaw_eval.boundary.record import ModelStep, RunRecord
 from zeroclaw_eval.cases.model import Expects, JudgeVerdict
 from zeroclaw_eval.cases.verdicts import add_verdicts, with_verdict
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
@@ -117,17 +117,19 @@ class Judged:
     cost_usd: float | None = None
 
 
-async def judged(expects: Expects, response: str, judges: Judges) -> Judged:
-    """`expects` with a verdict of `response` for each judge check that needs one (every
-    check, with `judges.again`); the new verdicts, and why a judge could not be asked."""
+async def judged(expects: Expects, record: RunRecord, judges: Judges) -> Judged:
+    """`expects` with a verdict of what each judge check judges of `record` (its final
+    response, or its conversation) for each that needs one (every check, with
+    `judges.again`); the new verdicts, and why a judge could not be asked."""
     from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
-    from zeroclaw_eval.grading.judges.check import questions, recorded
+    from zeroclaw_eval.grading.judges.check import judged_text, questions, recorded
 
     new: dict[int, list[JudgeVerdict]] = {}
     failed: dict[int, str] = {}
     costs: list[float] = []
     checks = list(expects.judge)
     for index, check in enumerate(checks):
+        response = judged_text(check, record)
         for question in questions(index, check):
             if not judges.again and recorded(check, response, question) is not None:
                 continue

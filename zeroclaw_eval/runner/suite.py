@@ -28,7 +28,7 @@ from zeroclaw_eval.cases.location import FixtureProblem
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import SystemProblem
-from zeroclaw_eval.grading.judges.check import digest
+from zeroclaw_eval.grading.judges.check import digest, judged_text
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.compact import compact_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
@@ -311,9 +311,11 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
     live = options.live
     # The verdicts judged the answer as the model gave it; the fixture holds it scrubbed,
     # and a replay grades the scrubbed one: that is the text they are recorded for.
-    said = digest(report.record.final_response)
+    checks = case.trace.expects.judge
+    record = report.record
     verdicts = {
-        i: [v.model_copy(update={"text_sha256": said}) for v in vs] for i, vs in report.judged.items()
+        i: [v.model_copy(update={"text_sha256": digest(judged_text(checks[i], record))}) for v in vs]
+        for i, vs in report.judged.items()
     }
     path = write_captured_fixture(
         options.record_dir,

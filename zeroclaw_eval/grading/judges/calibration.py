@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.grading.judges.check import digest, passes, questions
+from zeroclaw_eval.grading.judges.check import conversation_text, digest, passes, questions
 
 #: The fewest labels a calibration is computed from.
 MIN_LABELS = 50
@@ -66,6 +66,11 @@ def records_of(cases: Iterable[Case]) -> Iterator[Record]:
             if step.response.content is not None
         }
         inputs = [turn.user_input for turn in trace.turns]
+        # A conversation's judge judged every turn: the scripted conversation, each turn's
+        # answer its last scripted reply (what a replay records as the turn's answer).
+        finals = [turn.steps[-1].response.content if turn.steps else None for turn in trace.turns]
+        whole = conversation_text(zip(inputs, finals, strict=True))
+        answers[digest(whole)] = whole
         for index, check in enumerate(trace.expects.judge):
             # Each question of the check (a dimension each) is a rubric of its own: the
             # person labels what the judge was asked, under its digest.

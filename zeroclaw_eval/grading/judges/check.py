@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from zeroclaw_eval._support.json.scan import well_formed
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import Provider
+from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.model import JudgeCheck, JudgeVerdict
 from zeroclaw_eval.errors import JudgeError
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
@@ -94,10 +95,29 @@ class Question:
         return digest(self.text)
 
 
+#: What a question about the whole conversation adds to its rubric.
+CONVERSATION_TAIL = "\n\nJudge the whole conversation: every message of the user and every answer."
+
+
+def conversation_text(turns: Iterable[tuple[str, str | None]]) -> str:
+    """A conversation as a judge of its whole reads it: each user message and answer."""
+    return "\n\n".join(
+        f"User: {said}\nAssistant: {answer if answer is not None else '(no answer)'}"
+        for said, answer in turns
+    )
+
+
+def judged_text(check: JudgeCheck, record: RunRecord) -> str:
+    """What `check` judges of a run: its final response, or its whole conversation."""
+    if check.scope == "conversation":
+        return conversation_text((turn.user_input, turn.response) for turn in record.turns)
+    return record.final_response
+
+
 def questions(index: int, check: JudgeCheck) -> list[Question]:
     """What judge check `index` asks, one question per dimension (one without)."""
     scored = check.threshold is not None
-    tail = SCORE_TAIL if scored else ""
+    tail = (CONVERSATION_TAIL if check.scope == "conversation" else "") + (SCORE_TAIL if scored else "")
     base = f"judge[{index}]"
     if not check.dimensions:
         return [Question(base, f"/expects/judge/{index}", None, check.rubric + tail, scored)]
@@ -145,10 +165,12 @@ def passes(check: JudgeCheck, verdict: JudgeVerdict) -> bool:
     return verdict.verdict == check.pass_if
 
 
-def judge_checks(checks: list[JudgeCheck], response: str) -> Iterator[GradeResult]:
-    """One grade per question of each judge check, from the verdicts recorded for `response`."""
+def judge_checks(checks: list[JudgeCheck], record: RunRecord) -> Iterator[GradeResult]:
+    """One grade per question of each judge check, from the verdicts recorded for what it
+    judges of `record` (its final response, or its conversation)."""
     for index, check in enumerate(checks):
         expected: object = check.pass_if if check.threshold is None else check.threshold
+        response = judged_text(check, record)
         for question in questions(index, check):
             verdict = recorded(check, response, question)
             if verdict is None:

@@ -35,10 +35,11 @@ from typing import Any
 
 from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
+from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.judges.calibration import MIN_AGREEMENT, MIN_LABELS, SCHEMA_VERSION
-from zeroclaw_eval.grading.judges.check import digest, question_of, recorded
+from zeroclaw_eval.grading.judges.check import digest, judged_text, question_of, recorded
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 CALIBRATED, ALWAYS, NEVER = "calibrated", "always", "never"
@@ -113,7 +114,7 @@ class JudgeGate:
         shown = quote(self.folder)
         return shown if self.found else f"{shown}, which does not exist"
 
-    def apply(self, grades: Iterable[GradeResult], expects: Expects, response: str) -> list[GradeResult]:
+    def apply(self, grades: Iterable[GradeResult], expects: Expects, record: RunRecord) -> list[GradeResult]:
         """`grades`, each judge check that does not gate marked diagnostic, its detail
         saying why; and, when that leaves no check that decides the case, a failing
         `judge_gate` check that says so (see the module)."""
@@ -125,7 +126,7 @@ class JudgeGate:
             asked = question_of(grade.check_id, expects.judge) if not grade.diagnostic else None
             if asked is not None:
                 check, question = asked
-                verdict = recorded(check, response, question)
+                verdict = recorded(check, judged_text(check, record), question)
                 model = verdict.model if verdict else None
                 reason = self.diagnostic_reason(model, question.sha256, check.threshold)
                 if reason is not None:
