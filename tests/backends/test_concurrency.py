@@ -14,7 +14,7 @@ from zeroclaw_eval.backends.concurrency import AdaptiveLimit, describe, nearly_s
 async def _succeed(limit: AdaptiveLimit, times: int) -> None:
     for _ in range(times):
         generation = await limit.acquire()
-        await limit.release(generation, throttled=False)
+        limit.release(generation, throttled=False)
 
 
 def test_the_limit_starts_low_and_grows_by_about_one_per_round_of_successes() -> None:
@@ -39,7 +39,7 @@ def test_a_burst_of_throttles_halves_once_per_generation() -> None:
         limit = AdaptiveLimit(ceiling=16, start=8)
         taken = [await limit.acquire() for _ in range(8)]  # eight sent under one limit
         for generation in taken:  # all eight refused
-            await limit.release(generation, throttled=True)
+            limit.release(generation, throttled=True)
         return limit
 
     limit = asyncio.run(burst())
@@ -51,7 +51,7 @@ def test_throttles_of_later_generations_halve_again_down_to_one() -> None:
     async def refused(limit: AdaptiveLimit, times: int) -> None:
         for _ in range(times):
             generation = await limit.acquire()
-            await limit.release(generation, throttled=True)
+            limit.release(generation, throttled=True)
 
     limit = AdaptiveLimit(ceiling=16, start=8)
     asyncio.run(refused(limit, 1))
@@ -69,7 +69,7 @@ def test_a_request_waits_for_room_and_says_it_waits() -> None:
         await asyncio.sleep(0)
         seen.append(describe({"main": limit}))
         assert not second.done()
-        await limit.release(first, throttled=False)
+        limit.release(first, throttled=False)
         await second
         seen.append(describe({"main": limit}))
         return seen
@@ -93,3 +93,36 @@ def test_a_request_waits_for_room_and_says_it_waits() -> None:
 )
 def test_rate_limit_headers_say_when_the_quota_is_nearly_spent(headers: dict[str, str], spent: bool) -> None:
     assert nearly_spent(headers) is spent
+
+
+def test_a_request_cancelled_once_given_room_gives_it_back() -> None:
+    async def scenario() -> AdaptiveLimit:
+        limit = AdaptiveLimit(ceiling=4, start=1)
+        first = await limit.acquire()
+        waiting = asyncio.ensure_future(limit.acquire())
+        await asyncio.sleep(0)
+        limit.release(first, throttled=False)  # room for the waiter, given as it is cancelled
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return limit
+
+    limit = asyncio.run(scenario())
+    assert limit.state().in_flight == 0
+    assert limit.state().waiting == 0
+
+
+def test_one_limit_serves_runs_of_different_event_loops() -> None:
+    # A library caller runs one live case after another, each in its own asyncio.run.
+    limit = AdaptiveLimit(ceiling=4, start=1)
+
+    async def crowded() -> None:
+        first = await limit.acquire()
+        second = asyncio.ensure_future(limit.acquire())
+        await asyncio.sleep(0)
+        limit.release(first, throttled=False)
+        limit.release(await second, throttled=False)
+
+    asyncio.run(crowded())
+    asyncio.run(crowded())
+    assert limit.state().in_flight == 0

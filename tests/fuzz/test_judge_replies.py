@@ -20,9 +20,10 @@ from tests.support.builders import admit_case, echo_fixture
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import JudgeCheck
+from zeroclaw_eval.cases.questions import questions
 from zeroclaw_eval.cases.verdicts import add_verdicts
 from zeroclaw_eval.errors import JudgeError
-from zeroclaw_eval.grading.judges.check import ask, judge_checks, questions
+from zeroclaw_eval.grading.judges.check import ask, judge_checks
 
 TEXT = hostile_text(long=False, max_pieces=3)
 #: JSON values a judge may put in its object: NaN, infinities and huge numbers among them.

@@ -8,9 +8,10 @@ import pytest
 
 from zeroclaw_eval.boundary.record import RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import Expects
+from zeroclaw_eval.cases.questions import digest
 from zeroclaw_eval.errors import JudgeError
 from zeroclaw_eval.grading.grader import grade
-from zeroclaw_eval.grading.judges.check import _read, digest, judge_prompt
+from zeroclaw_eval.grading.judges.check import _read, judge_prompt
 
 
 @pytest.mark.parametrize(
@@ -133,7 +134,7 @@ def _scored(
 
 
 def _question_digest(expects: Expects, dimension: str | None = None) -> str:
-    from zeroclaw_eval.grading.judges.check import questions
+    from zeroclaw_eval.cases.questions import questions
 
     (question,) = [q for q in questions(0, expects.judge[0]) if q.dimension == dimension]
     return question.sha256
@@ -185,8 +186,8 @@ def test_each_dimension_is_graded_on_its_own() -> None:
 
 def test_a_conversation_judge_is_calibrated_on_the_scripted_conversation(tmp_path: Path) -> None:
     from tests.support.builders import admit_case
+    from zeroclaw_eval.cases.questions import conversation_text, questions
     from zeroclaw_eval.grading.judges.calibration import records_of
-    from zeroclaw_eval.grading.judges.check import conversation_text, questions
 
     turns = [("Hi", "Hello, how can I help?"), ("A refund, please", "Refund issued.")]
     fixture: dict[str, object] = {

@@ -6,12 +6,15 @@ conversation has `max_turns` turns.
 The user model is shown the conversation as a transcript (not as chat roles turned
 around): every wire reads one system and one user message alike. It answers with the
 next message only, or with `GOAL_DONE` alone when the conversation is over for the
-persona. The harness records each message as a turn's `user_input`, so `--record`
-writes the conversation as ordinary scripted turns and a replay never calls the model.
+persona (a reply holding it anywhere ends it). The harness records each message as a
+turn's `user_input`, so `--record` writes the conversation as ordinary scripted turns
+(without `simulated_user`: the recorded case is the conversation that happened) and a
+replay never calls the model.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from zeroclaw_eval._support.json.scan import well_formed
@@ -36,13 +39,12 @@ def instruction(spec: SimulatedUser) -> str:
 
 
 def transcript(record: RunRecord) -> str:
-    """The conversation so far, as the user model reads it."""
-    lines = ["The conversation so far:"]
-    for turn in record.turns:
-        lines.append(f"You: {turn.user_input}")
-        lines.append(f"Assistant: {turn.response if turn.response is not None else '(no answer)'}")
-    lines.append("\nYour next message:")
-    return "\n".join(lines)
+    """The conversation so far, as the user model reads it: a JSON list of the turns
+    (`you`, `assistant`; null: no answer), so that an answer cannot forge a turn of the
+    user's by holding "You: ..." lines."""
+    turns = [{"you": turn.user_input, "assistant": turn.response} for turn in record.turns]
+    said = json.dumps(turns, ensure_ascii=False, indent=1)
+    return f"The conversation so far, as a JSON list of turns:\n{said}\n\nYour next message:"
 
 
 @dataclass
@@ -71,6 +73,6 @@ class UserModel:
         ]
         reply = await self.provider.complete(messages, [])
         text = well_formed((reply.content or "").strip())[:MAX_MESSAGE_CHARS]
-        if not text or text.strip("`\"' .") == DONE:
+        if not text or DONE in text:  # "Thanks! GOAL_DONE" ends it too: never sent to the agent
             return None
         return text

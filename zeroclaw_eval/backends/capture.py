@@ -63,6 +63,8 @@ def fixture_from_run(
         steps = [_step(step) for step in record.steps if step.turn == index]
         turns.append({"user_input": user_input, "steps": steps})
     fixture = {**original, "turns": turns}
+    # The conversation a simulated user had is now the script: the recorded case is it.
+    fixture.pop("simulated_user", None)
     if allowed is not None and "tools" in original:
         fixture["tools"] = offered_tools(case.trace.tools, allowed)
         if isinstance(original.get("tool_doubles"), dict):

@@ -23,6 +23,7 @@ the few lines below.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -51,7 +52,12 @@ class LimitState:
 
 
 class AdaptiveLimit:
-    """The requests one provider may have open at once (see the module)."""
+    """The requests one provider may have open at once (see the module).
+
+    Its bookkeeping is synchronous: `release` never waits, so a request cancelled while
+    it gives its room back (an agent's framework that cancels twice, Ctrl-C on a timeout)
+    still gives it back; a waiter is a future of the loop it waits in, so the limit
+    serves one run after another, each with its own loop."""
 
     def __init__(self, ceiling: int, start: int = START) -> None:
         if ceiling < 1:
@@ -59,10 +65,9 @@ class AdaptiveLimit:
         self.ceiling = ceiling
         self._limit = float(min(max(start, 1), ceiling))
         self._in_flight = 0
-        self._waiting = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
         self._generation = 0
         self._throttled = 0
-        self._changed = asyncio.Condition()
 
     @property
     def limit(self) -> int:
@@ -71,35 +76,60 @@ class AdaptiveLimit:
 
     def state(self) -> LimitState:
         """The limit, the requests open and waiting, and how often it halved."""
-        return LimitState(self.limit, self._in_flight, self._waiting, self._throttled)
+        return LimitState(self.limit, self._in_flight, len(self._waiters), self._throttled)
 
     async def acquire(self) -> int:
         """Wait for room under the limit and take it; the generation it was taken in, to
         hand back to `release`."""
-        async with self._changed:
-            self._waiting += 1
-            try:
-                await self._changed.wait_for(lambda: self._in_flight < self.limit)
-            finally:
-                self._waiting -= 1
+        if self._in_flight < self.limit and not self._waiters:
             self._in_flight += 1
             return self._generation
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # given room, then cancelled: give it back
+                self._in_flight -= 1
+                self._wake()
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+        return self._generation
 
-    async def release(self, generation: int, *, throttled: bool, succeeded: bool = True) -> None:
+    def release(self, generation: int, *, throttled: bool, succeeded: bool = True) -> None:
         """Give the room back: the request succeeded (the limit grows), the provider
         throttled it (the limit halves, once per generation), or it failed otherwise (a
         5xx, a dropped connection: the limit stays)."""
-        async with self._changed:
-            self._in_flight -= 1
-            if throttled:
-                if generation == self._generation:
-                    self._limit = max(1.0, self._limit / 2)
-                    self._generation += 1
-                    self._throttled += 1
-            elif succeeded:
-                # A whole request more once a round of `limit` requests succeeded.
-                self._limit = min(float(self.ceiling), self._limit + 1 / self.limit)
-            self._changed.notify_all()
+        self._in_flight -= 1
+        if throttled:
+            if generation == self._generation:
+                self._limit = max(1.0, self._limit / 2)
+                self._generation += 1
+                self._throttled += 1
+        elif succeeded:
+            # A whole request more once a round of `limit` requests succeeded.
+            self._limit = min(float(self.ceiling), self._limit + 1 / self.limit)
+        self._wake()
+
+    def _wake(self) -> None:
+        """Give the room there is to the requests waiting longest."""
+        while self._waiters and self._in_flight < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                self._in_flight += 1
+                waiter.set_result(None)
+
+
+def shared_limit(limits: dict[str, AdaptiveLimit], model: str, base_url: str, ceiling: int) -> AdaptiveLimit:
+    """The run's limit of the provider at `base_url` serving `model`, made as first asked:
+    keyed by the endpoint and model (a quota's), not by who asks (the agent, a judge, a
+    simulated user of one table share it)."""
+    key = f"{model} at {base_url}"
+    found = limits.get(key)
+    if found is None:
+        found = limits[key] = AdaptiveLimit(ceiling)
+    return found
 
 
 def nearly_spent(headers: Mapping[str, str]) -> bool:
@@ -124,6 +154,6 @@ def describe(limits: Mapping[str, AdaptiveLimit]) -> str:
     for name, limit in sorted(limits.items()):
         state = limit.state()
         waiting = f", {state.waiting} waiting" if state.waiting else ""
-        named = f"{name} " if len(limits) > 1 else ""
+        named = f"{name.split(' at ', 1)[0]} " if len(limits) > 1 else ""  # the model, not the URL
         parts.append(f"{named}concurrency {state.limit}/{limit.ceiling}{waiting}")
     return "; ".join(parts)

@@ -23,7 +23,7 @@ import httpx
 from zeroclaw_eval._support.json.scan import SURROGATE_ESCAPE, encodes, well_formed, well_formed_json
 from zeroclaw_eval._support.json.text import loads_untrusted
 from zeroclaw_eval._support.redaction import scrub
-from zeroclaw_eval.backends.concurrency import AdaptiveLimit, nearly_spent
+from zeroclaw_eval.backends.concurrency import AdaptiveLimit, nearly_spent, shared_limit
 from zeroclaw_eval.boundary.provider import AUTO, Message, ModelResponse, ToolChoice, ToolSpec
 from zeroclaw_eval.config.settings import LiveOptions, ProviderSettings
 from zeroclaw_eval.errors import ProviderError, ReplyValueError, exception_words
@@ -136,7 +136,7 @@ class LiveProvider:
             succeeded = status < 400
             return response
         finally:
-            await self._limit.release(generation, throttled=throttled, succeeded=succeeded)
+            self._limit.release(generation, throttled=throttled, succeeded=succeeded)
 
     def _explain(self, response: httpx.Response, attempts: int) -> str:
         status = response.status_code
@@ -253,3 +253,8 @@ async def live_provider(
     this provider) the requests."""
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=connections)) as client:
         yield LiveProvider(options.provider, options.api_key, client, limit=limit)
+
+
+def provider_limit(limits: dict[str, AdaptiveLimit], settings: ProviderSettings) -> AdaptiveLimit:
+    """The run's adaptive limit of the provider `settings` name (`shared_limit`)."""
+    return shared_limit(limits, settings.model, settings.base_url, settings.max_concurrency)

@@ -245,7 +245,7 @@ class JudgeCheck(Strict):
     pass_if: Literal["yes", "no"] = Field("yes", description="The verdict that passes the check.")
     threshold: float | None = Field(
         None,
-        ge=0,
+        gt=0,  # from 0, every score would pass: a check that cannot fail
         le=1,
         allow_inf_nan=False,
         description="Ask the judge for a score from 0 to 1 rather than yes or no; the check passes from"

@@ -21,6 +21,7 @@ from zeroclaw_eval.cases.location import RawProblem
 from zeroclaw_eval.cases.model import (
     ECHO_TOOL,
     Expects,
+    JudgeVerdict,
     LlmTrace,
     NonEmpty,
     Setup,
@@ -28,6 +29,7 @@ from zeroclaw_eval.cases.model import (
     WorkspaceExpects,
 )
 from zeroclaw_eval.cases.patterns import regex_problem
+from zeroclaw_eval.cases.questions import questions
 from zeroclaw_eval.cases.workspace_paths import file_parts, workspace_path_problem
 from zeroclaw_eval.errors import did_you_mean
 
@@ -94,9 +96,9 @@ def rule_problems(
     if trace.setup is not None:
         yield from _setup_problems(trace.setup)
     user = trace.simulated_user
-    if user is not None and user.max_turns < len(trace.turns):
+    if user is not None and user.max_turns <= len(trace.turns):
         message = (
-            f"max_turns {user.max_turns} is fewer than the {len(trace.turns)} scripted turns: the"
+            f"max_turns {user.max_turns} leaves no turn past the {len(trace.turns)} scripted one(s): the"
             " simulated user could never speak (max_turns counts the scripted turns too)"
         )
         yield "/simulated_user/max_turns", False, message
@@ -303,8 +305,16 @@ def response_rules(expects: Expects, later: Later, turns: int | None) -> Iterato
 
 def judge_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:
     """The judge family's checks that say two things: a scored check (`threshold`) that
-    passes on a `no`, a dimension named twice (its two grades would share one id)."""
+    passes on a `no`, a dimension named twice (its two grades would share one id), and a
+    recorded verdict of one of its questions that does not fit it (see `_verdict_problem`)."""
     for index, check in enumerate(expects.judge):
+        asked = {question.sha256: question for question in questions(index, check)}
+        for number, verdict in enumerate(check.verdicts):
+            question = asked.get(verdict.rubric_sha256)  # another question's (an older rubric): not graded
+            if question is not None:
+                problem = _verdict_problem(verdict, question.scored, question.dimension)
+                if problem is not None:
+                    yield f"/expects/judge/{index}/verdicts/{number}", False, problem
         if check.threshold is not None and check.pass_if == "no":
             message = "a check with a threshold passes on a score, not on a verdict: leave pass_if out"
             yield f"/expects/judge/{index}/pass_if", False, message
@@ -317,6 +327,23 @@ def judge_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[R
                     f"the dimension {name!r} is named twice",
                 )
             seen.add(name)
+
+
+def _verdict_problem(verdict: JudgeVerdict, scored: bool, dimension: str | None) -> str | None:
+    """What keeps a recorded verdict from answering its question: a score where a yes or
+    no was asked, a yes without the score a scored check needs, a score beside a no or an
+    unknown, or another dimension named than the question's."""
+    if verdict.score is not None and verdict.verdict != "yes":
+        return f"a verdict {verdict.verdict} carries no score (a scored judge answers a score, or unknown)"
+    if scored and verdict.verdict == "yes" and verdict.score is None:
+        return "the check asks for a score: this verdict gives none (judge it again with --rejudge)"
+    if scored and verdict.verdict == "no":
+        return "the check asks for a score: its verdicts are a score, or unknown"
+    if not scored and verdict.score is not None:
+        return "the check asks yes or no: this verdict gives a score"
+    if verdict.dimension != dimension:
+        return f"this verdict names the dimension {verdict.dimension!r}, and its rubric digest {dimension!r}"
+    return None
 
 
 def workspace_rules(expects: Expects, later: Later, turns: int | None) -> Iterator[RawProblem]:

@@ -48,7 +48,7 @@ class Progress:
         elapsed = time.monotonic() - self._started
         counter = f"[{self._done}/{self._total}]"
         status = self._status() if self._status is not None else ""
-        status = f" · {status}" if status else ""
+        status = f" · {log_line(status)}" if status else ""  # model names are the configuration's
         if self._tty:
             end = "\n" if self._done == self._total else ""
             self._stream.write(f"\r\x1b[2K{counter} {self._failed} failed · {elapsed:.1f}s{status}{end}")

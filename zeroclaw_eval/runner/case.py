@@ -133,18 +133,14 @@ async def _simulated_user(case: Case, options: RunOptions, stack: AsyncExitStack
     spec = case.trace.simulated_user
     if spec is None or options.live is None:
         return None
-    from zeroclaw_eval.backends.concurrency import AdaptiveLimit
-    from zeroclaw_eval.backends.live import live_provider
+    from zeroclaw_eval.backends.live import live_provider, provider_limit
 
     name = spec.model
     try:
         chosen = options.live if name is None or options.judges is None else options.judges.options(name)
     except EvalError as exc:
         return UserModel(spec, _Unreachable(str(exc)))
-    key = "live" if name is None else f"user {name}"
-    limit = options.limits.get(key)
-    if limit is None:
-        limit = options.limits[key] = AdaptiveLimit(chosen.provider.max_concurrency)
+    limit = provider_limit(options.limits, chosen.provider)
     provider = await stack.enter_async_context(live_provider(chosen, limit=limit))
     return UserModel(spec, provider)
 

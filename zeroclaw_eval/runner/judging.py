@@ -42,12 +42,11 @@ class Judges:
     limits: dict[str, AdaptiveLimit] = field(default_factory=dict, compare=False)
 
     def limit(self, name: str | None) -> AdaptiveLimit:
-        """The adaptive limit of judge table `name` (None: the default), made as first asked."""
-        key = f"judge {name or self.default}"
-        found = self.limits.get(key)
-        if found is None:
-            found = self.limits[key] = AdaptiveLimit(self.options(name).provider.max_concurrency)
-        return found
+        """The adaptive limit of judge table `name`'s provider (None: the default's), the
+        run's for that provider (`backends.live.provider_limit`)."""
+        from zeroclaw_eval.backends.live import provider_limit
+
+        return provider_limit(self.limits, self.options(name).provider)
 
     def options(self, name: str | None) -> LiveOptions:
         """The provider table `name` (None: the default) with its key; `EvalError` for a
@@ -56,7 +55,7 @@ class Judges:
         provider = self.providers.get(name)
         if provider is None:
             defined = ", ".join(sorted(self.providers)) or "none"
-            raise EvalError(f"no [providers.models.{name}] table for the judge (defined: {defined})")
+            raise EvalError(f"no [providers.models.{name}] table (defined: {defined})")
         key = os.environ.get(provider.api_key_env, "") if provider.api_key_env else ""
         if provider.api_key_env and not key:
             raise EvalError(f"the judge's key is not set: export {provider.api_key_env}")
@@ -122,7 +121,8 @@ async def judged(expects: Expects, record: RunRecord, judges: Judges) -> Judged:
     response, or its conversation) for each that needs one (every check, with
     `judges.again`); the new verdicts, and why a judge could not be asked."""
     from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
-    from zeroclaw_eval.grading.judges.check import judged_text, questions, recorded
+    from zeroclaw_eval.cases.questions import questions
+    from zeroclaw_eval.grading.judges.check import judged_text, recorded
 
     new: dict[int, list[JudgeVerdict]] = {}
     failed: dict[int, str] = {}

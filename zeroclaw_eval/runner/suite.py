@@ -25,10 +25,11 @@ from zeroclaw_eval.agent.deadline import bounded_blocking
 from zeroclaw_eval.cases.admission import load_fixture
 from zeroclaw_eval.cases.case import Case, RejectedFixture
 from zeroclaw_eval.cases.location import FixtureProblem
+from zeroclaw_eval.cases.questions import digest
 from zeroclaw_eval.collect.collection import Collection, Fixture, collect_suite
 from zeroclaw_eval.collect.suite import shown_path
 from zeroclaw_eval.errors import SystemProblem
-from zeroclaw_eval.grading.judges.check import digest, judged_text
+from zeroclaw_eval.grading.judges.check import judged_text
 from zeroclaw_eval.report.codec import scrub_case
 from zeroclaw_eval.report.compact import compact_case
 from zeroclaw_eval.report.model import REJECTED, CaseReport, ShardInfo, SuiteReport
@@ -133,12 +134,9 @@ async def _run_mode(fixtures: list[Fixture], run: Run) -> list[CaseReport]:
     options = run.options
     if options.live is None:
         return await _run_each(fixtures, run)
-    from zeroclaw_eval.backends.concurrency import AdaptiveLimit
-    from zeroclaw_eval.backends.live import live_provider  # only live mode pays for httpx
+    from zeroclaw_eval.backends.live import live_provider, provider_limit  # only live mode pays for httpx
 
-    limit = options.limits.get("live")
-    if limit is None:
-        limit = options.limits["live"] = AdaptiveLimit(options.live.provider.max_concurrency)
+    limit = provider_limit(options.limits, options.live.provider)  # shared with its judges, if one table
     async with live_provider(options.live, connections=max(run.jobs, 1) * 2, limit=limit) as provider:
         return await _run_each(fixtures, replace(run, live=provider))
 
@@ -295,7 +293,7 @@ def admitted(fixture: Fixture, options: RunOptions) -> Case | RejectedFixture:
         # no model could play is one whose live runs cannot run.
         message = (
             "a simulated user is played by a model in live mode, and none is configured: set"
-            " [eval].live_provider (or simulated_user.model) to a [providers.models.NAME] table"
+            " [eval].live_provider to a [providers.models.NAME] table"
         )
         problem = FixtureProblem(fixture.locate("/simulated_user", at_key=True), message)
         return RejectedFixture(fixture.name, fixture.path, [problem], fixture.text, fixture.trace.model_name)
@@ -306,6 +304,8 @@ def _record(case: Case, report: CaseReport, options: RunOptions) -> None:
     """`--record`: a finished live run of `case` written as a replay fixture, and said so."""
     if options.record_dir is None or options.live is None or report.record is None:
         return
+    if report.error is not None and report.error.field.pointer.startswith("/simulated_user"):
+        return  # a conversation cut short by the user model is no case: the scripted turns alone would pass
     from zeroclaw_eval.backends.capture import write_captured_fixture
 
     live = options.live

@@ -14,8 +14,8 @@ import pytest
 
 from tests.support.builders import write_fixture
 from tests.support.invoke import console_script
+from zeroclaw_eval.cases.questions import digest
 from zeroclaw_eval.grading.judges.calibration import agreement
-from zeroclaw_eval.grading.judges.check import digest
 
 RUBRIC = "Does the answer greet the user?"
 

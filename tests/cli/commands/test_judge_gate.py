@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.builders import write_fixture
 from tests.support.invoke import Result, invoke
-from zeroclaw_eval.grading.judges.check import digest
+from zeroclaw_eval.cases.questions import digest
 
 RUBRIC = "Does the answer name a fruit?"
 JUDGE = "judge-m"

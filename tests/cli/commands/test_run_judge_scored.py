@@ -14,8 +14,9 @@ from tests.cli.commands.test_run_live import text_case
 from tests.support.builders import write_fixture
 from tests.support.invoke import invoke
 from zeroclaw_eval.cases.model import JudgeCheck
+from zeroclaw_eval.cases.questions import questions
 from zeroclaw_eval.collect.suite import discover
-from zeroclaw_eval.grading.judges.check import judge_prompt, questions
+from zeroclaw_eval.grading.judges.check import judge_prompt
 from zeroclaw_eval.serve.routing import load_cases
 from zeroclaw_eval.serve.server import ReplayServer
 
@@ -97,7 +98,7 @@ def test_a_scored_judge_is_calibrated_at_its_threshold(tmp_path: Path) -> None:
     threshold alone: the check at another one is diagnostic until calibrated again."""
     check = JudgeCheck.model_validate({"rubric": RUBRIC, "threshold": 0.7})
     (question,) = questions(0, check)
-    from zeroclaw_eval.grading.judges.check import digest
+    from zeroclaw_eval.cases.questions import digest
 
     for number in range(50):
         answer = f"apple number {number}"
@@ -133,3 +134,58 @@ def test_a_scored_judge_is_calibrated_at_its_threshold(tmp_path: Path) -> None:
     grade = next(g for g in moved.json()["cases"][0]["grades"] if g["check_id"] == "judge[0]")
     assert "was calibrated at the threshold 0.7" in grade["detail"]
     assert "the check asks 0.2" in grade["detail"]
+
+
+def test_a_threshold_of_zero_and_verdicts_that_do_not_fit_their_question_are_refused(tmp_path: Path) -> None:
+    from zeroclaw_eval.cases.questions import digest
+
+    check = JudgeCheck.model_validate({"rubric": RUBRIC, "threshold": 0.7, "dimensions": DIMENSIONS})
+    accuracy, tone = questions(0, check)
+    base = {"text_sha256": digest("apple"), "model": "judge"}
+    cases = {
+        "zero": ({"threshold": 0}, [], "greater than 0"),
+        "no score": (
+            {},
+            [{**base, "rubric_sha256": accuracy.sha256, "verdict": "yes", "dimension": "accuracy"}],
+            "this verdict gives none",
+        ),
+        "no with score": (
+            {},
+            [
+                {
+                    **base,
+                    "rubric_sha256": accuracy.sha256,
+                    "verdict": "no",
+                    "score": 0.9,
+                    "dimension": "accuracy",
+                }
+            ],
+            "carries no score",
+        ),
+        "other dimension": (
+            {},
+            [{**base, "rubric_sha256": tone.sha256, "verdict": "yes", "score": 0.9, "dimension": "accuracy"}],
+            "names the dimension 'accuracy'",
+        ),
+    }
+    for name, (change, verdicts, said) in cases.items():
+        case = _scored_case()
+        case["expects"]["judge"][0].update(change)
+        case["expects"]["judge"][0]["verdicts"] = verdicts
+        path = write_fixture(tmp_path / name.replace(" ", "_"), "alpha.json", case)
+        result = invoke("eval", "check", str(path), cwd=tmp_path)
+        assert result.code == 1, name
+        assert said in result.stdout, (name, result.stdout)
+    plain = text_case("alpha", "apple")  # a yes-or-no check whose verdict gives a score
+    plain["expects"] = {
+        "judge": [
+            {
+                "rubric": RUBRIC,
+                "verdicts": [{**base, "rubric_sha256": digest(RUBRIC), "verdict": "yes", "score": 0.5}],
+            }
+        ]
+    }
+    path = write_fixture(tmp_path / "plain", "alpha.json", plain)
+    result = invoke("eval", "check", str(path), cwd=tmp_path)
+    assert result.code == 1
+    assert "the check asks yes or no: this verdict gives a score" in result.stdout

@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.grading.judges.check import conversation_text, digest, passes, questions
+from zeroclaw_eval.cases.questions import conversation_text, digest, questions
+from zeroclaw_eval.grading.judges.check import passes
 
 #: The fewest labels a calibration is computed from.
 MIN_LABELS = 50

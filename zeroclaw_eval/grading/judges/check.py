@@ -34,16 +34,15 @@ a verdict. No wording stops every injection; review the verdicts `--rejudge` wri
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 
 from zeroclaw_eval._support.json.scan import well_formed
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.boundary.provider import Provider
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.model import JudgeCheck, JudgeVerdict
+from zeroclaw_eval.cases.questions import Question, conversation_text, digest, questions
 from zeroclaw_eval.errors import JudgeError
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
@@ -67,70 +66,11 @@ SCORE_INSTRUCTION = (
 _FENCED = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
-def digest(text: str) -> str:
-    """The SHA-256 of `text` as UTF-8, in hex: what a verdict names."""
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-#: What a scored check's question adds to its rubric (a person labelling it is shown the
-#: rubric without it: they say yes or no).
-SCORE_TAIL = "\n\nScore the answer from 0 (not at all) to 1 (fully)."
-
-
-@dataclass(frozen=True)
-class Question:
-    """One thing a judge check asks: its rubric, or with `dimensions` the rubric about
-    one of them; its text (what the judge is shown as the rubric, and whose digest its
-    verdicts and calibrations name) says the dimension and, for a scored check, that a
-    score is asked. A plain yes-or-no check's question is its rubric, as it always was."""
-
-    check_id: str
-    pointer: str
-    dimension: str | None
-    text: str
-    scored: bool
-
-    @property
-    def sha256(self) -> str:
-        return digest(self.text)
-
-
-#: What a question about the whole conversation adds to its rubric.
-CONVERSATION_TAIL = "\n\nJudge the whole conversation: every message of the user and every answer."
-
-
-def conversation_text(turns: Iterable[tuple[str, str | None]]) -> str:
-    """A conversation as a judge of its whole reads it: each user message and answer."""
-    return "\n\n".join(
-        f"User: {said}\nAssistant: {answer if answer is not None else '(no answer)'}"
-        for said, answer in turns
-    )
-
-
 def judged_text(check: JudgeCheck, record: RunRecord) -> str:
     """What `check` judges of a run: its final response, or its whole conversation."""
     if check.scope == "conversation":
         return conversation_text((turn.user_input, turn.response) for turn in record.turns)
     return record.final_response
-
-
-def questions(index: int, check: JudgeCheck) -> list[Question]:
-    """What judge check `index` asks, one question per dimension (one without)."""
-    scored = check.threshold is not None
-    tail = (CONVERSATION_TAIL if check.scope == "conversation" else "") + (SCORE_TAIL if scored else "")
-    base = f"judge[{index}]"
-    if not check.dimensions:
-        return [Question(base, f"/expects/judge/{index}", None, check.rubric + tail, scored)]
-    return [
-        Question(
-            f"{base}.{name}",
-            f"/expects/judge/{index}/dimensions/{number}",
-            name,
-            f"{check.rubric}\n\nJudge this dimension only: {name}{tail}",
-            scored,
-        )
-        for number, name in enumerate(check.dimensions)
-    ]
 
 
 def question_of(check_id: str, checks: list[JudgeCheck]) -> tuple[JudgeCheck, Question] | None:
@@ -188,6 +128,10 @@ def judge_checks(checks: list[JudgeCheck], record: RunRecord) -> Iterator[GradeR
                 said = f"the judge ({verdict.model}) answered unknown{on}"
                 detail = f"{said} (it could not tell from the answer), which never passes{reason}"
                 actual: object = "unknown"
+            elif check.threshold is not None and verdict.score is None:  # admission refuses it; never crash
+                said = f"the judge ({verdict.model}) answered {verdict.verdict}{on} with no score"
+                detail = f"{said}, and the check passes on a score from {check.threshold:g}{reason}"
+                actual = None
             elif check.threshold is not None:
                 said = f"the judge ({verdict.model}) scored {verdict.score:g}{on}"
                 detail = f"{said}, and the check passes from {check.threshold:g}{reason}"

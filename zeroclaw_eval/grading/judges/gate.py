@@ -37,9 +37,10 @@ from zeroclaw_eval._support.files import read_bounded
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
 from zeroclaw_eval.boundary.record import RunRecord
 from zeroclaw_eval.cases.model import Expects
+from zeroclaw_eval.cases.questions import digest
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.judges.calibration import MIN_AGREEMENT, MIN_LABELS, SCHEMA_VERSION
-from zeroclaw_eval.grading.judges.check import digest, judged_text, question_of, recorded
+from zeroclaw_eval.grading.judges.check import judged_text, question_of, recorded
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 CALIBRATED, ALWAYS, NEVER = "calibrated", "always", "never"

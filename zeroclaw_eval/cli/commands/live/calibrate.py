@@ -80,7 +80,7 @@ def label_command(records: Path, labels: Path | None, labeler: str | None) -> No
     """Show each record not labelled yet (the conversation, the answer, the rubric, never
     the judge's verdict) and take your yes or no; s skips, q stops. Each label is saved as
     it is given, so labelling stops and resumes where it left off."""
-    from zeroclaw_eval.grading.judges.check import SCORE_TAIL
+    from zeroclaw_eval.cases.questions import SCORE_TAIL
 
     with exit_on_error():
         items = _records(records)
