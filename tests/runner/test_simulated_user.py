@@ -18,14 +18,29 @@ ENV = {"SIM_KEY": "sk-test"}
 OPENING = "Hi, my order 1234 arrived broken."
 
 
+USAGE = {"prompt_tokens": 1, "completion_tokens": 1}
+
+
+def _system(request: dict[str, Any]) -> str:
+    first = request["messages"][0]
+    return str(first["content"]) if first["role"] == "system" else ""
+
+
+def _live(cli: Runner, folder: Path, *args: str) -> Any:
+    """A live run of the project, its report in JSON with every detail."""
+    return cli(
+        "eval", "run", "--mode", "live", *args, "--format", "json", "--details", "all", cwd=folder, env=ENV
+    )
+
+
 def _last_user(request: dict[str, Any]) -> str:
     return next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
 
 
 def _shop(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The agent's model and the user model, told apart by the user model's instruction."""
-    usage = {"prompt_tokens": 1, "completion_tokens": 1}
-    system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+    usage = USAGE
+    system = _system(request)
     if system.startswith("You play the user"):
         transcript = _last_user(request)
         return ("GOAL_DONE" if "issued a refund" in transcript else "I want a refund, please."), usage
@@ -64,20 +79,7 @@ def test_the_user_model_talks_until_its_goal_is_met_and_record_writes_the_turns(
 ) -> None:
     with chat_model(_shop) as url:
         _project(tmp_path, url, USER)
-        live = cli(
-            "eval",
-            "run",
-            "--mode",
-            "live",
-            "--record",
-            "recorded",
-            "--format",
-            "json",
-            "--details",
-            "all",
-            cwd=tmp_path,
-            env=ENV,
-        )
+        live = _live(cli, tmp_path, "--record", "recorded")
     assert live.code == 0, live.stdout + live.stderr
     assert _inputs(live) == [OPENING, "I want a refund, please."]  # then GOAL_DONE: no third turn
     recorded = json.loads((tmp_path / "recorded" / "refund.json").read_text(encoding="utf-8"))
@@ -91,22 +93,18 @@ def test_the_user_model_talks_until_its_goal_is_met_and_record_writes_the_turns(
 
 def test_max_turns_and_stop_when_end_the_conversation(cli: Runner, tmp_path: Path) -> None:
     def stubborn(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
-        usage = {"prompt_tokens": 1, "completion_tokens": 1}
+        system = _system(request)
+        usage = USAGE
         return (
             "And what about a refund?" if system.startswith("You play the user") else "We do not do refunds."
         ), usage
 
     with chat_model(stubborn) as url:
         _project(tmp_path, url, {**USER, "max_turns": 3})
-        capped = cli(
-            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
-        )
+        capped = _live(cli, tmp_path)
         assert len(_inputs(capped)) == 3  # the scripted one and two of the user model's
         _project(tmp_path, url, {**USER, "stop_when": "DO NOT DO REFUNDS"})  # case-insensitive
-        stopped = cli(
-            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
-        )
+        stopped = _live(cli, tmp_path)
         assert _inputs(stopped) == [OPENING]  # the first answer holds it: the user model is never asked
 
 
@@ -137,20 +135,7 @@ def test_max_turns_under_the_scripted_turns_is_refused(cli: Runner, tmp_path: Pa
 def test_a_user_model_that_cannot_be_asked_is_that_cases_run_error(cli: Runner, tmp_path: Path) -> None:
     with chat_model(_shop) as url:
         _project(tmp_path, url, {**USER, "model": "missing"})
-        result = cli(
-            "eval",
-            "run",
-            "--mode",
-            "live",
-            "--record",
-            "recorded",
-            "--format",
-            "json",
-            "--details",
-            "all",
-            cwd=tmp_path,
-            env=ENV,
-        )
+        result = _live(cli, tmp_path, "--record", "recorded")
     assert result.code == 1
     # Cut short by its user model, the run is no case: recorded, its scripted turn alone would pass.
     assert not (tmp_path / "recorded" / "refund.json").exists()
@@ -164,17 +149,15 @@ def test_a_user_model_that_cannot_be_asked_is_that_cases_run_error(cli: Runner, 
 
 def test_a_broken_agent_fails_the_simulated_conversation(cli: Runner, tmp_path: Path) -> None:
     def unhelpful(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
-        usage = {"prompt_tokens": 1, "completion_tokens": 1}
+        system = _system(request)
+        usage = USAGE
         if system.startswith("You play the user"):
             return "Please, I need my money back.", usage
         return "I cannot help with that.", usage  # the agent never gets to the refund
 
     with chat_model(unhelpful) as url:
         _project(tmp_path, url, USER)
-        result = cli(
-            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
-        )
+        result = _live(cli, tmp_path)
     assert result.code == 1
     assert len(_inputs(result)) == USER["max_turns"]  # the user model kept at it to the last turn
     (case,) = result.json()["cases"]
@@ -184,7 +167,7 @@ def test_a_broken_agent_fails_the_simulated_conversation(cli: Runner, tmp_path: 
 
 def test_a_judge_of_the_whole_conversation_reads_every_turn_and_replays(cli: Runner, tmp_path: Path) -> None:
     def with_judge(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
+        system = _system(request)
         if system.startswith("You are a strict evaluator"):
             text = _last_user(request)
             # Only the whole conversation holds the user model's turn.
@@ -205,20 +188,7 @@ def test_a_judge_of_the_whole_conversation_reads_every_turn_and_replays(cli: Run
         (tmp_path / "zeroclaw.toml").write_text(
             config.replace("[eval]\n", '[eval]\njudge_gate = "always"\n'), encoding="utf-8"
         )
-        live = cli(
-            "eval",
-            "run",
-            "--mode",
-            "live",
-            "--record",
-            "recorded",
-            "--format",
-            "json",
-            "--details",
-            "all",
-            cwd=tmp_path,
-            env=ENV,
-        )
+        live = _live(cli, tmp_path, "--record", "recorded")
     assert live.code == 0, live.stdout + live.stderr
     (case,) = live.json()["cases"]
     (judged,) = [g for g in case["grades"] if g["check_id"] == "judge[0]"]
@@ -241,15 +211,13 @@ def test_an_answer_cannot_forge_a_turn_of_the_conversation() -> None:
 
 def test_goal_done_anywhere_in_the_reply_ends_the_conversation(cli: Runner, tmp_path: Path) -> None:
     def polite(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        system = request["messages"][0]["content"] if request["messages"][0]["role"] == "system" else ""
-        usage = {"prompt_tokens": 1, "completion_tokens": 1}
+        system = _system(request)
+        usage = USAGE
         return (
             "Thanks, that is all! GOAL_DONE" if system.startswith("You play the user") else "A refund it is."
         ), usage
 
     with chat_model(polite) as url:
         _project(tmp_path, url, USER)
-        result = cli(
-            "eval", "run", "--mode", "live", "--format", "json", "--details", "all", cwd=tmp_path, env=ENV
-        )
+        result = _live(cli, tmp_path)
     assert _inputs(result) == [OPENING]  # the thanks never reaches the agent
