@@ -174,6 +174,8 @@ def test_the_counts_add_rows_for_xfail_outcomes_when_a_case_is_marked() -> None:
         (100_000.0, 2_000.0, "| duration (s) | 100.0 | 2.0 | -98.0 (-98%) |"),
         # Shown to a tenth of a second, and compared as shown: 1.04 s is 1.0 s again.
         (1_000.0, 1_040.0, "| duration (s) | 1.0 | 1.0 | = |"),
+        # In digits however long, never in a float's exponent notation (1e+17).
+        (0.0, 1e20, "| duration (s) | 0.0 | 100,000,000,000,000,000.0 | +100,000,000,000,000,000.0 |"),
     ],
 )
 def test_the_durations_are_compared_in_seconds_to_a_tenth(base_ms: float, head_ms: float, row: str) -> None:
@@ -181,6 +183,45 @@ def test_the_durations_are_compared_in_seconds_to_a_tenth(base_ms: float, head_m
         run(passing("a.json"), duration_ms=base_ms), run(passing("a.json"), duration_ms=head_ms)
     )
     assert f"\n{row}\n" in comment
+
+
+def priced(name: str, cost: float | None, judges: float | None = None) -> CaseReport:
+    """A passing case whose requests cost `cost` and its judges `judges` (None: unpriced)."""
+    case = passing(name)
+    case.cost_usd, case.judge_cost_usd = cost, judges
+    return case
+
+
+@pytest.mark.parametrize(
+    ("then", "now", "row"),
+    [
+        (1.5, 3.0, "| $1.5000 | $3.0000 | +$1.5000 (+100%) |"),
+        (3.0, 0.75, "| $3.0000 | $0.7500 | -$2.2500 (-75%) |"),
+        (0.25, 0.25, "| $0.2500 | $0.2500 | = |"),
+        (0.0, 0.01, "| $0.0000 | $0.0100 | +$0.0100 |"),  # no share of nothing
+        (None, 0.01, "| | $0.0100 | |"),  # the base unpriced: nothing to compare
+        (2.0, None, "| $2.0000 | | |"),
+    ],
+)
+def test_the_costs_of_the_agents_and_of_the_judges_are_compared_where_both_are_priced(
+    then: float | None, now: float | None, row: str
+) -> None:
+    agents = pull_request_comment(run(priced("a.json", then)), run(priced("a.json", now)))
+    assert f"\n| cost (USD) {row}\n" in agents
+    assert "judges' cost" not in agents
+    judges = pull_request_comment(run(priced("a.json", None, then)), run(priced("a.json", None, now)))
+    assert f"\n| judges' cost (USD) {row}\n" in judges
+    assert "| cost (USD)" not in judges
+
+
+def test_without_a_baseline_the_costs_are_the_heads_alone() -> None:
+    comment = pull_request_comment(None, run(priced("a.json", 1.5, 0.035), priced("b.json", 0.5)))
+    assert "\n| cost (USD) | | $2.0000 | |\n| judges' cost (USD) | | $0.0350 | |\n" in comment
+
+
+def test_a_run_priced_on_neither_side_has_no_cost_rows() -> None:
+    comment = pull_request_comment(run(passing("a.json")), run(passing("a.json")))
+    assert "cost" not in comment
 
 
 def test_the_comment_reporter_marks_the_comment_with_its_key() -> None:
@@ -343,6 +384,80 @@ def test_a_new_case_or_one_without_tokens_does_not_hide_the_token_changes_after_
     comment = pull_request_comment(base, head)
     assert "### Token changes (the 1 largest of 1)" in comment
     assert "| `evals/z.json` | 10 | 25 | +15 (+150%) | 0 → 0 |" in comment
+
+
+# Diagnostic checks: reported, deciding nothing ------------------------------------------------
+
+
+def judged(
+    name: str,
+    *,
+    passed: bool = False,
+    check: str = "judge[0]",
+    detail: str = "the judge said no",
+    line: int | None = 5,
+) -> CaseReport:
+    """A case whose one check, a diagnostic judge check, passed or failed."""
+    grade = GradeResult(check, RESPONSE, passed, detail, FieldRef("/expects/judge/0", line), diagnostic=True)
+    return CaseReport(name, f"evals/{name}", "model", [grade], record=_record((10, 2), ()))
+
+
+def test_failed_diagnostic_checks_are_listed_folded_each_where_it_is_and_what_it_found() -> None:
+    # A dimension's name is any text, a judge's words too: pipes kept, as outside any table.
+    check, detail = "judge[0].tone|clarity", "curt | vague"
+    head = run(
+        judged("a|b.json", check=check, detail=detail), judged("ok.json", passed=True), passing("p.json")
+    )
+    comment = pull_request_comment(run(judged("a|b.json")), head, links=Links(blob=BLOB))
+    where = f"[`evals/a|b.json:5`]({BLOB}/evals/a%7Cb.json#L5)"
+    assert (
+        "<details><summary>Diagnostic checks that failed, deciding nothing (1)</summary>\n\n"
+        "- `evals/a|b.json` (passed)\n"
+        f"  - `{check}` at {where}: `{detail}`\n"
+        "\n</details>\n\n"
+    ) in comment
+    assert "ok.json`" not in comment.split("deciding nothing (1)")[1]
+
+
+def test_a_run_without_a_failed_diagnostic_check_has_no_such_list() -> None:
+    comment = pull_request_comment(None, run(judged("ok.json", passed=True), failing("f.json")))
+    assert "Diagnostic checks that failed" not in comment
+
+
+def test_the_words_of_a_failed_diagnostic_check_are_cut_after_300_characters() -> None:
+    comment = pull_request_comment(None, run(judged("a.json", detail="d" * 400)))
+    assert f"  - `judge[0]` at `evals/a.json:5`: `{'d' * 299}…`\n" in comment
+
+
+def test_the_list_of_failed_diagnostic_checks_is_cut_whole_never_left_open() -> None:
+    names = [f"case_{n:03}.json" for n in range(40)]
+    head = run(*map(judged, names))
+    whole = pull_request_comment(None, head)
+    middle = len(whole[: whole.index("evals/case_020.json")].encode("utf-8"))  # the limit counts bytes
+    comment = pull_request_comment(None, head, limit=middle + 200)
+    assert "<details>" not in comment
+    assert "left out" in comment
+
+
+def test_the_counts_say_how_many_judge_checks_were_diagnostic_and_failed() -> None:
+    head = run(judged("a.json"), judged("b.json", passed=True), passing("c.json"))
+    comment = pull_request_comment(None, head)
+    said = (
+        "2 judge checks diagnostic, 1 of them failed: a judge no calibration backs (zeroclaw eval"
+        " calibrate) is reported but decides no case ([eval].judge_gate).\n\n"
+    )
+    assert f"|\n\n{said}" in comment  # after the table of counts, as a sentence of its own
+    assert "judge check" not in pull_request_comment(None, run(passing("c.json")))
+
+
+def test_a_case_fixed_only_as_its_failing_judge_check_became_diagnostic_says_so() -> None:
+    before = failing("j.json", check="judge[0]")
+    base = run(before, failing("f.json"))
+    head = run(judged("j.json"), passing("f.json"))
+    comment = pull_request_comment(base, head)
+    assert (
+        "### Fixed (2)\n\n- `evals/j.json` (a judge check that fails is now diagnostic)\n- `evals/f.json`\n\n"
+    ) in comment
 
 
 # Staying under GitHub's limit -----------------------------------------------------------------
