@@ -77,9 +77,19 @@ AREAS: dict[str, Area] = {
         ("tests/cli/commands/test_run_mcp.py", "tests/cli/commands/test_run_mcp_upstream.py", "tests/tools"),
     ),
     "publish": Area(("zeroclaw_eval/publish/*.py",), ("tests/publish",)),
+    # Not tests/cli/commands/test_calibrate.py: it runs the console script in a temporary
+    # folder, where mutmut's stats run (MUTANT_UNDER_TEST=stats, inherited) finds no
+    # configuration and the command fails. So grading/judges/calibration.py scores low
+    # here (54 %, not recorded) until its agreement and records are tested in-process.
     "grading": Area(
         ("zeroclaw_eval/grading/*.py", "zeroclaw_eval/grading/judges/*.py"),
-        ("tests/grading", "tests/cli/commands/test_run_judge.py", "tests/cli/commands/test_judge_gate.py"),
+        (
+            "tests/grading",
+            "tests/cli/commands/test_run_judge.py",
+            "tests/cli/commands/test_run_judge_scored.py",
+            "tests/cli/commands/test_judge_gate.py",
+            "tests/report/test_cost_caps.py",
+        ),
     ),
     "wire": Area(("zeroclaw_eval/wire/*.py",), ("tests/wire",)),
     "pull_request": Area(

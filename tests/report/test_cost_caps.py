@@ -51,6 +51,8 @@ def test_a_case_that_costs_more_than_its_bound_fails_it(cli: Runner, tmp_path: P
         assert grade is not None
         assert grade["passed"] is False
         assert grade["detail"] == "expected at most $3; cost $3.500000"
+        assert (grade["expected"], grade["actual"]) == (3.0, 3.5)
+        assert grade["field"]["pointer"] == "/expects/budget/max_cost_usd"
         assert grade["field"]["line"] is not None  # it points at the bound in the fixture
         _project(tmp_path, url, budget={"max_cost_usd": 3.5})  # inclusive
         assert cli("eval", "run", cwd=tmp_path, env=ENV).code == 0
@@ -64,6 +66,8 @@ def test_a_case_whose_cost_is_unknown_fails_its_bound(cli: Runner, tmp_path: Pat
     grade = _cost_grade(result)
     assert grade is not None
     assert "the cost is unknown" in grade["detail"]
+    assert (grade["expected"], grade["actual"]) == (100.0, None)
+    assert grade["field"]["pointer"] == "/expects/budget/max_cost_usd"
 
 
 def test_the_bound_is_not_graded_where_nothing_is_billed(cli: Runner, tmp_path: Path) -> None:

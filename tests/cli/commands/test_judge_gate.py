@@ -6,6 +6,7 @@ vacuity, not a mutant."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -87,17 +88,17 @@ def _judge_grade(result: Result) -> dict[str, Any]:
 
 def test_an_uncalibrated_judge_that_says_no_decides_nothing_and_says_so(tmp_path: Path) -> None:
     _config(tmp_path)
+    (tmp_path / "evals" / "calibration").mkdir(parents=True)  # there, and empty
     _fixture(tmp_path, "no")
     result = _run(tmp_path, "--format", "json")
     assert result.code == 0, result.stdout
     grade = _judge_grade(result)
     assert grade["passed"] is False
     assert grade["diagnostic"] is True
-    assert (
+    assert grade["detail"].endswith(
         f'[diagnostic: the judge "{JUDGE}" has no calibration on this rubric in "evals/calibration"'
-        in grade["detail"]
+        " (calibrate it with `zeroclaw eval calibrate`, or set [eval].judge_gate)]"
     )
-    assert "zeroclaw eval calibrate" in grade["detail"]
     assert result.json()["diagnostic_checks"] == {"total": 1, "failed": 1}
     assert result.json()["cases"][0]["status"] == "passed"
     table = _run(tmp_path)
@@ -144,7 +145,23 @@ def test_always_and_never(tmp_path: Path, gate: str, code: int) -> None:
     _config(tmp_path, f'judge_gate = "{gate}"\n')
     _calibration(tmp_path)  # `never` ignores it; `always` needs none
     _fixture(tmp_path, "no")
-    assert _run(tmp_path).code == code
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == code
+    detail = _judge_grade(result)["detail"]
+    assert detail.endswith("[diagnostic: [eval].judge_gate is never]") == (gate == "never")
+
+
+def test_an_agreement_at_the_floor_gates(tmp_path: Path) -> None:
+    _config(tmp_path)
+    _calibration(tmp_path, agreement=0.85)
+    _fixture(tmp_path, "no")
+    assert _run(tmp_path).code == 1
+    _fixture(tmp_path, "yes", answer="pear")  # no verdict: the rubric's calibration at the floor
+    assert _run(tmp_path).code == 1
+    _calibration(tmp_path, agreement=0.5)  # below the floor, the rubric's only calibration backs nothing
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0
+    assert "no judge is calibrated on this rubric" in _judge_grade(result)["detail"]
 
 
 def test_an_answer_no_verdict_covers_gates_where_the_rubric_is_calibrated(tmp_path: Path) -> None:
@@ -168,6 +185,10 @@ def test_the_calibration_folder_is_configurable(tmp_path: Path) -> None:
     assert _run(tmp_path).code == 0
     _config(tmp_path, 'calibration_dir = "judges"\n')
     assert _run(tmp_path).code == 1
+    _calibration(tmp_path, model="another-judge").rename(tmp_path / "judges" / moved.name)  # not this judge
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0
+    assert 'has no calibration on this rubric in "judges" (' in _judge_grade(result)["detail"]
 
 
 @pytest.mark.parametrize(
@@ -178,6 +199,12 @@ def test_the_calibration_folder_is_configurable(tmp_path: Path) -> None:
         ({"agreement": 1.5}, "`agreement` must be a share from 0 to 1, not 1.5"),
         ({"schema_version": 2}, "schema_version 2, where this version of zeroclaw-eval reads 1"),
         ({"model": None}, "`model` is missing or not a string"),
+        ({"model": ""}, "`model` is missing or not a string"),
+        ({"labels": True}, "`labels` must be a count of 50 or more, not True"),
+        ({"labels": "many"}, "`labels` must be a count of 50 or more, not 'many'"),
+        ({"agreement": True}, "`agreement` must be a share from 0 to 1, not True"),
+        ({"threshold": 1.5}, "`threshold` must be null or a score from 0 to 1, not 1.5"),
+        ({"threshold": True}, "`threshold` must be null or a score from 0 to 1, not True"),
     ],
 )
 def test_a_calibration_file_that_is_not_one_stops_the_run(
@@ -191,8 +218,43 @@ def test_a_calibration_file_that_is_not_one_stops_the_run(
     result = _run(tmp_path)
     assert result.code == 2
     assert str(path) in result.stderr
-    assert said in result.stderr
+    assert f"{said}; write it again with `zeroclaw eval calibrate finalize`" in _flat(result.stderr)
+    assert "(or move it out of the calibration folder)" in _flat(result.stderr)
     assert "Traceback" not in result.stderr
+
+
+def _flat(text: str) -> str:
+    """`text` with its lines joined (an error message is wrapped to the terminal)."""
+    return " ".join(text.split())
+
+
+def test_a_calibration_file_that_is_no_json_object_stops_the_run(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    path.write_text("[]", encoding="utf-8")
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert ": not a JSON object; write it again" in _flat(result.stderr)
+
+
+@pytest.mark.parametrize("change", [{"agreement": 0}, {"threshold": 0}, {"threshold": 1}])
+def test_a_calibration_at_the_bounds_of_its_values_is_read(tmp_path: Path, change: dict[str, Any]) -> None:
+    # Read, it backs nothing here (an agreement of 0 is below the floor; a threshold is
+    # another judge than this yes-or-no check's), so the judge's no decides nothing.
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), **change}), encoding="utf-8")
+    _fixture(tmp_path, "no")
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0, result.stderr
+    detail = _judge_grade(result)["detail"]
+    if "threshold" in change:
+        assert f"was calibrated at the threshold {change['threshold']} ({path.name!r}"[:-1] in detail.replace(
+            '"', "'"
+        )
+    else:
+        assert "agrees with a person on 0% of 50 labels" in detail
 
 
 def test_a_calibration_file_that_is_not_json_stops_the_run(tmp_path: Path) -> None:
@@ -212,6 +274,7 @@ def test_two_calibrations_of_one_judge_and_rubric_stop_the_run(tmp_path: Path) -
     _fixture(tmp_path, "yes")
     result = _run(tmp_path)
     assert result.code == 2
+    assert f"calibrates {JUDGE} on the rubric {digest(RUBRIC)[:12]}, as" in _flat(result.stderr)
     assert "keep one of them" in result.stderr
 
 
@@ -243,6 +306,12 @@ def test_a_case_no_check_decides_fails_whatever_the_judge_said(tmp_path: Path) -
         in undecided["detail"]
     )
     assert undecided["field"]["pointer"] == "/expects/judge"
+    assert undecided["category"] == "response"
+    assert undecided["detail"] == (
+        "no check decides this case: its one check is judge checks no calibration backs (see each), so it"
+        " would pass whatever the agent did; calibrate the judge (zeroclaw eval calibrate), add a check"
+        ' that needs no judge (response_contains, a tool check, ...), or set [eval].judge_gate = "always"'
+    )
     _calibration(tmp_path)  # calibrated, the judge decides: it said yes
     assert _run(tmp_path).code == 0
     _config(tmp_path, 'judge_gate = "never"\n')  # never: nothing decides again
@@ -357,3 +426,112 @@ def test_a_case_that_passes_only_as_its_judge_stopped_deciding_is_no_plain_fix(t
     comment = invoke("eval", "compare", "base.json", "head.json", cwd=tmp_path)
     assert comment.code == 0, comment.stderr
     assert "`evals/regression/alpha.json` (a judge check that fails is now diagnostic)" in comment.stdout
+
+
+def test_a_case_of_two_judge_checks_no_calibration_backs_counts_them(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _fixture(tmp_path, "yes", extra={})
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    judge = fixture["expects"]["judge"][0]
+    fixture["expects"]["judge"] = [judge, {**judge, "rubric": "Is the answer short?", "verdicts": []}]
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 1
+    (case,) = result.json()["cases"]
+    (undecided,) = [g for g in case["grades"] if g["check_id"] == "judge_gate"]
+    assert undecided["detail"].startswith("no check decides this case: its 2 checks are judge checks")
+
+
+def test_a_gate_loaded_without_a_shown_name_names_its_folder(tmp_path: Path) -> None:
+    from zeroclaw_eval.grading.judges.gate import load_gate
+
+    folder = tmp_path / "none"
+    reason = load_gate("calibrated", folder).diagnostic_reason(JUDGE, digest(RUBRIC))
+    assert reason is not None
+    assert f'{folder}", which does not exist' in reason
+
+
+def test_a_calibration_that_is_a_device_stops_the_run(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    path.unlink()
+    path.symlink_to("/dev/null")  # read, it would be empty: refused as no file at all
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert "not a file: give a calibration file as a file" in _flat(result.stderr)
+
+
+def test_each_dimension_is_gated_by_the_calibration_of_its_own_judge(tmp_path: Path) -> None:
+    # Two dimensions (one with a "]" in its name), answered by two judge models; only the
+    # second's model is calibrated, on the second dimension's question.
+    _config(tmp_path)
+    path = _fixture(tmp_path, "no")
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    names = ["tone]x", "length"]
+    asked = [f"{RUBRIC}\n\nJudge this dimension only: {name}" for name in names]
+    fixture["expects"]["judge"] = [
+        {
+            "rubric": RUBRIC,
+            "dimensions": names,
+            "verdicts": [
+                {
+                    "text_sha256": digest("apple"),
+                    "rubric_sha256": digest(question),
+                    "model": model,
+                    "verdict": verdict,
+                    "dimension": name,
+                }
+                for name, question, model, verdict in zip(
+                    names, asked, ["other-judge", JUDGE], ["no", "yes"], strict=True
+                )
+            ],
+        }
+    ]
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    _calibration(tmp_path, rubric=asked[1])
+    result = _run(tmp_path, "--format", "json")
+    assert result.code == 0, result.stdout
+    (case,) = result.json()["cases"]
+    judged = {g["check_id"]: g for g in case["grades"] if g["check_id"].startswith("judge[")}
+    assert (
+        judged["judge[0].tone]x"]["diagnostic"] is True
+    )  # its judge is not calibrated: its no decides nothing
+    assert "other-judge" in judged["judge[0].tone]x"]["detail"]
+    assert judged["judge[0].length"]["diagnostic"] is False
+    # The calibrated judge's no on its dimension decides the case.
+    fixture["expects"]["judge"][0]["verdicts"][1]["verdict"] = "no"
+    path.write_text(json.dumps(fixture), encoding="utf-8")
+    assert _run(tmp_path).code == 1
+
+
+def test_a_gate_of_another_mode_is_refused() -> None:
+    from zeroclaw_eval.grading.judges.gate import JudgeGate
+
+    said = "judge_gate must be one of calibrated, always, never, not 'sometimes'"
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
+        JudgeGate("sometimes")
+
+
+def test_a_calibration_file_too_large_to_be_one_stops_the_run(tmp_path: Path) -> None:
+    _config(tmp_path)
+    path = _calibration(tmp_path)
+    path.write_text(" " * (1024 * 1024 + 1), encoding="utf-8")
+    _fixture(tmp_path, "yes")
+    result = _run(tmp_path)
+    assert result.code == 2
+    assert _flat(result.stderr).endswith(
+        "over the 1,048,576-byte limit for a calibration file; write it again with `zeroclaw eval calibrate"
+        " finalize`"
+    )
+
+
+def test_a_calibration_folder_that_cannot_be_read_stops_the_run(tmp_path: Path) -> None:
+    _fixture(tmp_path, "yes")
+    (tmp_path / "loop").symlink_to("loop")  # a folder no one can list, even root
+    _config(tmp_path, 'calibration_dir = "loop"\n')
+    result = _run(tmp_path)
+    assert result.code == 2
+    said = _flat(result.stderr)
+    assert f"cannot read the calibration folder {tmp_path / 'loop'}: " in said
+    assert "Errno" not in said  # the system's words for the error, not the exception's repr
