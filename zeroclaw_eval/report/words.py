@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 
 def plural(count: int, noun: str, many: str | None = None) -> str:
     """`1 case`, `2 cases` (`many` for a plural not made with -s)."""
@@ -20,9 +22,13 @@ RUN_ERROR_MEANING = (
 )
 
 
-def diagnostic_words(total: int, failed: int) -> str:
-    """What a report's diagnostic checks are, said wherever they are counted: judge checks
-    reported that decide no case, since no person's labels calibrated their judge."""
+def diagnostic_words(counts: Mapping[str, int]) -> str | None:
+    """What a report's diagnostic checks are (`counts`: `SuiteReport.diagnostic_checks`),
+    said wherever they are counted: judge checks reported that decide no case, since no
+    person's labels calibrated their judge; None for a report that has none."""
+    total, failed = counts["total"], counts["failed"]
+    if not total:
+        return None
     return (
         f"{plural(total, 'judge check')} diagnostic, {failed} of them failed: a judge no calibration"
         " backs (zeroclaw eval calibrate) is reported but decides no case ([eval].judge_gate)"

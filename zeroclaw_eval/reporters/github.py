@@ -282,9 +282,9 @@ def step_summary(report: SuiteReport, limit: int = SUMMARY_LIMIT) -> str:
     ]
     if counts[ERROR]:
         head.append(f"{RUN_ERROR_MEANING}\n\n")
-    diagnostic = report.diagnostic_checks()
-    if diagnostic["total"]:
-        head.append(f"{diagnostic_words(diagnostic['total'], diagnostic['failed'])}\n\n")
+    diagnostic = diagnostic_words(report.diagnostic_checks())
+    if diagnostic is not None:
+        head.append(f"{diagnostic}\n\n")
     over = report.over_budget()
     if over is not None:
         head.append(f"**FAILED**: {code(over)}\n\n")

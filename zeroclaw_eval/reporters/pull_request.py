@@ -216,9 +216,8 @@ def _counts(base: SuiteReport | None, head: SuiteReport) -> list[str]:
         lines.append(f"{words[:1].upper()}{words[1:]}.\n\n")
     if now[ERROR]:
         lines.append(f"{RUN_ERROR_MEANING}\n\n")
-    diagnostic = head.diagnostic_checks()
-    if diagnostic["total"]:
-        said = diagnostic_words(diagnostic["total"], diagnostic["failed"])
+    said = diagnostic_words(head.diagnostic_checks())
+    if said is not None:
         lines.append(f"{said[:1].upper()}{said[1:]}.\n\n")
     return lines
 

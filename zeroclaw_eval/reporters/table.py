@@ -216,9 +216,9 @@ def render(report: SuiteReport, *, color: bool = False, verbose: bool = False, q
         lines.append(f"{paint('FAILED', 'red', color)}: {_line(over)}")
     if report.counts()[ERROR]:
         lines.append(paint(RUN_ERROR_MEANING, "dim", color))
-    diagnostic = report.diagnostic_checks()
-    if diagnostic["total"]:
-        lines.append(paint(diagnostic_words(diagnostic["total"], diagnostic["failed"]), "yellow", color))
+    diagnostic = diagnostic_words(report.diagnostic_checks())
+    if diagnostic is not None:
+        lines.append(paint(diagnostic, "yellow", color))
     return "\n".join(lines) + "\n"
 
 

@@ -41,13 +41,6 @@ class Judges:
     #: `judge TABLE`: judges of many cases share their provider's quota too.
     limits: dict[str, AdaptiveLimit] = field(default_factory=dict, compare=False)
 
-    def limit(self, name: str | None) -> AdaptiveLimit:
-        """The adaptive limit of judge table `name`'s provider (None: the default's), the
-        run's for that provider (`backends.live.provider_limit`)."""
-        from zeroclaw_eval.backends.live import provider_limit
-
-        return provider_limit(self.limits, self.options(name).provider)
-
     def options(self, name: str | None) -> LiveOptions:
         """The provider table `name` (None: the default) with its key; `EvalError` for a
         table not defined or a key not set."""
@@ -120,7 +113,10 @@ async def judged(expects: Expects, record: RunRecord, judges: Judges) -> Judged:
     """`expects` with a verdict of what each judge check judges of `record` (its final
     response, or its conversation) for each that needs one (every check, with
     `judges.again`); the new verdicts, and why a judge could not be asked."""
-    from zeroclaw_eval.backends.live import live_provider  # only a run with judges pays for httpx
+    from zeroclaw_eval.backends.live import (
+        live_provider,
+        provider_limit,
+    )  # only a run with judges pays for httpx
     from zeroclaw_eval.cases.questions import questions
     from zeroclaw_eval.grading.judges.check import judged_text, recorded
 
@@ -136,7 +132,8 @@ async def judged(expects: Expects, record: RunRecord, judges: Judges) -> Judged:
             metered: _Metered | None = None
             try:
                 options = judges.options(check.judge)
-                async with live_provider(options, limit=judges.limit(check.judge)) as provider:
+                limit = provider_limit(judges.limits, options.provider)  # the run's, for that provider
+                async with live_provider(options, limit=limit) as provider:
                     metered = _Metered(provider)
                     verdict = await ask(metered, options.provider.model, question, response)
             except EvalError as exc:

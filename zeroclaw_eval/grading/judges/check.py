@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TypeGuard
 
 from zeroclaw_eval._support.json.scan import well_formed
 from zeroclaw_eval._support.json.text import loads_untrusted, quote
@@ -166,6 +167,12 @@ def judge_prompt(rubric: str, text: str) -> str:
     return f"Rubric:\n{rubric}\n\nBEGIN TEXT {mark}\n{text}\nEND TEXT {mark}"
 
 
+def is_unit(value: object) -> TypeGuard[float]:
+    """Whether parsed JSON `value` is a number from 0 to 1 (a score, a share): not a
+    boolean, which Python counts as a number, and not NaN, which fails the bounds."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+
+
 def _read(content: str, scored: bool = False) -> tuple[str, float | None, str]:
     """The verdict, score and reason of a judge's reply, which must be one JSON object
     (in a code fence or not) and nothing else; `JudgeError` otherwise. Asked for a score,
@@ -182,8 +189,8 @@ def _read(content: str, scored: bool = False) -> tuple[str, float | None, str]:
     score: float | None = None
     if scored and isinstance(data, dict) and verdict != "unknown":
         raw = data.get("score")
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool) and 0 <= raw <= 1:
-            verdict, score = "yes", float(raw)  # (NaN fails the bounds)
+        if is_unit(raw):
+            verdict, score = "yes", float(raw)
         else:
             verdict = ""
     if not isinstance(data, dict) or verdict not in ("yes", "no", "unknown"):

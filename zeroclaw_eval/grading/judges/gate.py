@@ -40,7 +40,7 @@ from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.cases.questions import digest
 from zeroclaw_eval.errors import ConfigError
 from zeroclaw_eval.grading.judges.calibration import MIN_AGREEMENT, MIN_LABELS, SCHEMA_VERSION
-from zeroclaw_eval.grading.judges.check import judged_text, question_of, recorded
+from zeroclaw_eval.grading.judges.check import is_unit, judged_text, question_of, recorded
 from zeroclaw_eval.grading.result import RESPONSE, GradeResult, make_grade
 
 CALIBRATED, ALWAYS, NEVER = "calibrated", "always", "never"
@@ -227,11 +227,9 @@ def _problem(data: Any) -> str | None:
     if not isinstance(labels, int) or isinstance(labels, bool) or labels < MIN_LABELS:
         return f"`labels` must be a count of {MIN_LABELS} or more, not {labels!r}"
     agreement = data.get("agreement")
-    if not isinstance(agreement, (int, float)) or isinstance(agreement, bool) or not 0 <= agreement <= 1:
+    if not is_unit(agreement):
         return f"`agreement` must be a share from 0 to 1, not {agreement!r}"
     threshold = data.get("threshold")
-    if threshold is not None and (
-        not isinstance(threshold, (int, float)) or isinstance(threshold, bool) or not 0 <= threshold <= 1
-    ):
+    if threshold is not None and not is_unit(threshold):
         return f"`threshold` must be null or a score from 0 to 1, not {threshold!r}"
     return None

@@ -59,11 +59,6 @@ def _baseline_view(report: SuiteReport) -> dict[str, Any] | None:
     }
 
 
-def _diagnostic(report: SuiteReport) -> str | None:
-    counted = report.diagnostic_checks()
-    return diagnostic_words(counted["total"], counted["failed"]) if counted["total"] else None
-
-
 def _script() -> str:
     # Read as is, not rendered: the script is static and must match its CSP hash.
     return _template_source("report.js")
@@ -86,7 +81,7 @@ def pieces(report: SuiteReport) -> Iterator[str]:
             report=report,
             counts=report.counts(),
             run_error_meaning=RUN_ERROR_MEANING,
-            diagnostic=_diagnostic(report),
+            diagnostic=diagnostic_words(report.diagnostic_checks()),
             repeat_rate=_repeat_rate(report),
             cost=dollars(cost) if (cost := report.cost_usd()) is not None else None,
             judge_cost=dollars(judging) if (judging := report.judge_cost_usd()) is not None else None,
