@@ -31,7 +31,8 @@ class Seen:
 
 
 @contextmanager
-def quota_model() -> Iterator[tuple[str, Seen]]:
+def quota_model(headers: dict[str, str] | None = None) -> Iterator[tuple[str, Seen]]:
+    """The loopback model with its quota; `headers` go with each answer it serves."""
     seen = Seen()
     lock = threading.Lock()
 
@@ -50,7 +51,7 @@ def quota_model() -> Iterator[tuple[str, Seen]]:
                 time.sleep(0.05)  # long enough for the cases running at once to overlap
                 reply = {"choices": [{"message": {"role": "assistant", "content": "hi"}}]}
                 reply["usage"] = {"prompt_tokens": 1, "completion_tokens": 1}
-                self._send(200, reply, {})
+                self._send(200, reply, headers or {})
                 with lock:
                     seen.served += 1
             finally:
@@ -116,3 +117,15 @@ def test_max_concurrency_bounds_the_requests_at_once(cli: Runner, tmp_path: Path
     assert result.code == 0, result.stdout + result.stderr
     assert seen.most <= 2, seen
     assert seen.refused == 0, seen
+
+
+def test_a_quota_nearly_spent_by_the_headers_halves_the_limit(cli: Runner, tmp_path: Path) -> None:
+    # Every answer says 1 request of 100 is left: no 429 ever comes, yet the limit halves
+    # on each generation's answers and never grows past its start.
+    spent = {"x-ratelimit-remaining-requests": "1", "x-ratelimit-limit-requests": "100"}
+    with quota_model(spent) as (url, seen):
+        _project(tmp_path, url, cases=16)
+        result = cli("eval", "run", "--jobs", "8", cwd=tmp_path, env=ENV)
+    assert result.code == 0, result.stdout + result.stderr
+    assert seen.refused == 0, seen
+    assert seen.most <= 2, seen

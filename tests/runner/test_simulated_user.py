@@ -130,6 +130,14 @@ def test_max_turns_under_the_scripted_turns_is_refused(cli: Runner, tmp_path: Pa
     result = cli("eval", "check", str(path), cwd=tmp_path)
     assert result.code == 1
     assert "max_turns 1 leaves no turn past the 2 scripted one(s)" in result.stdout
+    data["simulated_user"]["max_turns"] = 2  # as many as the scripted turns: no turn left either
+    path.write_text(json.dumps(data), encoding="utf-8")
+    equal = cli("eval", "check", str(path), cwd=tmp_path)
+    assert equal.code == 1
+    assert "max_turns 2 leaves no turn past the 2 scripted one(s)" in equal.stdout
+    data["simulated_user"]["max_turns"] = 3
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert cli("eval", "check", str(path), cwd=tmp_path).code == 0
 
 
 def test_a_user_model_that_cannot_be_asked_is_that_cases_run_error(cli: Runner, tmp_path: Path) -> None:
