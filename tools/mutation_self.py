@@ -2,7 +2,7 @@
 could plant? (`nox -s mutation_self`, which installs what this needs.)
 
     python tools/mutation_self.py [AREA...] [--changed-since REF] [--check] [--record]
-        [--write-docs] [--max-children N]
+        [--write-docs] [--only GLOB] [--max-children N]
 
 Each AREA is a group of modules and the tests that state their behaviour (`AREAS`);
 without one, every area runs. mutmut 3 (well kept, per-function mutants) plants the
@@ -19,7 +19,8 @@ and keeps the ratchet:
   when a module scores below its recorded score, `--write-docs` puts the table into
   `docs/development.md`;
 - `--changed-since REF` runs only the modules that changed since REF (a pull request's
-  base), for CI.
+  base), for CI; `--only GLOB` only an area's modules matching GLOB (one module while
+  its tests are written).
 
 Why a script of ours around mutmut: mutmut runs one configuration from the project's
 own pyproject.toml, so the scoping per area, the per-module score, the equivalents and
@@ -36,6 +37,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 import tomllib  # Python 3.11 and later: the nox session runs on one
@@ -110,6 +112,9 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="fail when a module scores below its record")
     parser.add_argument("--record", action="store_true", help="write the scores to the ratchet")
     parser.add_argument("--write-docs", action="store_true", help="put the table into docs/development.md")
+    parser.add_argument(
+        "--only", action="append", metavar="GLOB", help="only the area's modules matching GLOB (repeatable)"
+    )
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     options = parser.parse_args()
     unknown = [name for name in options.areas if name not in AREAS]
@@ -122,6 +127,8 @@ def main() -> int:
     stale: list[str] = []
     for name in chosen:
         sources = _sources(AREAS[name], changed)
+        if options.only:
+            sources = [source for source in sources if any(fnmatch(source, glob) for glob in options.only)]
         if not sources:
             continue
         statuses = _run(name, AREAS[name], sources, options.max_children)
