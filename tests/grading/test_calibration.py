@@ -5,6 +5,7 @@ tests/cli/commands/test_calibrate.py's.)"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,21 @@ from zeroclaw_eval.grading.judges.calibration import agreement, calibration_path
 RUBRIC = "Is the answer polite?"
 
 
-def _case(folder: Path, answer: str, check: dict[str, Any], verdicts: list[dict[str, Any]]) -> Any:
-    fixture = {
+def _fixture(
+    answer: str, verdicts: list[dict[str, Any]], check: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
         "model_name": "polite",
         "turns": [{"user_input": "Say hi", "steps": [{"response": {"type": "text", "content": answer}}]}],
-        "expects": {"judge": [{**check, "verdicts": verdicts}], "response_contains": ["i"]},
+        "expects": {
+            "judge": [{**(check or {"rubric": RUBRIC}), "verdicts": verdicts}],
+            "response_contains": ["i"],
+        },
     }
-    return admit_case(folder, fixture)
+
+
+def _case(folder: Path, answer: str, check: dict[str, Any], verdicts: list[dict[str, Any]]) -> Any:
+    return admit_case(folder, _fixture(answer, verdicts, check))
 
 
 def _verdict(question_sha256: str, text: str, verdict: str = "yes", **more: Any) -> dict[str, Any]:
@@ -50,6 +59,55 @@ def test_a_record_is_made_of_each_verdict_whose_answer_the_script_holds(tmp_path
     assert (record.check, record.model, record.rubric_sha256) == (0, "j", digest(RUBRIC))
     assert len(record.id) == 16
     assert '"answer": "Hi there"' in record_line(record)
+
+
+def test_a_verdict_whose_answer_no_script_holds_is_skipped_not_the_ones_after_it(tmp_path: Path) -> None:
+    said = [_verdict(digest(RUBRIC), "an answer no script holds"), _verdict(digest(RUBRIC), "Hi there")]
+    case = _case(tmp_path, "Hi there", {"rubric": RUBRIC}, said)
+    (record,) = records_of([case])
+    assert (record.answer, record.fixture) == ("Hi there", str(case.path))
+
+
+def test_a_record_keeps_its_id_so_saved_labels_still_find_it(tmp_path: Path) -> None:
+    # The id is what a person's saved label names: the same fixture, check and verdict
+    # must have the same id in every later release, and two checks of one case two ids.
+    said = [_verdict(digest(RUBRIC), "Hi there")]
+    check = {"rubric": RUBRIC, "verdicts": said}
+    fixture = {
+        "model_name": "polite",
+        "turns": [{"user_input": "Say hi", "steps": [{"response": {"type": "text", "content": "Hi there"}}]}],
+        "expects": {"judge": [check, check], "response_contains": ["i"]},
+    }
+    records = list(records_of([admit_case(tmp_path, fixture)]))
+    # The id: sha256 of the file's name, the check's index, the judge model and the two
+    # digests, joined by NUL, in 16 hex digits.
+    named = [
+        "\0".join(("case.json", str(index), "j", digest(RUBRIC), digest("Hi there"))) for index in (0, 1)
+    ]
+    assert [record.id for record in records] == [
+        hashlib.sha256(key.encode()).hexdigest()[:16] for key in named
+    ]
+
+
+def test_a_fixture_whose_file_name_is_not_utf8_still_makes_records(tmp_path: Path) -> None:
+    # A byte that is no UTF-8 in a file name reaches Python as a lone surrogate.
+    name = b"caf\xe9.json".decode("utf-8", "surrogateescape")
+    case = admit_case(tmp_path, _fixture("Hi there", [_verdict(digest(RUBRIC), "Hi there")]), name)
+    (record,) = records_of([case])
+    assert (record.fixture, len(record.id)) == (str(tmp_path / name), 16)
+
+
+def test_a_conversation_with_an_unscripted_turn_still_makes_records(tmp_path: Path) -> None:
+    fixture = _fixture("Hi there", [_verdict(digest(RUBRIC), "Hi there")])
+    fixture["turns"].append({"user_input": "And now?"})  # a turn a live model answers
+    (record,) = records_of([admit_case(tmp_path, fixture)])
+    assert (record.answer, record.user_inputs) == ("Hi there", ["Say hi", "And now?"])
+
+
+def test_a_record_line_keeps_non_ascii_text_as_written(tmp_path: Path) -> None:
+    said = [_verdict(digest(RUBRIC), "Grüß dich")]
+    (record,) = records_of([_case(tmp_path, "Grüß dich", {"rubric": RUBRIC}, said)])
+    assert '"answer": "Grüß dich"' in record_line(record)
 
 
 def test_a_verdict_of_an_older_rubric_makes_no_record(tmp_path: Path) -> None:
@@ -98,7 +156,7 @@ def test_agreement_kappa_and_rates(pairs: list[tuple[str, str]], expected: tuple
 
 
 def test_no_labels_is_no_agreement() -> None:
-    with pytest.raises(ValueError, match="no labels"):
+    with pytest.raises(ValueError, match=r"^no labels to compare$"):
         agreement([])
 
 

@@ -378,6 +378,36 @@ def test_budget_detail_states_what_was_spent() -> None:
     assert "spent 2" in grades["budget.max_llm_calls"].detail
 
 
+@pytest.mark.parametrize(
+    ("key", "bound", "detail", "spent"),
+    [
+        ("max_input_tokens", 29, "expected at most 29 input tokens; spent 30", 30),
+        ("max_output_tokens", 11, "expected at most 11 output tokens; spent 12", 12),
+        ("max_total_tokens", 41, "expected at most 41 tokens in all; spent 42", 42),
+        ("max_llm_calls", 1, "expected at most 1 LLM calls; spent 2", 2),
+        ("max_duration_ms", 250, "expected at most 250 ms of wall time; spent 250.123", 250.123),
+    ],
+)
+def test_a_budget_overrun_says_the_bound_the_unit_and_what_was_spent(
+    key: str, bound: int, detail: str, spent: float
+) -> None:
+    # Wall time is shown to the microsecond: 250.12345 ms is spent 250.123.
+    record = record_of("x", steps=_steps((10, 5), (20, 7)), duration_ms=250.12345)
+    result = run_grades({"budget": {key: bound}}, record)[f"budget.{key}"]
+    assert (result.passed, result.detail) == (False, detail)
+    assert (result.expected, result.actual) == (bound, spent)
+
+
+def test_a_budget_kept_is_silent_without_words_and_an_overrun_never_is() -> None:
+    record = record_of("x", steps=_steps((10, 5), (20, 7)))
+    expects = Expects.model_validate({"budget": {"max_input_tokens": 30, "max_output_tokens": 11}})
+    quiet = {g.check_id: g for g in grade(expects, record, words=False)}
+    assert (quiet["budget.max_input_tokens"].passed, quiet["budget.max_input_tokens"].detail) == (True, "")
+    assert quiet["budget.max_output_tokens"].detail == "expected at most 11 output tokens; spent 12"
+    worded = {g.check_id: g for g in grade(expects, record, words=True)}
+    assert worded["budget.max_input_tokens"].detail == "expected at most 30 input tokens; spent 30"
+
+
 def test_budget_detail_survives_sums_too_long_to_print() -> None:
     # Two 4,300-digit counts (the most Python converts) sum to one it cannot print; a
     # live provider's usage is not bounded by admission, so the grader must not crash.
