@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reporters.html.folding import unfolded
 from zeroclaw_eval.report.codec import report_from_dict
 from zeroclaw_eval.report.model import DETAILS_FAILING, RepeatStats, SuiteReport
 from zeroclaw_eval.report.words import RUN_ERROR_MEANING
@@ -201,8 +202,9 @@ class _Words(HTMLParser):
 
 
 def page_words(page: str) -> str:
+    """The words of `page` once its script has unfolded the folded runs of cases."""
     words = _Words()
-    words.feed(page)
+    words.feed(unfolded(page))
     return words.text()
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reporters.html.folding import UNFOLDING, folded_runs, unfolded
 from tests.support.ci_log import HOSTILE, command_lines
 from tests.support.html_page import Page, Tag, parse
 from tests.support.reports import every_status_report, run_every_status_suite
@@ -20,7 +21,7 @@ from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, Tu
 from zeroclaw_eval.report.baseline import Baseline, HistoryPoint, RemovedCase
 from zeroclaw_eval.report.codec import report_from_dict, report_to_dict
 from zeroclaw_eval.report.compact import compact_case
-from zeroclaw_eval.report.model import DETAILS_ALL, DETAILS_FAILING, SuiteReport
+from zeroclaw_eval.report.model import DETAILS_ALL, DETAILS_FAILING, CaseReport, SuiteReport
 from zeroclaw_eval.reporters import builtin_names, get_reporter, write_output
 from zeroclaw_eval.reporters.html.page import REPORTER as render
 
@@ -79,15 +80,95 @@ def test_page_fetches_nothing_from_the_network() -> None:
     assert not re.search(r"(src|href)\s*=\s*[\"']?\s*(https?:|//)", page, re.IGNORECASE)
 
 
-def test_failing_cases_are_open_and_passing_ones_collapsed() -> None:
-    parsed = parse(render(every_status_report()))
-    cases = [t for t in parsed.find("details") if "case" in (t.attrs.get("class") or "").split()]
-    assert [(t.attrs["data-status"], "open" in t.attrs) for t in cases] == [
-        ("passed", False),
+def test_failing_cases_are_open_and_passing_ones_folded_closed_with_their_bodies_in_templates() -> None:
+    page = render(every_status_report())
+    live = [t for t in parse(page).find("details") if "case" in (t.attrs.get("class") or "").split()]
+    assert [(t.attrs["data-status"], "open" in t.attrs) for t in live] == [
         ("failed", True),
         ("error", True),
         ("rejected", True),
     ]
+    # The passing case is folded: a comment the script unfolds, in a run that names it.
+    ((attributes, folded),) = folded_runs(page)
+    assert attributes == ' data-first="0" data-last="0" style="--cases: 1"'
+    assert [(t.attrs["id"], "open" in t.attrs) for t in parse(folded).find("details")] == [("case-0", False)]
+    # Its body waits in a template (out of the document until the case opens); an open
+    # case's body is in the document.
+    assert re.fullmatch(
+        r'\n  <details class="case" id="case-0" data-status="passed">.*</summary>\n'
+        r'    <template><div class="body">\n.*</div></template>\n  </details>\n  ',
+        folded,
+        re.DOTALL,
+    )
+    assert unfolded(page).count('<template><div class="body">') == 1
+    shown = parse(unfolded(page))
+    assert [t.attrs["id"] for t in shown.find("details") if t.attrs.get("id")] == [
+        f"case-{n}" for n in range(4)
+    ]
+
+
+def _passing_copies(count: int) -> list[CaseReport]:
+    passing = every_status_report().cases[0]
+    return [replace(passing, name=f"p{n}.json", path=f"evals/p{n}.json") for n in range(count)]
+
+
+def test_runs_of_closed_cases_end_at_an_open_case_and_at_their_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from zeroclaw_eval.reporters.html import page as html_page
+
+    failing = every_status_report().cases[1]
+    report = SuiteReport("s", "replay", [*_passing_copies(5), failing, *_passing_copies(2)])
+    monkeypatch.setattr(html_page, "RUN_CASES", 3)
+    page = render(report)
+    assert [attributes for attributes, _ in folded_runs(page)] == [
+        ' data-first="0" data-last="2" style="--cases: 3"',
+        ' data-first="3" data-last="4" style="--cases: 2"',
+        ' data-first="6" data-last="7" style="--cases: 2"',
+    ]
+    assert [t.attrs["id"] for t in parse(page).find("details") if t.attrs.get("id")] == ["case-5"]
+    shown = parse(unfolded(page))
+    assert [t.attrs["id"] for t in shown.find("details") if t.attrs.get("id")] == [
+        f"case-{n}" for n in range(8)
+    ]
+    monkeypatch.setattr(html_page, "RUN_CHARS", 1)  # a run is cut after the case that fills it
+    assert len(folded_runs(render(report))) == 7
+
+
+def test_model_text_in_a_folded_case_stays_text_in_its_comment_and_template() -> None:
+    report = replace(every_status_report(), details=DETAILS_ALL)  # the passing case whole
+    passing = report.cases[0]
+    assert passing.record is not None
+    passing.record.turns[0].response = UNFOLDING
+    passing.id = UNFOLDING
+    page = render(report)
+    ((_, folded),) = folded_runs(page)
+    assert folded.count(html.escape(UNFOLDING)) == 2  # the case's id and the answer, whole
+    assert folded.rstrip().endswith("</details>")
+    for markup in (page, unfolded(page)):  # as the parser reads the page, and the script a run
+        parsed = parse(markup)
+        assert [t.attrs for t in parsed.find("script")] == [{}]
+        assert not parsed.find("img")
+        assert not [(t.name, k) for t in parsed.tags for k in t.attrs if k.lower().startswith("on")]
+    assert "".join(parse(unfolded(page)).text).count(UNFOLDING) == 2
+
+
+def test_a_closed_case_whose_markup_could_end_a_comment_is_written_unfolded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No markup of a case holds `-->` today; one that did would end its run's comment early.
+    from zeroclaw_eval.reporters.html import page as html_page
+
+    written = html_page.case_html
+    monkeypatch.setattr(
+        html_page,
+        "case_html",
+        lambda index, case: written(index, case).replace("<summary>", "<summary title=-->"),
+    )
+    report = SuiteReport("s", "replay", _passing_copies(3))
+    page = render(report)
+    assert folded_runs(page) == []
+    cases = [t for t in parse(page).find("details") if t.attrs.get("id")]
+    assert [(t.attrs["id"], "open" in t.attrs) for t in cases] == [(f"case-{n}", False) for n in range(3)]
+    assert page.count('<template><div class="body">') == 3
 
 
 def test_counts_and_verdict_head_the_page() -> None:
