@@ -1,0 +1,73 @@
+"""What every check says, held as a golden file: for runs that meet each check passing
+and failing, each check's verdict, the value it expected, the value it found and its
+words, as every report shows them. Any change to a check's words or values shows up as
+a diff here.
+
+Refresh the golden file after an intended change (then read the diff before committing):
+
+    .venv/bin/python -m pytest tests/grading/test_grades_golden.py --update-golden
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.grading.runs import FIXTURES, case_of, records
+from zeroclaw_eval.grading.grader import grade
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "grades.txt"
+#: The checks the shipped fixtures hold beyond those of `EVERY_CHECK` (None): JSON
+#: values, an answer in a fenced block, a failed call fed back, a multi-turn answer.
+SHOWN = [
+    None,
+    *(
+        path
+        for path in FIXTURES
+        if path.stem
+        in (
+            "json_answer_values_compared_as_typed_json",
+            "json_answer_in_fenced_block",
+            "file_read_missing_file_failure_fed_back",
+            "multi_turn_final_response_is_last_turn",
+        )
+    ),
+]
+
+
+def _value(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+def _grades(tmp_path: Path) -> str:
+    lines: list[str] = []
+    for path in SHOWN:
+        case = case_of(path, tmp_path)
+        for name, record in records(case).items():
+            # Wall time is never the same twice: each run is said to have taken 7 ms, an
+            # overdone one a thousand seconds.
+            record = dataclasses.replace(record, duration_ms=7.0 if record.duration_ms < 10**6 else 10**6)
+            lines.append(f"## {path.stem if path else 'every_check'} / {name}")
+            for result in grade(case.trace.expects, record, None, words=True):
+                verdict = "pass" if result.passed else "FAIL"
+                lines.append(f"{verdict} {result.check_id} [{result.category}] at {result.field.pointer}")
+                lines.append(f"    expected {_value(result.expected)}; found {_value(result.actual)}")
+                lines.append(f"    {result.detail}")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def test_every_checks_words_and_values_match_the_golden_file(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    text = _grades(tmp_path)
+    if request.config.getoption("--update-golden"):
+        GOLDEN.write_text(text, encoding="utf-8", newline="")
+    assert GOLDEN.read_text(encoding="utf-8") == text, (
+        "grades.txt differs from its golden file; refresh it with"
+        " `python -m pytest tests/grading/test_grades_golden.py --update-golden` and read the diff"
+    )
