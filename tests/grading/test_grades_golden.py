@@ -18,7 +18,11 @@ from typing import Any
 import pytest
 
 from tests.grading.runs import FIXTURES, case_of, records
+from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
+from zeroclaw_eval.grading.result import GradeResult
+from zeroclaw_eval.tools.workspace import Workspace
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "grades.txt"
 #: The checks the shipped fixtures hold beyond those of `EVERY_CHECK` (None): JSON
@@ -39,6 +43,32 @@ SHOWN = [
 ]
 
 
+#: Workspace checks on every kind of path: a file, a file that is no UTF-8, a non-ASCII
+#: name, a folder, one missing, one outside, one the OS refuses, one holding a newline.
+LONG = "x" * 300  # longer than any file name the OS takes
+WORKSPACE = {
+    "file_exists": ["out.txt", "missing.txt", "../outside.txt", "ünï.txt", LONG, "a\nb"],
+    "file_absent": ["missing.txt", "out.txt", "/etc/passwd", LONG],
+    "file_contains": {
+        "out.txt": ["done", "nope"],
+        "latin1.txt": ["ok", "\ufffd"],
+        "ünï.txt": ["ü"],
+        "folder": ["x"],
+        "missing.txt": ["x"],
+        f"out.txt/{LONG}": ["x"],
+    },
+}
+
+
+def _workspace(folder: Path) -> Workspace:
+    root = folder / "ws"
+    (root / "folder").mkdir(parents=True)
+    (root / "out.txt").write_text("done ✓", encoding="utf-8")
+    (root / "latin1.txt").write_bytes(b"caf\xe9 ok")
+    (root / "ünï.txt").write_text("ü", encoding="utf-8")
+    return Workspace(root)
+
+
 def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=repr)
 
@@ -52,13 +82,24 @@ def _grades(tmp_path: Path) -> str:
             # overdone one a thousand seconds.
             record = dataclasses.replace(record, duration_ms=7.0 if record.duration_ms < 10**6 else 10**6)
             lines.append(f"## {path.stem if path else 'every_check'} / {name}")
-            for result in grade(case.trace.expects, record, None, words=True):
-                verdict = "pass" if result.passed else "FAIL"
-                lines.append(f"{verdict} {result.check_id} [{result.category}] at {result.field.pointer}")
-                lines.append(f"    expected {_value(result.expected)}; found {_value(result.actual)}")
-                lines.append(f"    {result.detail}")
+            lines.extend(_lines(grade(case.trace.expects, record, None, words=True)))
             lines.append("")
+    expects = Expects.model_validate({"workspace": WORKSPACE})
+    for name, workspace in (("workspace", _workspace(tmp_path)), ("no workspace", None)):
+        lines.append(f"## {name}")
+        lines.extend(_lines(grade(expects, RunRecord(), workspace, words=True)))
+        lines.append("")
     return "\n".join(lines)
+
+
+def _lines(grades: list[GradeResult]) -> list[str]:
+    lines = []
+    for result in grades:
+        verdict = "pass" if result.passed else "FAIL"
+        lines.append(f"{verdict} {result.check_id} [{result.category}] at {result.field.pointer}")
+        lines.append(f"    expected {_value(result.expected)}; found {_value(result.actual)}")
+        lines.append(f"    {result.detail}")
+    return lines
 
 
 def test_every_checks_words_and_values_match_the_golden_file(
