@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.builders import record_of, run_grades
+from tests.support.builders import admit_case, record_of, run_grades, run_replay
 from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
@@ -515,3 +516,21 @@ def test_request_checks_hold_for_a_run_that_sent_nothing() -> None:
     # Like all_tools_succeeded over no calls: the vacuity check flags a case with only these.
     grades = run_grades({"system_prompt_contains": ["x"], "tools_offered": ["echo"]}, record_of("", steps=[]))
     assert all(grade.passed for grade in grades.values())
+
+
+def test_a_failing_check_is_located_at_its_key_where_its_value_sits_lines_below(tmp_path: Path) -> None:
+    # Annotations and the HTML page point at the line that names the check.
+    text = (
+        '{\n  "model_name": "unit",\n  "turns": [{"user_input": "hi", "steps": [\n'
+        '    {"response": {"type": "text", "content": "hello", "output_tokens": 5}}]}],\n'
+        '  "expects": {\n    "response_contains": ["hello"],\n    "budget": {\n'
+        '      "max_output_tokens":\n\n        1\n    }\n  }\n}\n'
+    )
+    report = run_replay(admit_case(tmp_path, text))
+    (failed,) = report.failed_grades
+    key_line = text.splitlines().index('      "max_output_tokens":') + 1
+    assert (failed.check_id, failed.field.line, failed.field.col) == (
+        "budget.max_output_tokens",
+        key_line,
+        7,
+    )

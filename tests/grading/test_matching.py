@@ -57,6 +57,22 @@ def test_needle_does_not_match(arguments: dict[str, Any], needle: str) -> None:
     assert not arguments_contain(arguments, needle)
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"outer": {"inner": 'say "hi"\nnow'}},
+        {"outer": ["x", ['say "hi"\nnow']]},
+        ["x", {"inner": 'say "hi"\nnow'}],
+    ],
+    ids=["object-in-object", "list-in-object", "top-level-list"],
+)
+def test_a_needle_matches_a_string_at_any_depth_as_decoded(arguments: Any) -> None:
+    # The quote and the newline are escaped in the compact JSON text: only the decoded
+    # string holds the needle as written.
+    assert arguments_contain(arguments, 'say "hi"\nnow')
+    assert not arguments_contain(arguments, "goodbye")
+
+
 def test_needle_matches_a_key_through_the_compact_json_text() -> None:
     assert arguments_contain({"path": "a.txt"}, '"path"')
 
