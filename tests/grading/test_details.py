@@ -8,7 +8,7 @@ import pytest
 from tests.support.builders import record_of, run_grades
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.grading import details
-from zeroclaw_eval.grading.details import ToolCalls, describe_calls
+from zeroclaw_eval.grading.details import ToolCalls, describe_calls, number_text
 
 
 def _call(name: str, message: str, result: str = "ok", success: bool = True) -> RecordedCall:
@@ -54,3 +54,15 @@ def test_a_case_of_many_dispatch_checks_describes_each_tool_once(monkeypatch: py
     assert not any(g.passed for g in grades.values())
     assert "[19] echo: " in grades["tool_arguments_contain[7]"].detail
     assert written == [("echo",) * 20, ("echo",) * 20]  # once for arguments, once for results
+
+
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [
+        (2**64 - 1, "18446744073709551615"),  # the largest 64-bit amount: its digits
+        (2**64, "a number of about 20 digits"),  # one past it: how many digits it has
+        (12.5, "12.5"),
+    ],
+)
+def test_an_amount_is_written_in_digits_up_to_64_bits(amount: float, shown: str) -> None:
+    assert number_text(amount) == shown
