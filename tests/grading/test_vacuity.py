@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.builders import admit_case, echo_fixture, line_of, write_fixture
 from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.collect.suite import display_path
 from zeroclaw_eval.errors import UsageError
 from zeroclaw_eval.grading.vacuity import VacuousCase, check_vacuity, empty_run_grades, find_vacuous
 
@@ -191,3 +192,21 @@ def test_a_setup_that_cannot_be_seeded_is_no_concern_without_workspace_checks(tm
     unseedable = {"workspace_files": {"n" * 300 + ".txt": "x"}}
     case = probe(tmp_path, {"tools_used": ["echo"]}, setup=unseedable)
     assert find_vacuous(case) is None
+
+
+def test_check_vacuity_admits_as_a_run_does_tools_and_size_and_names_every_target(tmp_path: Path) -> None:
+    # A fixture that lists a project's own tool is admitted when that tool is known (as a
+    # run with the project's tools configured admits it) and refused otherwise; a fixture
+    # over the size bound is refused, as a run refuses it.
+    first, second = tmp_path / "first", tmp_path / "second"
+    lister = echo_fixture({"tools_used": ["echo"]})
+    lister["tools"] = ["echo", "lookup_order"]
+    write_fixture(first, "lister.json", lister)
+    write_fixture(second, "real.json", echo_fixture({"tools_used": ["echo"]}))
+    known = check_vacuity([first, second], ["echo", "lookup_order"])
+    assert (known.checked, known.total, [f.name for f in known.rejected]) == (2, 2, [])
+    assert known.suite == f"{display_path(first)} {display_path(second)}"
+    unknown = check_vacuity([first, second])
+    assert [f.name for f in unknown.rejected] == ["lister.json"]
+    small = check_vacuity([first, second], None, max_fixture_bytes=64)
+    assert sorted(f.name for f in small.rejected) == ["lister.json", "real.json"]
