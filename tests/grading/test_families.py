@@ -103,3 +103,28 @@ def test_what_a_family_reads_is_what_observable_tells_apart() -> None:
         (family,) = [family for family in FAMILIES if family.name == name]
         assert family.reads(other) != family.reads(record)
         assert observable(other) != observable(record)
+
+
+def test_the_tool_family_reads_each_calls_tool_arguments_as_sent_result_and_outcome() -> None:
+    # Two runs the tool family reads alike are graded alike by every tool check: a run
+    # that differs in any of these must read differently.
+    (family,) = [family for family in FAMILIES if family.name == "tool"]
+
+    def reads(*calls: RecordedCall) -> object:
+        return family.reads(record_of("hello", list(calls)))
+
+    sent = RecordedCall(0, "c1", "echo", {"message": "hi"}, "hi", True)
+    # A call's id and turn reach no tool check.
+    assert reads(sent) == reads(RecordedCall(1, "c9", "echo", {"message": "hi"}, "hi", True))
+    for other in (
+        RecordedCall(0, "c1", "shout", {"message": "hi"}, "hi", True),  # another tool
+        RecordedCall(0, "c1", "echo", {"message": "ho"}, "hi", True),  # other arguments
+        RecordedCall(0, "c1", "echo", '{"message":"hi"}', "hi", True),  # the same, as raw text
+        RecordedCall(0, "c1", "echo", {"message": "hi"}, "hi", False),  # failed
+    ):
+        assert reads(other) != reads(sent), other
+    # The order of calls to one tool is read; across tools it reaches no check.
+    shout = RecordedCall(0, "c2", "shout", {}, "", True)
+    again = RecordedCall(0, "c3", "echo", {"message": "ho"}, "ho", True)
+    assert reads(sent, shout) == reads(shout, sent)
+    assert reads(sent, again) != reads(again, sent)

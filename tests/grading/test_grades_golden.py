@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.grading.runs import FIXTURES, case_of, records
-from zeroclaw_eval.boundary.record import RunRecord
+from zeroclaw_eval.boundary.record import ModelStep, RecordedCall, RunRecord, TurnRecord
 from zeroclaw_eval.cases.model import Expects
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.result import GradeResult
@@ -60,6 +60,41 @@ WORKSPACE = {
 }
 
 
+#: A run the fixtures cannot make: an empty answer, a JSON answer short of a member, raw
+#: argument text, several tools offered; and checks on it in every trajectory mode.
+def _entry(tool: str, **more: Any) -> dict[str, Any]:
+    return {"tool": tool, **more}
+
+
+ODD_EXPECTS = {
+    "turn_response_contains": [{"turn": 0, "needle": "x"}],
+    "response_json": {"/a": 1, "/b/c": "x", "": {"a": 2}},
+    "tools_offered": ["lookup"],
+    "system_prompt_contains": ["X"],
+    "tool_arguments_contain": [{"tool": "lookup", "needle": "zzz"}],
+}
+ODD_TRAJECTORIES = [
+    {
+        "mode": "strict",
+        "calls": [_entry("echo", args={"m": 1}, args_match="subset", status="ok"), _entry("lookup")],
+    },
+    {"mode": "unordered", "calls": [_entry("lookup", status="error"), _entry("echo", args={"m": 1})]},
+    {"mode": "subset", "calls": [_entry("echo", args={"m": 2}, args_match=["m"])]},
+    {"mode": "superset", "calls": [_entry("nope", args={"m": 1}, args_match="superset")]},
+]
+
+
+def _odd_run() -> RunRecord:
+    calls = [
+        RecordedCall(0, "c1", "echo", {"m": 1, "n": 2}, "1", True),
+        RecordedCall(0, "c2", "lookup", '{"id": 7', "bad arguments", False),
+    ]
+    steps = [ModelStep(0, None, [], sent_roles=["user"], offered_tools=["echo", "file_read"])]
+    return RunRecord(
+        turns=[TurnRecord(0, "hi", ""), TurnRecord(1, "and?", '{"a": 2}')], steps=steps, calls=calls
+    )
+
+
 def _workspace(folder: Path) -> Workspace:
     root = folder / "ws"
     (root / "folder").mkdir(parents=True)
@@ -84,6 +119,13 @@ def _grades(tmp_path: Path) -> str:
             lines.append(f"## {path.stem if path else 'every_check'} / {name}")
             lines.extend(_lines(grade(case.trace.expects, record, None, words=True)))
             lines.append("")
+    odd = _odd_run()
+    lines.append("## odd run")
+    lines.extend(_lines(grade(Expects.model_validate(ODD_EXPECTS), odd, None, words=True)))
+    for trajectory in ODD_TRAJECTORIES:
+        lines.extend(_lines(grade(Expects.model_validate({"trajectory": trajectory}), odd, None, words=True)))
+        lines.extend(_lines(grade(Expects.model_validate({"trajectory": trajectory}), RunRecord(), None)))
+    lines.append("")
     expects = Expects.model_validate({"workspace": WORKSPACE})
     for name, workspace in (("workspace", _workspace(tmp_path)), ("no workspace", None)):
         lines.append(f"## {name}")
