@@ -313,3 +313,166 @@ def test_the_live_client_sends_what_its_own_wire_requires() -> None:
     body = client_request("claude-x", HELLO, [], ToolChoice(), temperature=None, max_tokens=None)
     assert body["max_tokens"] == 4096
     assert parse(body, 1, "claude-x", Endpoint()).messages == HELLO
+
+
+def test_a_system_string_and_string_contents_read_as_they_are() -> None:
+    request = {
+        "system": "Be brief.",
+        "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+    }
+    assert request_messages(request) == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"},
+    ]
+
+
+def test_an_assistant_message_of_calls_alone_has_no_text_and_a_call_without_input_no_arguments() -> None:
+    blocks = [
+        {"type": "redacted_thinking", "data": "..."},
+        {"type": "tool_use", "id": "toolu_1", "name": "list_dir"},
+        {"type": "tool_use", "id": "toolu_2", "name": "get_weather", "input": {"city": "Paris"}},
+    ]
+    (message,) = request_messages({"messages": [{"role": "assistant", "content": blocks}]})
+    assert message == {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "toolu_1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}},
+            {
+                "id": "toolu_2",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'},
+            },
+        ],
+    }
+
+
+def test_an_assistant_text_block_without_text_is_refused() -> None:
+    blocks = [{"type": "text", "text": 5}]
+    with pytest.raises(
+        WireError, match=r"messages\[0\]\.content\[0\] is a 'text' block, which this server does"
+    ):
+        request_messages({"messages": [{"role": "assistant", "content": blocks}]})
+
+
+def test_tool_results_read_as_tool_messages_whatever_their_content() -> None:
+    image = {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}}
+    blocks = [
+        {"type": "tool_result", "tool_use_id": "t1"},
+        {"type": "tool_result", "tool_use_id": "t2", "content": [image], "is_error": "true"},
+        {"type": "tool_result", "tool_use_id": "t3", "content": "ok", "is_error": False},
+        {"type": "text", "text": "Go "},
+        {"type": "text", "text": "on."},
+    ]
+    assert request_messages({"messages": [{"role": "user", "content": blocks}]}) == [
+        {"role": "tool", "tool_call_id": "t1", "content": ""},
+        {"role": "tool", "tool_call_id": "t2", "content": [image]},  # only a true is_error fails the call
+        {"role": "tool", "tool_call_id": "t3", "content": "ok"},
+        {"role": "user", "content": "Go on."},
+    ]
+
+
+def test_a_user_message_of_text_beside_an_image_is_kept_as_its_blocks() -> None:
+    blocks = [{"type": "text", "text": "What is this?"}, {"type": "image", "source": {}}]
+    assert request_messages({"messages": [{"role": "user", "content": blocks}]}) == [
+        {"role": "user", "content": blocks}
+    ]
+
+
+def test_tools_without_a_name_are_skipped_and_odd_fields_read_as_none() -> None:
+    tools = [
+        {"description": "No name.", "input_schema": {"type": "object"}},
+        {"name": "ping", "description": 3, "input_schema": "object"},
+    ]
+    assert offered_tools(tools) == [ToolSpec("ping", "", {})]
+    assert offered_tools({"name": "ping"}) == []
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"type": "any", "disable_parallel_tool_use": True}, ToolChoice("required", parallel=False)),
+        (
+            {"type": "tool", "name": "get_weather", "disable_parallel_tool_use": True},
+            ToolChoice("function", "get_weather", parallel=False),
+        ),
+        ({"type": "auto", "disable_parallel_tool_use": False}, ToolChoice()),
+    ],
+)
+def test_disable_parallel_tool_use_allows_one_call_at_most(given: Any, expected: ToolChoice) -> None:
+    assert tool_choice({"tool_choice": given}) == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        (
+            {"type": "tool", "name": ""},
+            "tool_choice {'type': 'tool', 'name': ''} is not auto, any, none or a tool with its name",
+        ),
+        ("any", "tool_choice 'any' is not auto, any, none or a tool with its name"),
+        (
+            {"type": "any", "disable_parallel_tool_use": 1},
+            "tool_choice.disable_parallel_tool_use must be true or false, not 1",
+        ),
+    ],
+)
+def test_a_refused_tool_choice_is_quoted(given: Any, words: str) -> None:
+    with pytest.raises(WireError) as raised:
+        tool_choice({"tool_choice": given})
+    assert (raised.value.status, raised.value.message) == (400, words)
+
+
+@pytest.mark.parametrize(
+    ("request_body", "words"),
+    [
+        ({"system": {"text": "x"}, "messages": HELLO}, "system must be a string or a list of text blocks"),
+        ({"messages": "hi"}, "messages: at least one message is required"),
+        ({"messages": [*HELLO, "hi"]}, "messages[1]: role must be user or assistant"),
+        (
+            {"messages": [*HELLO, {"role": "assistant", "content": ["x"]}]},
+            "messages[1].content[0] is not a block with a type",
+        ),
+        (
+            {"messages": [*HELLO, {"role": "assistant", "content": [{"type": "image"}]}]},
+            "messages[1].content[0] is a 'image' block, which this server does not take in an assistant"
+            " message; send text and tool_use blocks",
+        ),
+    ],
+)
+def test_a_refused_request_says_which_message_and_why(request_body: dict[str, Any], words: str) -> None:
+    with pytest.raises(WireError) as raised:
+        request_messages(request_body)
+    assert (raised.value.status, raised.value.message) == (400, words)
+
+
+def test_an_assistant_messages_text_blocks_are_joined_as_they_are() -> None:
+    blocks = [{"type": "text", "text": "Looking "}, {"type": "text", "text": "now."}]
+    assert request_messages({"messages": [{"role": "assistant", "content": blocks}]}) == [
+        {"role": "assistant", "content": "Looking now."}
+    ]
+
+
+def test_a_client_tool_after_a_server_tool_is_still_offered() -> None:
+    tools = [
+        {"type": "bash_20250124", "name": "bash"},
+        {"name": "save_note", "input_schema": {"type": "object"}},
+    ]
+    assert offered_tools(tools) == [ToolSpec("save_note", "", {"type": "object"})]
+
+
+def test_the_refusals_of_required_fields_are_the_apis_words() -> None:
+    with pytest.raises(WireError) as raised:
+        parse({"model": "", "max_tokens": 64, "messages": HELLO}, 1, "", Endpoint())
+    assert (raised.value.status, raised.value.message) == (
+        400,
+        "the request names no model: its model is an empty string",
+    )
+    with pytest.raises(WireError) as raised:
+        parse({"model": "claude-x", "messages": HELLO}, 1, "claude-x", Endpoint())
+    assert (raised.value.status, raised.value.message) == (
+        400,
+        "max_tokens: Field required (the Messages API refuses a request without max_tokens, the most"
+        " tokens the reply may take; the anthropic SDKs always send it)",
+    )
