@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.importing.test_real_instrumentations import _needs
-from tests.support.invoke import run_cli
+from tests.support.invoke import invoke, run_cli
 
 AGENT = Path(__file__).with_name("refund_agent.py")
 
@@ -124,7 +124,7 @@ def test_a_failed_refund_is_never_certified_and_never_replayed_for_real(
     _needs(instrumentation, "opentelemetry.sdk")
     recorded = _production_trace(tmp_path, trace, tool_spans)
     project = _project(tmp_path)
-    imported = run_cli("eval", "import", str(recorded), "--out", "evals/imported", cwd=project)
+    imported = invoke("eval", "import", str(recorded), "--out", "evals/imported", cwd=project)
     assert imported.code == 0, imported.stderr
     assert "doubles: lookup_order, refund" in imported.stderr
     (path,) = (project / "evals" / "imported").glob("*.json")
@@ -170,9 +170,7 @@ def test_live_tools_writes_no_doubles_and_the_replay_runs_the_real_tools(tmp_pat
     _needs("opentelemetry.instrumentation.openai_v2", "opentelemetry.sdk")
     recorded = _production_trace(tmp_path, "openai-v2", True)
     project = _project(tmp_path)
-    imported = run_cli(
-        "eval", "import", str(recorded), "--out", "evals/imported", "--live-tools", cwd=project
-    )
+    imported = invoke("eval", "import", str(recorded), "--out", "evals/imported", "--live-tools", cwd=project)
     assert imported.code == 0, imported.stderr
     assert "doubles" not in imported.stderr
     (path,) = (project / "evals" / "imported").glob("*.json")
@@ -188,7 +186,7 @@ def test_an_agent_command_cannot_replay_doubles_and_is_told_what_to_do(tmp_path:
     _needs("opentelemetry.instrumentation.openai_v2", "opentelemetry.sdk")
     recorded = _production_trace(tmp_path, "openai-v2", True)
     out = tmp_path / "imported"
-    assert run_cli("eval", "import", str(recorded), "--out", str(out)).code == 0
+    assert invoke("eval", "import", str(recorded), "--out", str(out)).code == 0
     ledger = tmp_path / "replay-ledger.txt"
     ran = run_cli(
         "eval",

@@ -135,3 +135,15 @@ def test_a_message_part_nested_deeper_than_python_recurses_is_walked_not_recurse
     )
     assert result.code == 1  # scrubbed, then refused as a message with no text
     assert "a user message holds no text" in result.stderr
+
+
+def test_a_nameless_tool_spans_arguments_nested_too_deep_are_refused_naming_its_id(tmp_path: Path) -> None:
+    spans = weather_spans()
+    spans[2] = execute_tool("c3c3c3c3c3c3c3c3", 20, "call_1", "", _nested(600), "sunny, 21C")
+    result = _import(tmp_path, document(spans))
+    assert result.code == 1
+    assert (
+        f"refused: trace {TRACE}: span c3c3c3c3c3c3c3c3: arguments: tool-call arguments nest objects and"
+        f" arrays more than {MAX_DEPTH} levels deep, deeper than a fixture holds (its JSON values nest"
+        f" {MAX_DEPTH} levels at most), so no fixture of it would load\n"
+    ) in result.stderr

@@ -173,6 +173,17 @@ def test_a_langfuse_page_of_traces_is_read(tmp_path: Path) -> None:
     assert fixture["turns"][0]["steps"][1]["response"]["input_tokens"] == 9
 
 
+def test_a_langfuse_trace_without_an_id_is_refused_for_its_provenance(tmp_path: Path) -> None:
+    trace = _langfuse_trace()
+    del trace["id"]
+    result = _import(tmp_path, trace)
+    assert result.code == 1
+    assert (
+        "refused: trace : the fixture made of it is not admitted: /provenance/trace_id: must not be empty"
+        in result.stderr
+    )
+
+
 def test_a_langfuse_generation_without_output_is_refused(tmp_path: Path) -> None:
     result = _import(tmp_path, _langfuse_trace(o2={"output": None}))
     assert result.code == 1

@@ -364,3 +364,19 @@ def test_a_second_run_of_a_call_that_failed_makes_the_call_failed(tmp_path: Path
     assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "error"
     assert "all_tools_succeeded" not in fixture["expects"]
     assert fixture["tool_doubles"]["get_weather"][0]["success"] is False
+
+
+def test_an_sdk_spans_attributes_of_other_conventions_are_passed_over(tmp_path: Path) -> None:
+    spans = _sdk_spans()
+    for item in spans:
+        item["attributes"].insert(0, {"key": "gen_ai.system", "value": {"stringValue": "openai"}})
+    data = document(spans, service="weather-service")
+    data["resourceSpans"][0]["resource"]["attributes"] = []
+    assert _import(tmp_path, data).code == 0
+    fixture = _only(tmp_path)
+    assert fixture["model_name"] == "weather_6f1c2d3e"
+    assert "service" not in fixture["provenance"]
+    assert fixture["tool_doubles"] == {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]}
+    assert fixture["expects"]["trajectory"]["calls"] == [
+        {"tool": "get_weather", "args": {"city": "Paris"}, "status": "ok"}
+    ]

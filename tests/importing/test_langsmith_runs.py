@@ -149,6 +149,17 @@ def test_a_langsmith_run_seen_twice_is_read_once(tmp_path: Path) -> None:
     assert _only(tmp_path) == _expected(tmp_path)
 
 
+def test_a_run_exported_with_its_children_nested_and_again_without_them_is_read_once(
+    tmp_path: Path,
+) -> None:
+    # `read_run(load_child_runs=True)` and `list_runs` of one trace in one file: the root
+    # twice, once holding its children; they are runs of their own, not other content.
+    runs = _runs()
+    nested = {**runs[0], "child_runs": [dict(run) for run in runs[1:]]}
+    assert _import(tmp_path, [nested, *runs]).code == 0
+    assert _only(tmp_path) == _expected(tmp_path)
+
+
 def test_the_run_started_at_the_earliest_start_of_its_runs(tmp_path: Path) -> None:
     runs = _runs()
     runs.append(runs.pop(0))  # the root listed last
@@ -320,6 +331,13 @@ def test_a_langchain_tool_runs_one_input_is_its_argument_text(tmp_path: Path) ->
     fixture = _only(tmp_path)
     assert fixture["tool_doubles"] == {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]}
     assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "ok"
+
+
+def test_a_langchain_tool_runs_one_input_of_other_arguments_answers_no_call(tmp_path: Path) -> None:
+    runs = _unsent(_runs(inputs={"input": '{"city": "Lyon"}'}))
+    result = _import(tmp_path, runs)
+    assert result.code == 1
+    assert "the tool call get_weather (id call_1) has no result" in result.stderr
 
 
 def test_a_tool_run_with_other_arguments_answers_no_call(tmp_path: Path) -> None:

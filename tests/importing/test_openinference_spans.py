@@ -221,11 +221,12 @@ def test_llamaindexs_keywords_are_the_calls_arguments(tmp_path: Path, value: Any
     "value",
     [
         {"args": ["Paris"], "kwargs": {}},
+        {"args": ["Paris"], "kwargs": {"city": "Paris"}},
         {"kwargs": "city=Paris"},
         {"kwargs": {"city": "Paris"}, "extra": 1},
         "{not json",
     ],
-    ids=["positional", "kwargs-not-object", "more-keys", "not-json"],
+    ids=["positional", "positional-and-keywords", "kwargs-not-object", "more-keys", "not-json"],
 )
 def test_a_tool_input_that_is_no_keywords_is_not_the_calls_arguments(tmp_path: Path, value: Any) -> None:
     spans = _unsent(_spans(**{"input.value": value if isinstance(value, str) else json.dumps(value)}))
@@ -369,3 +370,49 @@ def test_a_failed_llm_span_the_agent_retried_is_no_step(tmp_path: Path) -> None:
     failed["status"] = {"code": 2}
     assert _import(tmp_path, document([*spans, failed])).code == 0
     assert _only(tmp_path) == _expected(tmp_path)
+
+
+def test_a_tool_span_whose_parameters_are_other_arguments_answers_no_call(tmp_path: Path) -> None:
+    spans = _spans(**{"tool.parameters": json.dumps({"city": "Lyon"})})
+    spans[2]["attributes"] = [pair for pair in spans[2]["attributes"] if pair["key"] != "input.value"]
+    result = _import(tmp_path, document(_unsent(spans)))
+    assert result.code == 1
+    assert "the tool call get_weather (id call_1) has no result" in result.stderr
+
+
+def test_a_tool_spans_input_written_as_a_structured_value_is_its_arguments(tmp_path: Path) -> None:
+    spans = _unsent(_spans(**{"input.value": {"city": "Paris"}}))
+    assert _import(tmp_path, document(spans)).code == 0
+    fixture = _only(tmp_path)
+    assert fixture["tool_doubles"] == {"get_weather": [{"when": {"city": "Paris"}, "result": "sunny, 21C"}]}
+    assert fixture["expects"]["trajectory"]["calls"][0]["status"] == "ok"
+
+
+def test_a_tool_span_without_output_answers_no_call_not_sent_back(tmp_path: Path) -> None:
+    spans = _spans()
+    spans[2]["attributes"] = [pair for pair in spans[2]["attributes"] if pair["key"] != "output.value"]
+    result = _import(tmp_path, document(_unsent(spans)))
+    assert result.code == 1
+    assert "the tool call get_weather (id call_1) has no result" in result.stderr
+
+
+def test_results_fed_back_out_of_order_answer_their_calls_by_id(tmp_path: Path) -> None:
+    both = {
+        **_call(),
+        "tool_calls.1.tool_call.id": "call_2",
+        "tool_calls.1.tool_call.function.name": "get_weather",
+        "tool_calls.1.tool_call.function.arguments": json.dumps({"city": "Lyon"}),
+    }
+    lyon = {"role": "tool", "content": "rainy in Lyon", "tool_call_id": "call_2"}
+    spans = [
+        span(AGENT, "weather agent", 0, {KIND: "AGENT", "agent.name": "weather"}, end=100),
+        _llm(FIRST, 1, [QUESTION], both),
+        _llm(LAST, 40, [QUESTION, both, lyon, RESULT], ANSWER),
+    ]
+    assert _import(tmp_path, document(spans)).code == 0
+    assert _only(tmp_path)["tool_doubles"] == {
+        "get_weather": [
+            {"when": {"city": "Paris"}, "result": "sunny, 21C"},
+            {"when": {"city": "Lyon"}, "result": "rainy in Lyon"},
+        ]
+    }

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.invoke import run_cli
+from tests.support.invoke import invoke, run_cli
 
 AGENT = Path(__file__).with_name("weather_agent.py")
 DATA = Path(__file__).with_name("data")
@@ -82,7 +82,7 @@ def _imports_and_replays(tmp_path: Path, trace: Path, agent_env: dict[str, str])
     regression (a tool that answers for the wrong city). The agent is a command, which
     runs its own tools: the fixture scripts no doubles (`--live-tools`)."""
     imported = tmp_path / "imported"
-    result = run_cli("eval", "import", str(trace), "--out", str(imported), "--live-tools")
+    result = invoke("eval", "import", str(trace), "--out", str(imported), "--live-tools")
     assert result.code == 0, result.stderr
     (fixture_path,) = imported.glob("*.json")
     passing = run_cli("eval", "run", "--suite", str(imported), "--agent-cmd", _agent_cmd(), env=agent_env)

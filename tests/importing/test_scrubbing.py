@@ -461,3 +461,19 @@ def test_email_addresses_are_found_around_each_at(tmp_path: Path, said: str, scr
     assert _import(tmp_path, document(spans)).code == 0
     fixture = json.loads(_written(tmp_path))
     assert fixture["tool_doubles"]["lookup"][0]["result"] == scrubbed
+
+
+def test_a_redact_pattern_that_matches_empty_text_between_words_is_a_usage_error(tmp_path: Path) -> None:
+    result = _import(tmp_path, document(weather_spans()), "--redact", r"\b")
+    assert result.code == 2
+    assert "--redact '\\\\b' matches empty text; give a pattern that needs a character" in result.stderr
+
+
+def test_arguments_named_like_a_secret_but_short_are_kept_unless_a_password(tmp_path: Path) -> None:
+    # Eight characters make a secret of what a name points at, four a password.
+    arguments = {"session_token": "t-12345", "pin_password": "1234", "api_key": "k3y-0123"}
+    spans = _run_saying("Log in.", arguments, "logged in")
+    assert _import(tmp_path, document(spans)).code == 0
+    fixture = json.loads(_written(tmp_path))
+    scrubbed = {"session_token": "t-12345", "pin_password": "[REDACTED]", "api_key": "[REDACTED]"}
+    assert fixture["expects"]["trajectory"]["calls"][0]["args"] == scrubbed

@@ -154,3 +154,86 @@ def test_a_refusal_prints_what_redact_and_the_environments_secrets_replace(tmp_p
     assert "the tool call lookup_[REDACTED]_[REDACTED] (id call_1) has no result" in result.stderr
     assert secret not in result.stderr
     assert "ORDER-1234" not in result.stderr
+
+
+def _scrubbed_result(tmp_path: Path, result: str, *args: str) -> str:
+    """The result of the `lookup` tool, as the fixture of a run that recorded `result`
+    holds it (imported with `args`)."""
+    outcome = _import(tmp_path, document(_answered(result)), *args)
+    assert outcome.code == 0, outcome.stderr
+    scrubbed: str = _written(tmp_path)["tool_doubles"]["lookup"][0]["result"]
+    return scrubbed
+
+
+def test_a_key_behind_escapes_right_beside_text_a_pattern_replaced_is_scrubbed(tmp_path: Path) -> None:
+    result = '{"log": "#123sk\\u002dproj-' + KEY + " sk\\u002dproj-" + KEY + '#456"}'
+    scrubbed = _scrubbed_result(tmp_path, result, "--redact", "#[0-9]+")
+    assert scrubbed == '{"log": "[REDACTED][REDACTED] [REDACTED][REDACTED]"}'
+
+
+def test_a_pattern_that_reaches_into_a_placeholder_leaves_the_placeholder_whole(tmp_path: Path) -> None:
+    # What scrubbing (or the trace) wrote as a placeholder is never replaced again, even
+    # by a match behind escapes that takes in its first character.
+    scrubbed = _scrubbed_result(tmp_path, "ref\\u002d[REDACTED] ok", "--redact", "ref-.")
+    assert scrubbed == "ref\\u002d[REDACTED] ok"
+
+
+def test_a_header_value_behind_escapes_holding_a_scrubbed_key_keeps_its_placeholder(tmp_path: Path) -> None:
+    scrubbed = _scrubbed_result(tmp_path, "authorization\\u003a xy-sk-proj-" + KEY)
+    assert scrubbed == "authorization\\u003a xy-[REDACTED]"
+
+
+def test_two_matches_side_by_side_behind_escapes_are_each_replaced(tmp_path: Path) -> None:
+    scrubbed = _scrubbed_result(tmp_path, '{"ids": "ORDER\\u002d7ORDER\\u002d8"}', "--redact", "ORDER-[0-9]")
+    assert scrubbed == '{"ids": "[REDACTED][REDACTED]"}'
+
+
+def test_an_address_holding_a_key_behind_escapes_is_replaced_as_a_secret(tmp_path: Path) -> None:
+    # Where an address and a key overlap, what replaces them says a secret was there.
+    scrubbed = _scrubbed_result(tmp_path, '{"to": "bob\\u0040sk-proj-abcdefghijklmnopqrstuvwxyz.io"}')
+    assert scrubbed == '{"to": "[REDACTED]"}'
+
+
+def test_an_escaped_address_beside_json_quoted_in_the_result_is_the_placeholder_address(
+    tmp_path: Path,
+) -> None:
+    # The address is found reading the escapes once and again reading them twice over
+    # (the quoted JSON's `\\n`): found twice, it is still an address.
+    result = json.dumps({"to": "alice@corp.io", "log": json.dumps({"msg": "a\nb"})}).replace("@", "\\u0040")
+    scrubbed = _scrubbed_result(tmp_path, result)
+    assert scrubbed == '{"to": "zeroclaw_user@example.com", "log": "{\\"msg\\": \\"a\\\\nb\\"}"}'
+    assert json.loads(json.loads(scrubbed)["log"]) == {"msg": "a\nb"}
+
+
+def test_a_key_after_an_escaped_lone_surrogate_is_scrubbed(tmp_path: Path) -> None:
+    scrubbed = _scrubbed_result(tmp_path, "log: \\ud800 then sk\\u002dproj-" + KEY)
+    assert scrubbed == "log: \\ud800 then [REDACTED]"
+
+
+@pytest.mark.parametrize("surrogate", ["\\ud800", "\\udbff", "\\udc00", "\\udfff"])
+def test_escaped_lone_surrogates_are_left_as_written_while_a_pattern_reads_the_text(
+    tmp_path: Path, surrogate: str
+) -> None:
+    # RE2 cannot read a lone surrogate: the escape is kept, the text around it read.
+    result = '{"log": "' + surrogate + ' ORDER\\u002d12"}'
+    scrubbed = _scrubbed_result(tmp_path, result, "--redact", "ORDER-[0-9]+")
+    assert scrubbed == '{"log": "' + surrogate + ' [REDACTED]"}'
+
+
+def test_a_pattern_finds_a_character_outside_the_surrogates_written_as_an_escape(tmp_path: Path) -> None:
+    scrubbed = _scrubbed_result(
+        tmp_path, '{"id": "X\\ue000Y and X\\ud7ffY"}', "--redact", r"X[\x{E000}\x{D7FF}]Y"
+    )
+    assert scrubbed == '{"id": "[REDACTED] and [REDACTED]"}'
+
+
+def test_an_address_after_an_escaped_angle_bracket_keeps_the_result_json(tmp_path: Path) -> None:
+    scrubbed = _scrubbed_result(tmp_path, '{"to": "Alice \\u003calice@corp.io\\u003e"}')
+    assert scrubbed == '{"to": "Alice \\u003czeroclaw_user@example.com\\u003e"}'
+    # After a newline escape, and after an escaped backslash (whose next letter is text).
+    (tmp_path / "n").mkdir()
+    (tmp_path / "b").mkdir()
+    newline = _scrubbed_result(tmp_path / "n", '{"to": "a\\nbob@corp.io"}')
+    assert newline == '{"to": "a\\nzeroclaw_user@example.com"}'
+    backslash = _scrubbed_result(tmp_path / "b", '{"to": "a\\\\bob@corp.io"}')
+    assert backslash == '{"to": "a\\\\zeroclaw_user@example.com"}'

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.invoke import run_cli
+from tests.support.invoke import invoke, run_cli
 
 pytest.importorskip("pydantic_ai")
 
@@ -62,7 +62,7 @@ def test_a_run_that_ends_on_its_structured_answer_imports_and_replays(tmp_path: 
         "eval", "run", "--suite", "production", cwd=tmp_path, env={"STRUCTURED_TRACE_FILE": str(trace)}
     )
     assert ran.code == 0, ran.stdout + ran.stderr
-    imported = run_cli("eval", "import", str(trace), "--out", "evals", cwd=tmp_path)
+    imported = invoke("eval", "import", str(trace), "--out", "evals", cwd=tmp_path)
     assert imported.code == 0, imported.stderr
     (path,) = (tmp_path / "evals").glob("*.json")
     fixture = json.loads(path.read_text())

@@ -31,7 +31,6 @@ from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.cases.admission import admit_bytes
 from zeroclaw_eval.cases.case import Case
-from zeroclaw_eval.cases.scaffold import argument_needle
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.vacuity import find_vacuous
@@ -136,9 +135,11 @@ def needle(text: str) -> str | None:
 
 
 def result_needle(result: str) -> str | None:
-    """A needle of a tool's result: for JSON, its first string value with something to
-    say (JSON text is written differently by each agent: spaces, key order, escapes);
-    else `needle` of the text."""
+    """A needle of a tool's result: for JSON, its first string value (outermost first)
+    with something to say that the result's text holds as written (JSON text is written
+    differently by each agent: spaces and key order; and a value written with escapes,
+    `"Z\\u00fcrich"`, is not in the text the replay's tool answers with); else
+    `needle` of the text."""
     stripped = result.strip()
     if stripped[:1] in ("{", "["):
         try:
@@ -146,8 +147,16 @@ def result_needle(result: str) -> str | None:
         except ValueError:
             data = None
         if isinstance(data, (dict, list)):
-            found = argument_needle(data if isinstance(data, dict) else {"items": data})
-            return needle(found) if found is not None and found[:1] not in ("{", "[") else None
+            pending: list[Any] = [data]
+            while pending:
+                value = pending.pop(0)
+                if isinstance(value, dict):
+                    pending.extend(value.values())
+                elif isinstance(value, list):
+                    pending.extend(value)
+                elif isinstance(value, str) and (found := needle(value)) is not None and found in result:
+                    return found
+            return None
     return needle(result)
 
 

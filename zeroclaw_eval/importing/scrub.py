@@ -127,15 +127,17 @@ def environment_secrets(environ: Mapping[str, str] = os.environ) -> list[str]:
 
 def _emails(text: str) -> Iterator[tuple[int, int]]:
     """Where each email address of `text` stands (not those at example.com): from each
-    `@`, the local part read back over letters, digits and `._%+-`, and the domain
-    matched forward. Each character is read a bounded number of times, however long the
-    words around the `@`s."""
+    `@`, the local part read back over letters, digits and `._%+-` (not into a JSON
+    escape: Go writes `<` as `\u003c`), and the domain matched forward. Each character is
+    read a bounded number of times, however long the words around the `@`s."""
     at = text.find("@")
     floor = 0  # where the last address ended: the next one's local part starts after it
     while at >= 0:
         start = at
         while start > floor and (text[start - 1].isalnum() or text[start - 1] in "_.%+-"):
             start -= 1
+        if (len(text[floor:start]) - len(text[floor:start].rstrip("\\"))) % 2:  # escaped
+            start += 5 if text.startswith("u", start) else 1
         domain = _EMAIL_DOMAIN.match(text, at + 1) if start < at else None
         if domain is not None:
             yield start, domain.end()
@@ -170,13 +172,15 @@ def _named_secrets(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
     """`text` with each (start, end) span in order replaced by its text."""
-    if not spans:
-        return text
     pieces, done = [], 0
     for start, end, replacement in spans:
         pieces += [text[done:start], replacement]
         done = end
     return "".join([*pieces, text[done:]])
+
+
+#: Places a pattern can match without a character: text's and lines' ends, word edges.
+_PROBE = 'word 42 --\nsecond-line.\t{"key": 1}'
 
 
 @dataclass(frozen=True)
@@ -189,14 +193,15 @@ class Scrubber:
     @classmethod
     def make(cls, patterns: Iterable[str], secrets: Iterable[str]) -> Scrubber:
         """A scrubber with the user's `patterns`, each checked (`UsageError` naming one
-        RE2 cannot compile or one that matches empty text, which would mark every gap)."""
+        RE2 cannot compile or one that matches empty text anywhere)."""
         checked = []
         for pattern in patterns:
             try:
                 compiled = compile_regex(pattern)
             except InvalidRegex as exc:
                 raise UsageError(f"--redact {pattern!r} is not an RE2 pattern: {exc}") from None
-            if compiled.fullmatch("") is not None:
+            # Empty text anywhere: `\b` or `^` match a place, not a character.
+            if any(m.end() == m.start() for probe in ("", _PROBE) for m in compiled.finditer(probe)):
                 raise UsageError(
                     f"--redact {pattern!r} matches empty text; give a pattern that needs a character"
                 )
