@@ -17,6 +17,9 @@ import pytest
 
 from tests.support.builders import FAILING, PASSING, write_fixture
 from tests.support.invoke import Runner
+from zeroclaw_eval.errors import UsageError
+from zeroclaw_eval.publish import otlp
+from zeroclaw_eval.publish.otlp import export, shown, traces_url
 
 
 class _Receiver(ThreadingHTTPServer):
@@ -180,3 +183,72 @@ def test_a_collector_that_trickles_its_answer_is_left_after_the_budget(
     assert time.monotonic() - started < 3
     assert warning is not None
     assert "took over 0.5 s; the rest dropped" in warning
+
+
+REFUSED = ": expected an http:// or https:// URL, e.g. http://localhost:4318 (a collector's OTLP/HTTP port)"
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "url"),
+    [
+        ("http://collector.example.com:4318", "http://collector.example.com:4318/v1/traces"),
+        ("https://collector.example.com/base/", "https://collector.example.com/base/v1/traces"),
+        ("https://collector.example.com//otel//", "https://collector.example.com//otel/v1/traces"),
+        ("http://collector.example.com/v1/traces/", "http://collector.example.com/v1/traces/"),
+        ("HTTPS://collector.example.com/v1/traces?x=1#part", "https://collector.example.com/v1/traces?x=1"),
+    ],
+)
+def test_an_endpoint_is_a_collectors_base_or_a_signals_own_url(endpoint: str, url: str) -> None:
+    assert traces_url(endpoint) == url
+
+
+@pytest.mark.parametrize(
+    "endpoint", ["ftp://collector.example.com", "http://", "collector:4318", "http://h\n/x"]
+)
+def test_an_endpoint_that_is_no_http_url_is_refused_saying_what_is_expected(endpoint: str) -> None:
+    with pytest.raises(UsageError) as refused:
+        traces_url(endpoint)
+    assert str(refused.value) == f"--otlp-endpoint {shown(endpoint)!r}{REFUSED}"
+
+
+@pytest.mark.parametrize(
+    ("url", "quoted"),
+    [
+        (
+            "https://user:key@collector.example.com:8443/v1/traces?token=abc#f",
+            "https://collector.example.com:8443/v1/traces",
+        ),
+        ("http://collector.example.com/v1/traces", "http://collector.example.com/v1/traces"),
+        ("http://[::1/v1/traces", "(an unreadable URL)"),
+    ],
+)
+def test_a_url_is_quoted_without_its_user_part_query_or_fragment(url: str, quoted: str) -> None:
+    assert shown(url) == quoted
+
+
+def test_the_headers_variable_is_read_entry_by_entry_and_what_http_cannot_carry_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    entries = "a=1,, b = x%20y ,bad,c\nd=1,=v,ok=é,api-key=s3cr3t"
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", entries)
+    found, skipped = otlp.headers()
+    assert found == {"Content-Type": "application/json", "a": "1", "b": "x y", "api-key": "s3cr3t"}
+    assert skipped == ["bad", "entry 5", "entry 6", "ok"]  # numbered from 1, empty ones counted
+
+
+def test_a_collector_refusing_a_request_stops_the_export_saying_how_far_it_got(
+    collector: _Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_HEADERS", "bad,a=1")
+    collector.status = 307  # a redirect is not followed: it is an answer that takes nothing
+    said = export(['{"n": 1}', '{"n": 2}'], collector.url)
+    assert said == (
+        "OTEL_EXPORTER_OTLP_HEADERS entries left out (not name=value HTTP can carry): bad; "
+        f"the OTLP endpoint {collector.url}/v1/traces answered HTTP 307 after 0 request(s); the rest dropped"
+    )
+    assert [path for path, _, _ in collector.received] == ["/v1/traces"]
+
+
+def test_every_request_is_sent_and_text_utf8_cannot_carry_is_escaped(collector: _Receiver) -> None:
+    assert export(['{"n": 1}', '{"s": "\ud800"}', '{"n": 3}'], collector.url) is None
+    assert [body for _, _, body in collector.received] == [b'{"n": 1}', b'{"s": "\\ud800"}', b'{"n": 3}']
