@@ -60,12 +60,20 @@ def test_an_answer_with_nothing_to_say_suggests_no_needle(tmp_path: Path) -> Non
     ("result", "needle"),
     [
         ('{"temp": 21, "sky": {"summary": "sunny and warm"}}', "sunny and warm"),
+        ('{"summary": "sunny and warm", "detail": {"note": "a nested note"}}', "sunny and warm"),
         ('  ["sunny, 21C", 3]', "sunny, 21C"),
         ("\n  ok\nsunny, 21C in Paris\nwindy", "sunny, 21C in Paris"),
         ("{not json} sunny", "{not json} sunny"),
         ("x" * 130, "x" * 120),
     ],
-    ids=["json-object", "json-array", "first-line-that-says-something", "braced-text", "cut-to-120"],
+    ids=[
+        "json-object",
+        "outermost-first",
+        "json-array",
+        "first-line-that-says-something",
+        "braced-text",
+        "cut-to-120",
+    ],
 )
 def test_a_tool_results_needle_is_its_first_text_that_says_something(
     tmp_path: Path, result: str, needle: str

@@ -9,6 +9,8 @@ nothing fails.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,19 +51,27 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return parsed.data
 
 
+def string_values(value: Any) -> Iterator[str]:
+    """The strings of JSON `value` at any depth, outermost first: each object's or list's
+    own strings before those nested in it."""
+    pending = deque([value])
+    while pending:
+        item = pending.popleft()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
 def argument_needle(arguments: dict[str, Any]) -> str | None:
     """A needle the call's arguments hold: the first non-empty string value, outermost
     first, at any depth; else the arguments' compact JSON text (which needles are also
     searched in); None for no arguments."""
-    stack: list[Any] = [arguments]
-    while stack:
-        value = stack.pop(0)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
+    found = next((text for text in string_values(arguments) if text), None)
+    if found is not None:
+        return found
     return compact_json(arguments) if arguments else None
 
 

@@ -31,6 +31,7 @@ from zeroclaw_eval._support.redaction import REDACTED
 from zeroclaw_eval.boundary.record import RecordedCall
 from zeroclaw_eval.cases.admission import admit_bytes
 from zeroclaw_eval.cases.case import Case
+from zeroclaw_eval.cases.scaffold import string_values
 from zeroclaw_eval.errors import UnfaithfulTrace
 from zeroclaw_eval.grading.grader import grade
 from zeroclaw_eval.grading.vacuity import find_vacuous
@@ -147,16 +148,8 @@ def result_needle(result: str) -> str | None:
         except ValueError:
             data = None
         if isinstance(data, (dict, list)):
-            pending: list[Any] = [data]
-            while pending:
-                value = pending.pop(0)
-                if isinstance(value, dict):
-                    pending.extend(value.values())
-                elif isinstance(value, list):
-                    pending.extend(value)
-                elif isinstance(value, str) and (found := needle(value)) is not None and found in result:
-                    return found
-            return None
+            held = (found for value in string_values(data) if (found := needle(value)) is not None)
+            return next((found for found in held if found in result), None)
     return needle(result)
 
 

@@ -108,6 +108,8 @@ _NAMED_SECRETS = tuple(
 _SECRET_NAMES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 #: What scrubbing writes in place of what it found: read through escapes, never again.
 _WRITTEN = re.compile(f"{re.escape(REDACTED)}|{re.escape(PLACEHOLDER_EMAIL)}")
+#: Places a pattern can match without a character: text's and lines' ends, word edges.
+_PROBE = 'word 42 --\nsecond-line.\t{"key": 1}'
 #: A JSON string escape: `\\uXXXX`, or a backslash and one of `"\\/bfnrt`.
 _JSON_ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|(["\\/bfnrt]))')
 _ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -172,15 +174,13 @@ def _named_secrets(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _replaced(text: str, spans: list[tuple[int, int, str]]) -> str:
     """`text` with each (start, end) span in order replaced by its text."""
+    if not spans:
+        return text
     pieces, done = [], 0
     for start, end, replacement in spans:
         pieces += [text[done:start], replacement]
         done = end
     return "".join([*pieces, text[done:]])
-
-
-#: Places a pattern can match without a character: text's and lines' ends, word edges.
-_PROBE = 'word 42 --\nsecond-line.\t{"key": 1}'
 
 
 @dataclass(frozen=True)

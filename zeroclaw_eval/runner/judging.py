@@ -113,10 +113,8 @@ async def judged(expects: Expects, record: RunRecord, judges: Judges) -> Judged:
     """`expects` with a verdict of what each judge check judges of `record` (its final
     response, or its conversation) for each that needs one (every check, with
     `judges.again`); the new verdicts, and why a judge could not be asked."""
-    from zeroclaw_eval.backends.live import (
-        live_provider,
-        provider_limit,
-    )  # only a run with judges pays for httpx
+    # Imported here: only a run with judges pays for httpx.
+    from zeroclaw_eval.backends.live import live_provider, provider_limit
     from zeroclaw_eval.cases.questions import questions
     from zeroclaw_eval.grading.judges.check import judged_text, recorded
 

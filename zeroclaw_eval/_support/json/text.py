@@ -245,9 +245,9 @@ def pretty_json(value: Any) -> str:
     booleans, subclasses of str and int, and nesting; its text is taken unless it refused
     the value (an integer beyond 64 bits, a lone surrogate, a key that is not a string,
     nesting past 255) or the text holds what orjson may spell another way
-    (`_ORJSON_MAY_DIFFER`). A property test holds the two
-    writers to the same text. (A value that is no JSON data, a dataclass or a UUID, which
-    the standard module refuses, orjson writes; no caller passes one.)
+    (`_ORJSON_MAY_DIFFER`). A property test holds the two writers to the same text. (A
+    value that is no JSON data, a dataclass or a UUID, which the standard module refuses,
+    orjson writes; no caller passes one.)
     """
     try:
         written = orjson.dumps(value, option=orjson.OPT_INDENT_2)
